@@ -1,0 +1,1 @@
+"""groupcheck's executable reference models: pure, deterministic, no I/O."""

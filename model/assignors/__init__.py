@@ -1,0 +1,79 @@
+"""Reference partition assignors: range, roundrobin, sticky, cooperative-sticky.
+
+Each assignor is a pure function from the leader's view of the group to an intended
+assignment ``{member_id: partition mask}``. Members are ordered by member id, as
+Kafka's assignors sort them. Sticky assignors start from the *resolved* claims
+(``ownership.resolve_claims``); cooperative withholding is ``ownership.withhold``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
+
+from . import range as _range, roundrobin as _roundrobin, sticky as _sticky
+
+EAGER = "EAGER"
+COOPERATIVE = "COOPERATIVE"
+PROTOCOL_IDS = {EAGER: 0, COOPERATIVE: 1}
+
+
+class Member(NamedTuple):
+    """One member as the assignor sees it: its eligible partitions and kept claims."""
+
+    member_id: int
+    eligible: int   # partitions of its subscribed topics that exist
+    claims: int     # resolved previous ownership (sticky assignors only)
+
+
+Plan = Callable[[tuple[Member, ...], int], dict[int, int]]  # (members, stride)
+
+
+@dataclass(frozen=True)
+class Assignor:
+    name: str
+    supported_protocols: tuple[str, ...]   # ConsumerPartitionAssignor#supportedProtocols
+    builtin: bool
+    claims_from: str | None                # "owned" (ownedPartitions), "user_data", or None
+    withholds: bool                         # cooperative adjustAssignment inside the assignor
+    plan: Plan
+
+
+ASSIGNORS: dict[str, Assignor] = {
+    a.name: a
+    for a in (
+        Assignor("range", (EAGER,), True, None, False, _range.plan),
+        Assignor("roundrobin", (EAGER,), True, None, False, _roundrobin.plan),
+        Assignor("sticky", (EAGER,), True, "user_data", False, _sticky.plan),
+        Assignor("cooperative-sticky", (COOPERATIVE, EAGER), True, "owned", True, _sticky.plan),
+        # A user's own cooperative assignor that is sticky but forgets to withhold:
+        # ConsumerCoordinator#validateCooperativeAssignment exists for exactly this.
+        Assignor("custom-cooperative", (COOPERATIVE, EAGER), False, "owned", False, _sticky.plan),
+    )
+}
+
+
+class AssignorConfigError(ValueError):
+    """The configured assignor list cannot select a rebalance protocol."""
+
+
+def rebalance_protocol(assignors: tuple[str, ...]) -> str:
+    """The consumer's RebalanceProtocol for its configured assignor list.
+
+    KIP-429: "Only consider protocols that are supported by all the assignors. If
+    there is no common protocols supported across all the assignors, throw an
+    exception during starting up time. If there are multiple protocols that are
+    commonly supported, select the one with the highest id".
+    """
+    if not assignors:
+        raise AssignorConfigError("partition.assignment.strategy is empty")
+    unknown = [a for a in assignors if a not in ASSIGNORS]
+    if unknown:
+        raise AssignorConfigError(f"unknown assignor(s): {', '.join(unknown)}; known: {', '.join(ASSIGNORS)}")
+    common = set(ASSIGNORS[assignors[0]].supported_protocols)
+    for name in assignors[1:]:
+        common &= set(ASSIGNORS[name].supported_protocols)
+    if not common:
+        raise AssignorConfigError(
+            f"assignors {list(assignors)} have no rebalance protocol in common"
+        )
+    return max(common, key=PROTOCOL_IDS.__getitem__)

@@ -1,0 +1,253 @@
+"""What must always hold for the classic consumer group (KIP-429, KIP-792).
+
+Each claim's docstring quotes the sentence it enforces. A claim returns None when it
+holds, or a message naming the broken clause. Words used below:
+
+* *live*: the consumer process runs and is not paused.
+* *member*: its member id is in the coordinator's group.
+* *current*: a member whose consumer holds the group's generation. The coordinator
+  accepts an OffsetCommit only from a current member of a Stable group, so a
+  consumer that is not current is *fenced*: its commits are rejected.
+"""
+from __future__ import annotations
+
+from ..assignors import COOPERATIVE, rebalance_protocol
+from ..core import Property
+from ..partitions import count, existing, show
+from .scope import ConsumerScope
+from .state import ASSIGNED, COMPLETING, DOWN, NO_GENERATION, NO_MEMBER, STABLE, State
+
+
+def _members(state: State) -> set[int]:
+    return {m.member_id for m in state.group.members}
+
+
+def _current(state: State, slot: int) -> bool:
+    c = state.consumers[slot]
+    return c.status != DOWN and c.member_id in _members(state) and c.generation == state.group.generation
+
+
+def _overlap(scope: ConsumerScope, state: State, slots: list[int]) -> str | None:
+    seen: dict[int, int] = {}
+    for s in slots:
+        owned = state.consumers[s].owned
+        for other, mask in seen.items():
+            both = owned & mask
+            if both:
+                return f"consumers {other} and {s} both own {show(both, scope.stride)}"
+        seen[s] = owned
+    return None
+
+
+def no_double_ownership(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "in order to ensure safe resource management and clear ownership, the
+    assignor must make sure a partition is revoked by its previous owner before it can
+    be assigned to a new one." Claim: no two live, current members own the same
+    partition. A paused consumer may still believe it owns partitions until it is told
+    otherwise; ``fenced_commits_rejected`` states what protects the group from it."""
+    slots = [s for s, c in enumerate(state.consumers) if not c.paused and _current(state, s)]
+    return _overlap(scope, state, slots)
+
+
+def fenced_commits_rejected(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "when consumer's being kicked out of the group, since it no longer owns
+    the partitions the `commit` call would doom to fail." Claim: of any two consumers
+    (paused zombies included) that believe they own the same partition, at most one
+    could commit it: a Stable group's coordinator accepts commits only from a current
+    member, so the other one's stale generation gets it rejected."""
+    if state.group.status != STABLE:
+        return None
+    slots = [s for s, c in enumerate(state.consumers) if c.owned and _current(state, s)]
+    found = _overlap(scope, state, slots)
+    return None if found is None else found + " and both would have commits accepted"
+
+
+def revoke_before_reassign(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "The assignor should not reassign any owned partitions immediately, but
+    instead may indicate consumers the need for partition revocation so that the revoked
+    partitions can be reassigned to other consumers in the next rebalance event."
+    Claim: when onPartitionsAssigned hands a current member a partition, no other
+    consumer that is still a member of the group (paused or not) owns it. (A zombie
+    that applies a stale generation's assignment is not current: its commits are
+    rejected, see ``fenced_commits_rejected``.)"""
+    members = _members(nxt)
+    for e in events:
+        if e.kind != "assigned" or not e.partitions or not _current(nxt, e.slot):
+            continue
+        for s, c in enumerate(nxt.consumers):
+            if s != e.slot and c.status != DOWN and c.member_id in members and c.owned & e.partitions:
+                return (f"consumer {e.slot} was assigned {show(c.owned & e.partitions, scope.stride)} "
+                        f"still owned by member {c.member_id} (consumer {s})")
+    return None
+
+
+def callbacks_consistent(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "Listener#onPartitionsAssigned: called on the subset of assigned partitions
+    that were not previously owned before this rebalance. There should be no overlap
+    with the revoked partitions (if any). This will always be called, even if there are
+    no new partitions". Claims: per completed SyncGroup, revoked and assigned are
+    disjoint, and onPartitionsAssigned is called exactly once."""
+    if action.kind != "receive":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    completed = (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
+                 and resp.to == c.member_id)
+    mine = [e for e in events if e.slot == action.slot]
+    assigned = [e.partitions for e in mine if e.kind == "assigned"]
+    revoked = [e.partitions for e in mine if e.kind == "revoked"]
+    if completed and len(assigned) != 1:
+        return f"consumer {action.slot} completed a rebalance with {len(assigned)} onPartitionsAssigned calls"
+    for a in assigned:
+        for r in revoked:
+            if a & r:
+                return f"consumer {action.slot}: {show(a & r, scope.stride)} both revoked and assigned"
+    return None
+
+
+def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "Listener#onPartitionsLost: if the member has missed a rebalance and
+    fallen out of the group, this new callback will be invoked on the set of all owned
+    partitions (unless empty). The member will then rejoin the group." and "re-join
+    group with empty assigned partition". Claims: onPartitionsLost is called only for a
+    reset generation or member id, for partitions that no longer exist, or on leaving
+    mid-rebalance; and a reset consumer rejoins owning nothing."""
+    slot = action.slot
+    lost = [e for e in events if e.kind == "lost"]
+    if action.kind == "join":
+        c = prev.consumers[slot]
+        reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
+        if lost and not reset:
+            return f"consumer {slot} called onPartitionsLost without being fenced"
+        if reset and nxt.consumers[slot].owned:
+            return (f"consumer {slot} rejoined after a reset still claiming "
+                    f"{show(nxt.consumers[slot].owned, scope.stride)}")
+        return None
+    if action.kind == "refresh_metadata":
+        alive = existing(nxt.partitions, scope.stride)
+        for e in lost:
+            if e.partitions & alive:
+                return f"consumer {slot} lost {show(e.partitions & alive, scope.stride)} which still exist"
+        return None
+    if action.kind == "bounce" or not lost:
+        return None
+    return f"onPartitionsLost called by {action.kind}"
+
+
+def selected_protocol_everywhere(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "Only consider protocols that are supported by all the assignors."
+    Claim: once the coordinator has selected a protocol, every member lists it, and every
+    consumer holding the current generation is configured with it."""
+    group = state.group
+    if group.status not in (COMPLETING, STABLE):
+        return None
+    for m in group.members:
+        if group.protocol not in m.protocols:
+            return f"member {m.member_id} does not support the selected protocol {group.protocol!r}"
+    for s, c in enumerate(state.consumers):
+        if c.status == ASSIGNED and _current(state, s) and group.protocol not in scope.plan[c.config].assignors:
+            return f"consumer {s} runs without the selected assignor {group.protocol!r}"
+    return None
+
+
+def quiescent(scope: ConsumerScope, state: State) -> bool:
+    """Nothing left to do: Stable, every live consumer current, synced, idle on the wire."""
+    group = state.group
+    if group.status != STABLE:
+        return False
+    live = [c for c in state.consumers if c.status != DOWN]
+    if not live or len(live) != len(group.members):
+        return False
+    members = _members(state)
+    return all(c.status == ASSIGNED and not c.paused and c.member_id in members
+               and c.generation == group.generation and not c.awaiting and not c.outbox
+               and not c.inbox and c.metadata == state.metadata for c in live)
+
+
+def rebalances_allowed(scope: ConsumerScope, state: State) -> int:
+    """1 rebalance for an EAGER group, 2 once any consumer is COOPERATIVE (revoke, then assign)."""
+    coop = any(c.status != DOWN and rebalance_protocol(scope.plan[c.config].assignors) == COOPERATIVE
+               for c in state.consumers)
+    return 2 if coop else 1
+
+
+def converges_within_k(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "any time a partition has to be revoked it will trigger a follow up
+    rebalance" - one follow-up, no more. Claim (bounded liveness): with no fault, no
+    operation and no membership change, the leader computes at most 1 assignment
+    (EAGER) or 2 (COOPERATIVE) before the group settles."""
+    k = rebalances_allowed(scope, state)
+    if state.calm > k:
+        return f"{state.calm} assignments since the last disturbance; at most {k} allowed"
+    return None
+
+
+def settles_fully_owned(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "For ready-to-migrate-partitions, it is safe to move them to the new member
+    immediately" and revoked ones are reassigned "in the second rebalance". Claim: when the
+    group has settled, every existing partition of a subscribed topic has exactly one
+    owner, and nobody owns a partition outside its subscription."""
+    if not quiescent(scope, state):
+        return None
+    wanted = 0
+    seen = 0
+    for s, c in enumerate(state.consumers):
+        if c.status == DOWN:
+            continue
+        mine = existing(state.partitions, scope.stride, c.subscribed)
+        wanted |= mine
+        if c.owned & ~mine:
+            return f"consumer {s} owns {show(c.owned & ~mine, scope.stride)} outside its subscription"
+        if seen & c.owned:
+            return f"{show(seen & c.owned, scope.stride)} owned twice after settling"
+        seen |= c.owned
+    if wanted & ~seen:
+        return f"{show(wanted & ~seen, scope.stride)} unowned after settling"
+    return None
+
+
+def sticky_balanced(scope: ConsumerScope, state: State) -> str | None:
+    """KIP-429: "the assignor should try and be as "sticky" as possible" - and the sticky
+    assignors keep the assignment balanced. Claim: once settled under sticky or
+    cooperative-sticky with equal subscriptions, owned counts differ by at most 1."""
+    if state.group.protocol not in ("sticky", "cooperative-sticky") or not quiescent(scope, state):
+        return None
+    live = [c for c in state.consumers if c.status != DOWN]
+    if len({c.subscribed for c in live}) != 1:
+        return None
+    counts = [count(c.owned) for c in live]
+    if max(counts) - min(counts) > 1:
+        return f"owned counts {counts} differ by more than 1"
+    return None
+
+
+def sometimes_settled(scope: ConsumerScope, state: State) -> str | None:
+    """Witness: the group settles with every partition owned."""
+    if quiescent(scope, state):
+        return "the group settled"
+    return None
+
+
+def sometimes_zombie(scope: ConsumerScope, state: State) -> str | None:
+    """Witness: a paused consumer still believes it owns partitions after the group
+    expelled it - the zombie the fencing exists for."""
+    members = _members(state)
+    for s, c in enumerate(state.consumers):
+        if c.paused and c.owned and c.member_id not in members:
+            return f"consumer {s} is a zombie owning {show(c.owned, scope.stride)}"
+    return None
+
+
+PROPERTIES = (
+    Property("no_double_ownership", "always", no_double_ownership),
+    Property("fenced_commits_rejected", "always", fenced_commits_rejected),
+    Property("revoke_before_reassign", "always", revoke_before_reassign, on="step"),
+    Property("callbacks_consistent", "always", callbacks_consistent, on="step"),
+    Property("lost_only_when_fenced", "always", lost_only_when_fenced, on="step"),
+    Property("selected_protocol_everywhere", "always", selected_protocol_everywhere),
+    Property("converges_within_k", "within", converges_within_k),
+    Property("settles_fully_owned", "within", settles_fully_owned),
+    Property("sticky_balanced", "always", sticky_balanced),
+    Property("sometimes_settled", "sometimes", sometimes_settled),
+    Property("sometimes_zombie", "sometimes", sometimes_zombie),
+)

@@ -1,0 +1,109 @@
+"""Readable views of consumer-group states and actions: ITF values and one-line text."""
+from __future__ import annotations
+
+from ..itf import itf_map, itf_set
+from ..partitions import names, show
+from .scope import ConsumerScope
+from .state import Action, State
+
+
+def _member(mid: int) -> str:
+    return f"m{mid}" if mid else ""
+
+
+def _message(scope: ConsumerScope, msg) -> dict:
+    out = {}
+    for field, value in msg._asdict().items():
+        if field in ("assignment", "owned", "user_data"):
+            out[field] = itf_set(names(value, scope.stride))
+        elif field in ("member_id", "to", "leader"):
+            out[field] = _member(value)
+        elif field == "subscription" and value:
+            out[field] = _message(scope, value)
+        elif field == "topics":
+            out[field] = itf_set(f"t{t}" for t in range(len(scope.partitions)) if value >> t & 1)
+        elif field == "assignments":
+            out[field] = itf_map((_member(m), itf_set(names(p, scope.stride))) for m, p in value)
+        elif field == "members":
+            out[field] = itf_map((_member(m), _message(scope, sub)) for m, sub in value)
+        elif isinstance(value, tuple):
+            out[field] = {"#tup": list(value)}
+        else:
+            out[field] = value
+    return out
+
+
+def state_to_itf(scope: ConsumerScope, state: State) -> dict:
+    g = state.group
+    group = {
+        "status": g.status, "generation": g.generation, "protocol": g.protocol,
+        "leader": _member(g.leader), "pending": itf_set(_member(p) for p in g.pending),
+        "members": itf_map((_member(m.member_id), {
+            "slot": m.slot, "protocols": {"#tup": list(m.protocols)},
+            "subscription": _message(scope, m.subscription), "joined": m.joined, "syncing": m.syncing,
+            "assignment": itf_set(names(m.assignment, scope.stride))}) for m in g.members),
+    }
+    consumers = []
+    for c in state.consumers:
+        consumers.append({
+            "status": c.status, "config": c.config, "member_id": _member(c.member_id),
+            "generation": c.generation, "owned": itf_set(names(c.owned, scope.stride)),
+            "subscribed": itf_set(f"t{t}" for t in range(len(scope.partitions)) if c.subscribed >> t & 1),
+            "paused": c.paused, "metadata": c.metadata, "awaiting": c.awaiting,
+            "outbox": [_message(scope, m) for m in c.outbox],
+            "inbox": [_message(scope, m) for m in c.inbox],
+        })
+    return {"group": group, "consumers": consumers,
+            "partitions": itf_map((f"t{t}", n) for t, n in enumerate(state.partitions)),
+            "budget": state.budget, "calm": state.calm, "calm_from": state.calm_from}
+
+
+def _brief(scope: ConsumerScope, msg) -> str:
+    k = msg.kind
+    if k == "JoinGroup":
+        s = msg.subscription
+        mid = _member(msg.member_id) or '""'
+        return (f"JoinGroup({mid}, {list(msg.protocols)}, "
+                f"owned={show(s.owned, scope.stride)}, generation={s.generation})")
+    if k == "SyncGroup":
+        plan = ", ".join(f"{_member(m)}:{show(p, scope.stride)}" for m, p in msg.assignments)
+        return f"SyncGroup({_member(msg.member_id)}, gen {msg.generation}{', ' + plan if plan else ''})"
+    if k == "Heartbeat":
+        return f"Heartbeat({_member(msg.member_id)}, gen {msg.generation})"
+    if k == "JoinGroupResponse":
+        if msg.error != "NONE":
+            return f"JoinGroupResponse({msg.error}{', id ' + _member(msg.member_id) if msg.member_id else ''})"
+        return (f"JoinGroupResponse(gen {msg.generation}, leader {_member(msg.leader)}, "
+                f"protocol {msg.protocol})")
+    if k == "SyncGroupResponse":
+        if msg.error != "NONE":
+            return f"SyncGroupResponse({msg.error})"
+        return f"SyncGroupResponse({show(msg.assignment, scope.stride)})"
+    if k == "HeartbeatResponse":
+        return f"HeartbeatResponse({msg.error})"
+    return k
+
+
+def describe_action(scope: ConsumerScope, state: State, action: Action) -> str:
+    k, s = action.kind, action.slot
+    if s >= 0:
+        c = state.consumers[s]
+        who = f"consumer {s}" + (f" ({_member(c.member_id)})" if c.member_id else "")
+    else:
+        who = "coordinator"
+    if k == "receive":
+        return f"{who} receives {_brief(scope, state.consumers[s].inbox[0])}"
+    if k == "deliver":
+        return f"coordinator handles {_brief(scope, state.consumers[s].outbox[0])} from consumer {s}"
+    if k == "lose_response":
+        return f"{_brief(scope, state.consumers[s].inbox[0])} to consumer {s} is lost"
+    if k == "session_timeout":
+        return f"session of member {_member(action.arg)} (consumer {s}) times out"
+    if k == "subscription_change":
+        return f"{who} toggles its subscription to t{action.arg}"
+    if k in ("add_partition", "delete_topic"):
+        return f"{k.replace('_', ' ')} t{action.arg}"
+    if k == "bounce":
+        cfg = scope.plan[state.consumers[s].config + 1]
+        return f"{who} is bounced onto {list(cfg.assignors)}"
+    return f"{who}: {k.replace('_', ' ')}" if s >= 0 else k.replace("_", " ")

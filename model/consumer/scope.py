@@ -1,0 +1,169 @@
+"""What one exploration of the classic consumer group covers, and which behaviour it follows.
+
+A *scope* bounds the state space (members, topics x partitions, generations, fault
+budget) and names the behaviour profile: where shipped Kafka releases behaved
+differently, each behaviour is a named option and a profile fixes them all.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from ..assignors import COOPERATIVE, AssignorConfigError, rebalance_protocol
+from ..assignors.ownership import RESOLUTION_RULES
+
+FAULTS = ("crash", "pause", "lose_response", "timeout")
+OPERATIONS = ("add_partition", "delete_topic", "subscription_change", "delete_group")
+
+
+class ScopeError(ValueError):
+    """A scope that cannot be explored; the message names the field and the fix."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """One consumer configuration: partition.assignment.strategy and the client's
+    ConsumerProtocolSubscription version (1 for 2.4-3.3, 2 for 3.4, 3 from 3.5)."""
+
+    assignors: tuple[str, ...] = ("cooperative-sticky",)
+    version: int = 3
+
+    @property
+    def protocol(self) -> str:
+        return rebalance_protocol(self.assignors)
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """Every rule on which Kafka releases differ. The defaults are Kafka 3.5+."""
+
+    claim_resolution: str = "per-partition-generation"
+    # KAFKA-13406 (fixed 3.0.1/3.1.0): the built-in cooperative-sticky assignor skips
+    # ConsumerCoordinator#validateCooperativeAssignment; custom assignors never do.
+    validate_builtin: bool = False
+    # CooperativeStickyAssignor#adjustAssignment withholds partitions changing owner.
+    withhold: bool = True
+    # False: the leader runs code that predates KIP-429 and treats every member as
+    # EAGER: it ignores ownedPartitions and withholds nothing.
+    leader_cooperative_aware: bool = True
+    # KAFKA-12983 (fixed 3.0.0): after UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION the
+    # consumer calls onPartitionsLost and rejoins owning nothing.
+    fenced_clears_owned: bool = True
+    # A consumer ignores a SyncGroup response it is no longer waiting for (its
+    # connection was reset when the request timed out).
+    apply_late_sync: bool = False
+
+
+PROFILES: dict[str, Behaviour] = {
+    "kafka-3.5+": Behaviour(),
+    "kafka-3.1-3.4": Behaviour(claim_resolution="highest-generation-only"),
+    "kafka-3.0.0": Behaviour(claim_resolution="highest-generation-only", validate_builtin=True),
+    "kafka-2.4-2.8": Behaviour(claim_resolution="trust-all", validate_builtin=True, fenced_clears_owned=False),
+}
+
+
+@dataclass(frozen=True)
+class ConsumerScope:
+    members: int = 2
+    partitions: tuple[int, ...] = (2,)           # partition count per topic
+    max_generation: int = 4
+    budget: int = 1                               # faults + operations in one run
+    faults: tuple[str, ...] = ("crash", "pause", "lose_response")
+    operations: tuple[str, ...] = ()
+    # Configurations in rolling-bounce order: every consumer starts on plan[0] and a
+    # "bounce" moves one consumer to the next entry (a restart with the new config).
+    plan: tuple[Config, ...] = (Config(),)
+    profile: str = "kafka-3.5+"
+    behaviour: Behaviour = field(default_factory=Behaviour)
+
+    @property
+    def stride(self) -> int:
+        grow = self.budget if "add_partition" in self.operations else 0
+        return max(self.partitions) + grow
+
+    @property
+    def all_topics(self) -> int:
+        return (1 << len(self.partitions)) - 1
+
+    def cooperative_anywhere(self) -> bool:
+        return any(c.protocol == COOPERATIVE for c in self.plan)
+
+
+def with_profile(scope: ConsumerScope, profile: str) -> ConsumerScope:
+    if profile not in PROFILES:
+        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    return replace(scope, profile=profile, behaviour=PROFILES[profile])
+
+
+def validate(scope: ConsumerScope) -> ConsumerScope:
+    """Return ``scope`` if it can be explored, else raise ScopeError naming the field."""
+    def bad(name: str, why: str) -> ScopeError:
+        return ScopeError(f"scope.{name}: {why}")
+
+    if not 1 <= scope.members <= 4:
+        raise bad("members", f"{scope.members} is outside 1..4")
+    if not 1 <= len(scope.partitions) <= 3 or not all(1 <= n <= 4 for n in scope.partitions):
+        raise bad("partitions", f"{list(scope.partitions)}: give 1-3 topics of 1-4 partitions each")
+    if not 1 <= scope.max_generation <= 12:
+        raise bad("max_generation", f"{scope.max_generation} is outside 1..12")
+    if not 0 <= scope.budget <= 4:
+        raise bad("budget", f"{scope.budget} is outside 0..4")
+    for f in scope.faults:
+        if f not in FAULTS:
+            raise bad("faults", f"unknown fault {f!r}; known: {', '.join(FAULTS)}")
+    for o in scope.operations:
+        if o not in OPERATIONS:
+            raise bad("operations", f"unknown operation {o!r}; known: {', '.join(OPERATIONS)}")
+    if not scope.plan:
+        raise bad("plan", "needs at least one configuration")
+    for i, cfg in enumerate(scope.plan):
+        try:
+            protocol = cfg.protocol
+        except AssignorConfigError as e:
+            raise bad(f"plan[{i}].assignors", str(e)) from None
+        if not 0 <= cfg.version <= 3:
+            raise bad(f"plan[{i}].version", f"subscription version {cfg.version} is outside 0..3")
+        if protocol == COOPERATIVE and cfg.version < 1:
+            raise bad(f"plan[{i}].version", "COOPERATIVE needs subscription v1+ (ownedPartitions)")
+    if scope.profile not in PROFILES and scope.profile != "custom":
+        raise bad("profile", f"unknown profile {scope.profile!r}; known: {', '.join(PROFILES)}")
+    if scope.behaviour.claim_resolution not in RESOLUTION_RULES:
+        raise bad("behaviour.claim_resolution", f"unknown rule; known: {', '.join(RESOLUTION_RULES)}")
+    return scope
+
+
+def to_dict(scope: ConsumerScope) -> dict:
+    d = asdict(scope)
+    d["partitions"] = list(scope.partitions)
+    d["faults"] = list(scope.faults)
+    d["operations"] = list(scope.operations)
+    d["plan"] = [{"assignors": list(c.assignors), "version": c.version} for c in scope.plan]
+    return d
+
+
+def from_dict(d: dict) -> ConsumerScope:
+    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
+    if not isinstance(d, dict):
+        raise ScopeError(f"scope must be an object, got {type(d).__name__}")
+    known = {f.name for f in fields(ConsumerScope)}
+    extra = set(d) - known
+    if extra:
+        raise ScopeError(f"scope: unknown key(s) {', '.join(sorted(extra))}; known: {', '.join(sorted(known))}")
+    kw = dict(d)
+    try:
+        if "partitions" in kw:
+            kw["partitions"] = tuple(int(n) for n in kw["partitions"])
+        for key in ("faults", "operations"):
+            if key in kw:
+                kw[key] = tuple(str(x) for x in kw[key])
+        if "plan" in kw:
+            kw["plan"] = tuple(Config(tuple(c["assignors"]), int(c.get("version", 3))) for c in kw["plan"])
+        if "behaviour" in kw:
+            kw["behaviour"] = Behaviour(**kw["behaviour"])
+        for key in ("members", "max_generation", "budget"):
+            if key in kw:
+                kw[key] = int(kw[key])
+    except (TypeError, ValueError, KeyError) as e:
+        raise ScopeError(f"scope: malformed value ({e})") from None
+    if "profile" in kw and "behaviour" not in kw and kw["profile"] in PROFILES:
+        kw["behaviour"] = PROFILES[kw["profile"]]
+    return validate(ConsumerScope(**kw))

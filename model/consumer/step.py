@@ -1,0 +1,278 @@
+"""init_states, actions and step of the classic consumer group.
+
+Actions, in the deterministic order ``actions`` lists them, per consumer slot:
+
+  consumer  receive (process the oldest response), join (onJoinPrepare + JoinGroup),
+            heartbeat, refresh_metadata
+  network   deliver (the coordinator handles the consumer's request)
+  faults    crash, restart, pause, resume, lose_response, timeout   (budgeted)
+  ops       bounce (rolling restart onto the next config of the plan),
+            subscription_change, add_partition, delete_topic, delete_group (budgeted)
+  broker    session_timeout (a member whose process is paused, down or replaced),
+            rebalance_timeout (members that cannot rejoin are removed)
+
+A paused consumer does nothing, but what it already sent still arrives. Every fault,
+operation and membership change is a *disturbance*: it resets the liveness monitor
+``calm``, which counts leader assignments for generations begun since the last
+disturbance (``calm_from`` is the generation at that moment).
+"""
+from __future__ import annotations
+
+from ..partitions import existing
+from . import client, coordinator as gc
+from .coordinator import Event, Outcome
+from .scope import ConsumerScope
+from .state import (
+    ASSIGNED, COMPLETING, DOWN, EMPTY, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, STABLE,
+    Action, Consumer, LeaveGroup, State,
+)
+
+CALM_CAP = 3
+DISTURBING = frozenset({
+    "crash", "restart", "pause", "resume", "lose_response", "timeout", "bounce",
+    "subscription_change", "add_partition", "delete_topic", "delete_group",
+    "session_timeout", "rebalance_timeout",
+})
+BUDGETED = frozenset({"crash", "pause", "lose_response", "timeout", "subscription_change",
+                      "add_partition", "delete_topic", "delete_group"})
+ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "crash", "restart",
+                "pause", "resume", "lose_response", "timeout", "bounce", "subscription_change",
+                "add_partition", "delete_topic", "delete_group", "session_timeout", "rebalance_timeout")
+
+
+def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
+    return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, False, metadata, "", (), ())
+
+
+def init_states(scope: ConsumerScope) -> tuple[State, ...]:
+    consumers = tuple(fresh_consumer(scope, 0, 0) for _ in range(scope.members))
+    return (State(gc.new_group(), consumers, scope.partitions, 0, scope.budget, 0, 0),)
+
+
+def _unreachable(state: State, slot: int, member_id: int) -> bool:
+    """The member's process cannot answer: paused, down, or replaced by a new incarnation."""
+    c = state.consumers[slot]
+    return c.status == DOWN or c.paused or c.member_id != member_id
+
+
+def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
+    out: list[Action] = []
+    faults, ops = scope.faults, scope.operations
+    budget = state.budget > 0
+    for slot, c in enumerate(state.consumers):
+        if c.status == DOWN:
+            out.append(Action("restart", slot))
+            continue
+        if not c.paused:
+            if c.inbox:
+                out.append(Action("receive", slot))
+            if c.status == IDLE and not c.awaiting and not c.outbox:
+                out.append(Action("join", slot))
+            if c.status == ASSIGNED and not c.awaiting and not c.outbox:
+                out.append(Action("heartbeat", slot))
+            if c.metadata != state.metadata:
+                out.append(Action("refresh_metadata", slot))
+        if c.outbox:
+            out.append(Action("deliver", slot))
+        if budget and "crash" in faults:
+            out.append(Action("crash", slot))
+        if c.paused:
+            out.append(Action("resume", slot))
+        elif budget and "pause" in faults:
+            out.append(Action("pause", slot))
+        if budget and "lose_response" in faults and c.inbox:
+            out.append(Action("lose_response", slot))
+        if budget and "timeout" in faults and c.awaiting == "SyncGroup" and not c.paused:
+            out.append(Action("timeout", slot))
+        if c.config + 1 < len(scope.plan) and not c.paused:
+            out.append(Action("bounce", slot))
+        if budget and "subscription_change" in ops and len(scope.partitions) > 1 and not c.paused:
+            for t in range(len(scope.partitions)):
+                if c.subscribed != 1 << t:
+                    out.append(Action("subscription_change", slot, t))
+    group = state.group
+    for m in group.members:
+        if _unreachable(state, m.slot, m.member_id):
+            out.append(Action("session_timeout", m.slot, m.member_id))
+    if group.status == PREPARING and any(
+            not m.joined and _unreachable(state, m.slot, m.member_id) for m in group.members):
+        out.append(Action("rebalance_timeout"))
+    if budget:
+        for t, n in enumerate(state.partitions):
+            if "add_partition" in ops and 0 < n < scope.stride:
+                out.append(Action("add_partition", arg=t))
+            if "delete_topic" in ops and n > 0 and sum(1 for x in state.partitions if x) > 1:
+                out.append(Action("delete_topic", arg=t))
+        if "delete_group" in ops and group.status == EMPTY and not group.members:
+            out.append(Action("delete_group"))
+    return tuple(out)
+
+
+def _deliver_responses(state: State, consumers: list[Consumer], out: tuple) -> None:
+    """Put each response in its consumer's inbox; a reset connection drops it."""
+    for slot, resp in out:
+        c = consumers[slot]
+        if c.status == DOWN or (resp.to != NO_MEMBER and resp.to != c.member_id):
+            continue
+        consumers[slot] = c._replace(inbox=c.inbox + (resp,))
+
+
+def _apply(state: State, consumers: list[Consumer], outcome: Outcome) -> State:
+    _deliver_responses(state, consumers, outcome.out)
+    return state._replace(group=outcome.group, consumers=tuple(consumers))
+
+
+def _deliver(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
+    consumers = list(state.consumers)
+    c = consumers[slot]
+    req = c.outbox[0]
+    consumers[slot] = c._replace(outbox=())
+    group = state.group
+    if req.kind == "JoinGroup":
+        outcome = gc.join_group(group, slot, req)
+    elif req.kind == "SyncGroup":
+        outcome = gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
+    elif req.kind == "Heartbeat":
+        outcome = gc.heartbeat(group, slot, req.member_id, req.generation)
+    else:
+        outcome = gc.leave_group(group, req.member_id)
+    return _apply(state, consumers, outcome), outcome.events
+
+
+def _set(state: State, slot: int, c: Consumer) -> State:
+    consumers = list(state.consumers)
+    consumers[slot] = c
+    return state._replace(consumers=tuple(consumers))
+
+
+def _bounce(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
+    """Graceful shutdown (onLeavePrepare + LeaveGroup), restart on the next config."""
+    c = state.consumers[slot]
+    rebalancing = c.status != ASSIGNED
+    events = client.leave(scope, slot, c, rebalancing)
+    outcome = gc.leave_group(state.group, c.member_id) if c.member_id else Outcome(state.group, (), ())
+    consumers = list(state.consumers)
+    consumers[slot] = fresh_consumer(scope, c.config + 1, state.metadata)
+    return _apply(state, consumers, outcome), events + outcome.events
+
+
+def _crash(state: State, slot: int) -> State:
+    c = state.consumers[slot]
+    group = state.group
+    if c.member_id in group.pending:   # a pending member id expires with its process
+        group = group._replace(pending=tuple(p for p in group.pending if p != c.member_id))
+    down = c._replace(status=DOWN, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0, user_data=0,
+                      paused=False, awaiting="", outbox=(), inbox=())
+    return _set(state, slot, down)._replace(group=group)
+
+
+def _lose_response(state: State, slot: int) -> State:
+    """The oldest response is lost; the consumer sees its connection fail."""
+    c = state.consumers[slot]
+    resp, rest = c.inbox[0], c.inbox[1:]
+    c = c._replace(inbox=rest)
+    kind = resp.kind.removesuffix("Response")
+    if c.awaiting == kind and resp.to == c.member_id:
+        c = c._replace(awaiting="", status=IDLE if kind != "Heartbeat" else c.status)
+    return _set(state, slot, c)
+
+
+def _refresh_metadata(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
+    """KIP-429 1.2: "call onPartitionsLost on those owned-but-no-longer-exist partitions;
+    and if the consumer is the leader, send join-group request"."""
+    c = state.consumers[slot]
+    gone = c.owned & ~existing(state.partitions, scope.stride)
+    events = (client.callback(slot, "lost", gone),) if gone else ()
+    c = c._replace(metadata=state.metadata, owned=c.owned & ~gone)
+    group = state.group
+    if c.status == ASSIGNED and c.member_id == group.leader and c.generation == group.generation:
+        c = c._replace(status=IDLE)
+    return _set(state, slot, c), events
+
+
+def _broker(state: State, outcome: Outcome) -> tuple[State, tuple]:
+    return _apply(state, list(state.consumers), outcome), outcome.events
+
+
+def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    kind, slot = action.kind, action.slot
+    events: tuple = ()
+    assigned = False
+    if kind == "receive":
+        h = client.receive(scope, state, slot)
+        state, events, assigned = _set(state, slot, h.consumer), h.events, h.assigned
+    elif kind == "join":
+        h = client.join(scope, state, slot)
+        state, events = _set(state, slot, h.consumer), h.events
+    elif kind == "heartbeat":
+        state = _set(state, slot, client.heartbeat(state.consumers[slot]))
+    elif kind == "refresh_metadata":
+        state, events = _refresh_metadata(scope, state, slot)
+    elif kind == "deliver":
+        state, events = _deliver(scope, state, slot)
+    elif kind == "crash":
+        state = _crash(state, slot)
+    elif kind == "restart":
+        state = _set(state, slot, fresh_consumer(scope, state.consumers[slot].config, state.metadata))
+    elif kind == "pause":
+        state = _set(state, slot, state.consumers[slot]._replace(paused=True))
+    elif kind == "resume":
+        state = _set(state, slot, state.consumers[slot]._replace(paused=False))
+    elif kind == "lose_response":
+        state = _lose_response(state, slot)
+    elif kind == "timeout":   # the SyncGroup times out; the consumer rejoins
+        state = _set(state, slot, state.consumers[slot]._replace(awaiting="", status=IDLE))
+    elif kind == "bounce":
+        state, events = _bounce(scope, state, slot)
+    elif kind == "subscription_change":
+        c = state.consumers[slot]
+        c = c._replace(subscribed=c.subscribed ^ (1 << action.arg))
+        state = _set(state, slot, c._replace(status=IDLE) if c.status == ASSIGNED else c)
+    elif kind in ("add_partition", "delete_topic"):
+        counts = list(state.partitions)
+        counts[action.arg] = counts[action.arg] + 1 if kind == "add_partition" else 0
+        state = state._replace(partitions=tuple(counts), metadata=state.metadata + 1)
+    elif kind == "delete_group":
+        state, events = _broker(state, gc.delete_group(state.group))
+    elif kind == "session_timeout":
+        state, events = _broker(state, gc.remove_member(state.group, action.arg, "session timeout"))
+    elif kind == "rebalance_timeout":
+        stragglers = tuple(m.member_id for m in state.group.members
+                           if not m.joined and _unreachable(state, m.slot, m.member_id))
+        state, events = _broker(state, gc.rebalance_timeout(state.group, stragglers))
+    else:
+        raise ValueError(f"unknown action kind {kind!r}")
+    if kind in BUDGETED:
+        state = state._replace(budget=state.budget - 1)
+    if kind in DISTURBING or any(e.kind in ("member_added", "member_removed") for e in events):
+        state = state._replace(calm=0, calm_from=state.group.generation)
+    elif assigned and state.consumers[slot].generation > state.calm_from:
+        # only generations begun after the disturbance count: an assignment for one the
+        # disturbance already abandoned is not a rebalance the group needed
+        state = state._replace(calm=min(state.calm + 1, CALM_CAP))
+    return state, events
+
+
+def canonical(scope: ConsumerScope, state: State) -> State:
+    """Consumers are interchangeable: sort them, and renumber the slots the coordinator
+    answers on to match. Member ids stay: assignors order members by id."""
+    order = sorted(range(len(state.consumers)), key=state.consumers.__getitem__)
+    if order == list(range(len(order))):
+        return state
+    where = {old: new for new, old in enumerate(order)}
+    group = state.group
+    members = tuple(m._replace(slot=where[m.slot]) for m in group.members)
+    return state._replace(consumers=tuple(state.consumers[i] for i in order),
+                          group=group._replace(members=members))
+
+
+def within_bounds(scope: ConsumerScope, state: State) -> bool:
+    return state.group.generation <= scope.max_generation
+
+
+def is_terminal_ok(scope: ConsumerScope, state: State) -> bool:
+    return False
+
+
+__all__ = ["init_states", "actions", "step", "canonical", "within_bounds", "ACTION_KINDS",
+           "COMPLETING", "STABLE"]

@@ -1,0 +1,144 @@
+"""The one model API every groupcheck tool uses.
+
+A protocol is a pure, deterministic state machine (after Stateright's ``Model`` and
+TLA+'s Init/Next):
+
+    init_states(scope)          -> ordered initial states
+    actions(scope, state)       -> enabled actions, in a deterministic order
+    step(scope, state, action)  -> (next state, events it emits)
+    properties                  -> named claims (always / within-K / sometimes)
+    canonical(scope, state)     -> a symmetry-reduced key
+
+States, actions and events are immutable and hashable. Nothing here reads a clock,
+``random`` or the outside world, so a *path* ``[init index, action index, ...]``
+replays to the same states everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Literal
+
+State = Any      # protocol-specific immutable value (NamedTuples)
+Action = Any     # protocol-specific immutable value; ``action.kind`` names its kind
+Event = Any      # protocol-specific immutable value emitted by ``step``
+Scope = Any      # protocol-specific frozen dataclass bounding the exploration
+
+Kind = Literal["always", "within", "sometimes"]
+On = Literal["state", "step"]
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named claim about a protocol.
+
+    ``kind``
+        ``always``: a safety claim checked at every reachable state (``on="state"``)
+        or every transition (``on="step"``). ``within``: bounded liveness, phrased as
+        an always-claim over a monitor the state carries (e.g. "at most K rebalances
+        since the last disturbance"). ``sometimes``: a reachability witness; the
+        checker reports whether some reachable state satisfies it.
+    ``check``
+        for ``on="state"``: ``check(scope, state)``; for ``on="step"``:
+        ``check(scope, prev, action, next, events)``. It returns ``None`` when the
+        claim holds there, or a short message naming the broken clause. For
+        ``sometimes`` claims it returns a message when the witness is found.
+    ``doc``
+        the KIP sentence the claim enforces (the docstring of ``check``).
+    """
+
+    name: str
+    kind: Kind
+    check: Callable[..., str | None]
+    on: On = "state"
+
+    @property
+    def doc(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+
+@dataclass(frozen=True)
+class Model:
+    """The bundle of pure functions a protocol package exports as ``MODEL``."""
+
+    name: str
+    init_states: Callable[[Scope], tuple[State, ...]]
+    actions: Callable[[Scope, State], tuple[Action, ...]]
+    step: Callable[[Scope, State, Action], tuple[State, tuple[Event, ...]]]
+    properties: tuple[Property, ...]
+    canonical: Callable[[Scope, State], Hashable]
+    within_bounds: Callable[[Scope, State], bool]
+    is_terminal_ok: Callable[[Scope, State], bool]
+    default_scope: Callable[[], Scope]
+    scope_from_dict: Callable[[dict], Scope]
+    scope_to_dict: Callable[[Scope], dict]
+    state_to_itf: Callable[[Scope, State], dict]
+    describe_action: Callable[[Scope, State, Action], str]
+    action_kinds: tuple[str, ...] = field(default=())
+
+    def property(self, name: str) -> Property:
+        for prop in self.properties:
+            if prop.name == name:
+                return prop
+        known = ", ".join(p.name for p in self.properties)
+        raise KeyError(f"model {self.name!r} has no property {name!r}; known: {known}")
+
+
+class PathError(ValueError):
+    """A path does not replay: an index is out of range for the state it meets."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replayed transition: the action taken at ``prev`` and what it led to."""
+
+    prev: State
+    action: Action
+    index: int
+    next: State
+    events: tuple[Event, ...]
+
+
+def replay(model: Model, scope: Scope, path: list[int]) -> tuple[State, list[Step]]:
+    """Replay ``[init index, action index, ...]``; return the initial state and steps."""
+    if not path:
+        raise PathError("a path needs at least the initial-state index")
+    inits = model.init_states(scope)
+    if not 0 <= path[0] < len(inits):
+        raise PathError(f"initial-state index {path[0]} out of range 0..{len(inits) - 1}")
+    state = inits[path[0]]
+    first = state
+    steps: list[Step] = []
+    for depth, index in enumerate(path[1:], start=1):
+        enabled = model.actions(scope, state)
+        if not 0 <= index < len(enabled):
+            raise PathError(
+                f"step {depth}: action index {index} out of range; "
+                f"{len(enabled)} action(s) enabled there"
+            )
+        action = enabled[index]
+        nxt, events = model.step(scope, state, action)
+        steps.append(Step(state, action, index, nxt, events))
+        state = nxt
+    return first, steps
+
+
+def check_state(model: Model, scope: Scope, state: State) -> list[tuple[str, str]]:
+    """Every always/within state-claim that fails at ``state`` as (name, message)."""
+    out = []
+    for prop in model.properties:
+        if prop.kind != "sometimes" and prop.on == "state":
+            msg = prop.check(scope, state)
+            if msg is not None:
+                out.append((prop.name, msg))
+    return out
+
+
+def check_step(model: Model, scope: Scope, step: Step) -> list[tuple[str, str]]:
+    """Every always/within transition-claim that fails on ``step`` as (name, message)."""
+    out = []
+    for prop in model.properties:
+        if prop.kind != "sometimes" and prop.on == "step":
+            msg = prop.check(scope, step.prev, step.action, step.next, step.events)
+            if msg is not None:
+                out.append((prop.name, msg))
+    return out
