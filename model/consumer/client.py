@@ -77,7 +77,7 @@ def join(scope: ConsumerScope, state: State, slot: int) -> Handled:
         if unsubscribed:
             events.append(callback(slot, "revoked", unsubscribed))
             owned &= ~unsubscribed
-    c = c._replace(owned=owned)
+    c = c._replace(owned=owned, joined=c.subscribed)
     cfg = scope.plan[c.config]
     req = JoinGroup(member_id=c.member_id, protocols=cfg.assignors, subscription=subscription(scope, c))
     return Handled(c._replace(status=JOINING, awaiting="JoinGroup", outbox=(req,)), tuple(events))
@@ -122,7 +122,7 @@ def receive(scope: ConsumerScope, state: State, slot: int) -> Handled:
 def _on_join_response(scope: ConsumerScope, state: State, slot: int, c: Consumer, resp) -> Handled:
     if resp.error == MEMBER_ID_REQUIRED:
         # KIP-394 / KIP-429 step 1.5: take the id and send JoinGroup again at once.
-        c = c._replace(member_id=resp.member_id)
+        c = c._replace(member_id=resp.member_id, joined=c.subscribed)
         req = JoinGroup(member_id=c.member_id, protocols=scope.plan[c.config].assignors,
                         subscription=subscription(scope, c))
         return Handled(c._replace(awaiting="JoinGroup", outbox=(req,)), ())
@@ -132,16 +132,18 @@ def _on_join_response(scope: ConsumerScope, state: State, slot: int, c: Consumer
         return Handled(down, (Event("fatal", slot, note=INCONSISTENT_GROUP_PROTOCOL),))
     if resp.error != NONE:
         return Handled(fenced(c, resp.error), (Event("fenced", slot, note=resp.error),))
-    c = c._replace(generation=resp.generation, member_id=resp.member_id)
+    c = c._replace(generation=resp.generation, member_id=resp.member_id, snapshot=-1)
     assignments: tuple = ()
     events: tuple = ()
     led = resp.leader == c.member_id
-    if led:
+    if led:   # the leader assigns with fresh metadata and remembers which
+        c, events = refresh(scope, state, c, slot)
         result = perform_assignment(scope, slot, protocol_of(scope, c), resp, state.partitions)
-        events = result.events
+        events += result.events
         if result.assignments is None:     # the exception surfaces from poll(); it rejoins
             return Handled(c._replace(status=IDLE), events, True)
         assignments = result.assignments
+        c = c._replace(snapshot=state.metadata)
     req = SyncGroup(member_id=c.member_id, generation=c.generation, assignments=assignments)
     return Handled(c._replace(status=SYNCING, awaiting="SyncGroup", outbox=(req,)), events, led)
 
@@ -157,10 +159,27 @@ def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late:
     events.append(callback(slot, "assigned", added))        # always, even when empty
     status = c.status if late else ASSIGNED
     subscribed = existing(tuple(scope.stride for _ in scope.partitions), scope.stride, c.subscribed)
-    if (cooperative and revoked) or assigned & ~subscribed:
+    # requestRejoin: revocations (COOPERATIVE), an assignment outside the subscription,
+    # a subscription changed since the JoinGroup (joinedSubscription), stale metadata
+    if (cooperative and revoked) or assigned & ~subscribed or c.joined != c.subscribed or stale_snapshot(c):
         status = IDLE if not late else status           # requestRejoin
     c = c._replace(owned=assigned, user_data=assigned, status=status)
     return Handled(c, tuple(events))
+
+
+def refresh(scope: ConsumerScope, state: State, c: Consumer, slot: int) -> tuple[Consumer, tuple[Event, ...]]:
+    """KIP-429 1.2: "If topic metadata has changed: call onPartitionsLost on those
+    owned-but-no-longer-exist partitions; and if the consumer is the leader, send
+    join-group request". The leader knows it from the metadata snapshot its
+    assignment used (ConsumerCoordinator#rejoinNeededOrPending): ``stale_snapshot``."""
+    gone = c.owned & ~existing(state.partitions, scope.stride)
+    events = (callback(slot, "lost", gone),) if gone else ()
+    return c._replace(metadata=state.metadata, owned=c.owned & ~gone), events
+
+
+def stale_snapshot(c: Consumer) -> bool:
+    """The leader assigned with metadata it has since seen change: it must rejoin."""
+    return c.snapshot != -1 and c.snapshot != c.metadata
 
 
 def leave(scope: ConsumerScope, slot: int, c: Consumer, rebalancing: bool) -> tuple[Event, ...]:

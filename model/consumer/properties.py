@@ -113,25 +113,20 @@ def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State,
     reset generation or member id, for partitions that no longer exist, or on leaving
     mid-rebalance; and a reset consumer rejoins owning nothing."""
     slot = action.slot
-    lost = [e for e in events if e.kind == "lost"]
+    alive = existing(nxt.partitions, scope.stride)
+    reset = False
     if action.kind == "join":
         c = prev.consumers[slot]
         reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
-        if lost and not reset:
-            return f"consumer {slot} called onPartitionsLost without being fenced"
         if reset and nxt.consumers[slot].owned:
             return (f"consumer {slot} rejoined after a reset still claiming "
                     f"{show(nxt.consumers[slot].owned, scope.stride)}")
-        return None
-    if action.kind == "refresh_metadata":
-        alive = existing(nxt.partitions, scope.stride)
-        for e in lost:
-            if e.partitions & alive:
-                return f"consumer {slot} lost {show(e.partitions & alive, scope.stride)} which still exist"
-        return None
-    if action.kind == "bounce" or not lost:
-        return None
-    return f"onPartitionsLost called by {action.kind}"
+    for e in events:
+        if e.kind != "lost" or not e.partitions & alive or reset or action.kind == "bounce":
+            continue
+        return (f"consumer {e.slot} called onPartitionsLost({show(e.partitions, scope.stride)}) "
+                f"on {action.kind} without being fenced")
+    return None
 
 
 def selected_protocol_everywhere(scope: ConsumerScope, state: State) -> str | None:

@@ -49,7 +49,7 @@ def state_to_itf(scope: ConsumerScope, state: State) -> dict:
             "status": c.status, "config": c.config, "member_id": _member(c.member_id),
             "generation": c.generation, "owned": itf_set(names(c.owned, scope.stride)),
             "subscribed": itf_set(f"t{t}" for t in range(len(scope.partitions)) if c.subscribed >> t & 1),
-            "paused": c.paused, "metadata": c.metadata, "awaiting": c.awaiting,
+            "paused": c.paused, "metadata": c.metadata, "snapshot": c.snapshot, "awaiting": c.awaiting,
             "outbox": [_message(scope, m) for m in c.outbox],
             "inbox": [_message(scope, m) for m in c.inbox],
         })

@@ -144,8 +144,10 @@ class Consumer(NamedTuple):
     owned: int                 # ownedPartitions: what it believes it owns
     user_data: int             # last assignment received (sticky userData)
     subscribed: int            # topic bitmask
+    joined: int                # the topics its last JoinGroup carried (joinedSubscription)
     paused: bool               # stopped past its session timeout; resumes as a zombie
     metadata: int              # cluster metadata version it has seen
+    snapshot: int              # as leader: the metadata version its assignment used, else -1
     awaiting: str              # "" or the kind of request whose response it waits for
     outbox: tuple              # () or (request,) not yet delivered
     inbox: tuple               # responses delivered to it, oldest first

@@ -13,8 +13,9 @@ Actions, in the deterministic order ``actions`` lists them, per consumer slot:
 
 A paused consumer does nothing, but what it already sent still arrives. Every fault,
 operation and membership change is a *disturbance*: it resets the liveness monitor
-``calm``, which counts leader assignments for generations begun since the last
-disturbance (``calm_from`` is the generation at that moment).
+``calm``, which counts leader assignments for generations whose JoinGroup round
+began after the last disturbance (``calm_from`` is the last generation that began
+before it).
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "
 
 
 def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
-    return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, False, metadata, "", (), ())
+    return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, scope.all_topics,
+                    False, metadata, -1, "", (), ())
 
 
 def init_states(scope: ConsumerScope) -> tuple[State, ...]:
@@ -178,14 +180,8 @@ def _lose_response(state: State, slot: int) -> State:
 
 
 def _refresh_metadata(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
-    """KIP-429 1.2: "call onPartitionsLost on those owned-but-no-longer-exist partitions;
-    and if the consumer is the leader, send join-group request"."""
-    c = state.consumers[slot]
-    gone = c.owned & ~existing(state.partitions, scope.stride)
-    events = (client.callback(slot, "lost", gone),) if gone else ()
-    c = c._replace(metadata=state.metadata, owned=c.owned & ~gone)
-    group = state.group
-    if c.status == ASSIGNED and c.member_id == group.leader and c.generation == group.generation:
+    c, events = client.refresh(scope, state, state.consumers[slot], slot)
+    if c.status == ASSIGNED and client.stale_snapshot(c):
         c = c._replace(status=IDLE)
     return _set(state, slot, c), events
 
@@ -194,8 +190,17 @@ def _broker(state: State, outcome: Outcome) -> tuple[State, tuple]:
     return _apply(state, list(state.consumers), outcome), outcome.events
 
 
+def _carries_old_subscription(c: Consumer) -> bool:
+    req = c.outbox[0]
+    return req.kind == "JoinGroup" and req.subscription.topics != c.subscribed
+
+
 def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     kind, slot = action.kind, action.slot
+    before = state.group
+    # a subscription change reaches the coordinator only with the next JoinGroup: the
+    # delivery of one built before the change is when that disturbance lands
+    stale_join = kind == "deliver" and _carries_old_subscription(state.consumers[slot])
     events: tuple = ()
     assigned = False
     if kind == "receive":
@@ -244,8 +249,11 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
         raise ValueError(f"unknown action kind {kind!r}")
     if kind in BUDGETED:
         state = state._replace(budget=state.budget - 1)
-    if kind in DISTURBING or any(e.kind in ("member_added", "member_removed") for e in events):
-        state = state._replace(calm=0, calm_from=state.group.generation)
+    if kind in DISTURBING or stale_join or any(e.kind in ("member_added", "member_removed") for e in events):
+        # a JoinGroup round already open (or the one a stale JoinGroup lands in) may
+        # carry what the disturbance changed: that round is not a rebalance after it
+        opened = 1 if before.status == PREPARING or stale_join else 0
+        state = state._replace(calm=0, calm_from=max(state.calm_from, before.generation + opened))
     elif assigned and state.consumers[slot].generation > state.calm_from:
         # only generations begun after the disturbance count: an assignment for one the
         # disturbance already abandoned is not a rebalance the group needed
