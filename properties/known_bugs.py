@@ -58,22 +58,27 @@ VARIANTS: tuple[Variant, ...] = (
         "cleared: KIP-429 says to \"re-join group with empty assigned partition\".",
     ),
     Variant(
-        "KAFKA-13406", "validation of the built-in assignor fails forever on a stale claim (Kafka 3.0.0)",
+        "KAFKA-13406", "validateCooperativeAssignment on the built-in assignor fails on a lagging claim (3.0.0)",
         PROFILES["kafka-3.0.0"],
-        ConsumerScope(plan=COOPERATIVE_STICKY, faults=("lose_response",), budget=1, max_generation=6),
+        ConsumerScope(members=3, partitions=(2,), plan=COOPERATIVE_STICKY, faults=("lose_response",),
+                      budget=1, max_generation=5),
         "converges_within_k",
         "Kafka 3.0.0 dropped every claim of a lower generation and still ran "
-        "validateCooperativeAssignment on cooperative-sticky: a member whose JoinGroup response was "
-        "lost claims with the old generation, its partitions move in one round, validation throws, "
-        "and every retry throws again.",
+        "validateCooperativeAssignment on cooperative-sticky. A member whose JoinGroup response was "
+        "lost claims with the old generation; its partition is moved in one round, validation throws "
+        "and the round is wasted, so the group needs more rebalances than KIP-429 allows. (In the "
+        "model the retry succeeds once the labels catch up; the shipped bug, fed by KAFKA-12983's "
+        "duplicate claims, could fail every round.)",
     ),
     Variant(
         "KAFKA-14639", "lower-generation claims dropped: revoked and assigned in one round (Kafka 3.1-3.4)",
         PROFILES["kafka-3.1-3.4"],
-        ConsumerScope(plan=COOPERATIVE_STICKY, faults=("lose_response",), budget=1, max_generation=5),
-        "revoke_before_reassign",
+        ConsumerScope(members=3, partitions=(1,), plan=COOPERATIVE_STICKY, faults=("lose_response",),
+                      budget=1, max_generation=4),
+        "no_double_ownership",
         "Kafka 3.1-3.4 kept only the highest generation's claims, so a member one generation behind "
-        "lost its claims and its partitions were handed to another member while it still owned them.",
+        "(its JoinGroup response was lost) had its partition handed to another member in the same "
+        "round, while it still owned it.",
     ),
     Variant(
         "KAFKA-13419", "a late SyncGroup outcome applied after rejoining: generation N-1 partitions kept",
@@ -88,7 +93,7 @@ VARIANTS: tuple[Variant, ...] = (
         "KIP-429-old-leader", "a leader on old code treats cooperative members as eager",
         replace(REF, leader_cooperative_aware=False),
         ConsumerScope(plan=COOPERATIVE_STICKY, faults=(), budget=0, max_generation=4),
-        "revoke_before_reassign",
+        "no_double_ownership",
         "KIP-429: \"we want to avoid the situation where leader is on old byte-code and only "
         "recognize eager ... and hence just go ahead and do the assignment while new versioned "
         "members did not revoke their partitions before joining the group\".",
@@ -97,7 +102,7 @@ VARIANTS: tuple[Variant, ...] = (
         "KIP-429-no-withholding", "the leader skips withholding maybe-revoking partitions",
         replace(REF, withhold=False),
         ConsumerScope(plan=COOPERATIVE_STICKY, faults=(), budget=0, max_generation=4),
-        "revoke_before_reassign",
+        "no_double_ownership",
         "KIP-429: \"For maybe-revoking-partitions, check if the owner has changed. If yes, exclude "
         "them from the assigned-partitions list to the new owner.\"",
     ),

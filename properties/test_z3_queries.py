@@ -1,4 +1,4 @@
-"""The z3 queries of ``properties/z3``: proofs, weakened counterexamples, cross-checks.
+"""The z3 queries of ``properties/smt``: proofs, weakened counterexamples, cross-checks.
 
 * every query is proved at its stated bound (UNSAT of the negated claim);
 * every weakened rule gives SAT, and the counterexample is re-checked in plain
@@ -14,14 +14,8 @@ almost all of it the cross-checks (the proofs themselves take well under a secon
 """
 from __future__ import annotations
 
-import os
-import sys
 from itertools import permutations, product
 from unittest import mock
-
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _ROOT not in sys.path:   # properties/ may be collected without the project root on sys.path
-    sys.path.insert(0, _ROOT)
 
 import pytest  # noqa: E402
 import z3  # noqa: E402
@@ -32,12 +26,12 @@ from model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, AssignorConfigError,
 from model.assignors.ownership import Claim, resolve_claims, withhold  # noqa: E402
 from model.consumer.selection import select_protocol  # noqa: E402
 from model.partitions import existing as existing_partitions  # noqa: E402
-from properties.z3 import PROVED, COUNTEREXAMPLE, Result, all_queries  # noqa: E402
-from properties.z3 import cooperative_withholding_never_two_owners as qa  # noqa: E402
-from properties.z3 import inductive_no_double_ownership as qd  # noqa: E402
-from properties.z3 import protocol_selection_sound as qc  # noqa: E402
-from properties.z3 import stale_claims_never_win as qb  # noqa: E402
-from properties.z3._common import evaluate  # noqa: E402
+from properties.smt import PROVED, COUNTEREXAMPLE, Result, all_queries  # noqa: E402
+from properties.smt import cooperative_withholding_never_two_owners as qa  # noqa: E402
+from properties.smt import inductive_no_double_ownership as qd  # noqa: E402
+from properties.smt import protocol_selection_sound as qc  # noqa: E402
+from properties.smt import stale_claims_never_win as qb  # noqa: E402
+from properties.smt._common import evaluate  # noqa: E402
 
 P = 6
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -45,11 +39,6 @@ SETTINGS = settings(max_examples=120, deadline=None)
 
 def bits_of(mask: int) -> list[int]:
     return [b for b in range(mask.bit_length()) if mask >> b & 1]
-
-
-def test_real_solver_is_loaded():
-    assert hasattr(z3, "Solver") and z3.get_version_string()
-    assert not z3.__file__.startswith(os.path.join(_ROOT, "properties"))
 
 
 def test_all_queries_lists_each_query_once():

@@ -8,6 +8,7 @@ Kafka's assignors sort them. Sticky assignors start from the *resolved* claims
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, NamedTuple
 
 from . import range as _range, roundrobin as _roundrobin, sticky as _sticky
@@ -56,6 +57,7 @@ class AssignorConfigError(ValueError):
     """The configured assignor list cannot select a rebalance protocol."""
 
 
+@lru_cache(maxsize=256)
 def rebalance_protocol(assignors: tuple[str, ...]) -> str:
     """The consumer's RebalanceProtocol for its configured assignor list.
 

@@ -27,6 +27,16 @@ def _current(state: State, slot: int) -> bool:
     return c.status != DOWN and c.member_id in _members(state) and c.generation == state.group.generation
 
 
+def _any_overlap(state: State) -> bool:
+    """Cheap pre-check: do any two consumers believe they own a common partition?"""
+    seen = 0
+    for c in state.consumers:
+        if seen & c.owned:
+            return True
+        seen |= c.owned
+    return False
+
+
 def _overlap(scope: ConsumerScope, state: State, slots: list[int]) -> str | None:
     seen: dict[int, int] = {}
     for s in slots:
@@ -45,6 +55,8 @@ def no_double_ownership(scope: ConsumerScope, state: State) -> str | None:
     be assigned to a new one." Claim: no two live, current members own the same
     partition. A paused consumer may still believe it owns partitions until it is told
     otherwise; ``fenced_commits_rejected`` states what protects the group from it."""
+    if not _any_overlap(state):
+        return None
     slots = [s for s, c in enumerate(state.consumers) if not c.paused and _current(state, s)]
     return _overlap(scope, state, slots)
 
@@ -55,7 +67,7 @@ def fenced_commits_rejected(scope: ConsumerScope, state: State) -> str | None:
     (paused zombies included) that believe they own the same partition, at most one
     could commit it: a Stable group's coordinator accepts commits only from a current
     member, so the other one's stale generation gets it rejected."""
-    if state.group.status != STABLE:
+    if state.group.status != STABLE or not _any_overlap(state):
         return None
     slots = [s for s, c in enumerate(state.consumers) if c.owned and _current(state, s)]
     found = _overlap(scope, state, slots)
@@ -70,6 +82,8 @@ def revoke_before_reassign(scope: ConsumerScope, prev: State, action, nxt: State
     consumer that is still a member of the group (paused or not) owns it. (A zombie
     that applies a stale generation's assignment is not current: its commits are
     rejected, see ``fenced_commits_rejected``.)"""
+    if not any(e.kind == "assigned" and e.partitions for e in events):
+        return None
     members = _members(nxt)
     for e in events:
         if e.kind != "assigned" or not e.partitions or not _current(nxt, e.slot):
@@ -112,6 +126,8 @@ def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State,
     group with empty assigned partition". Claims: onPartitionsLost is called only for a
     reset generation or member id, for partitions that no longer exist, or on leaving
     mid-rebalance; and a reset consumer rejoins owning nothing."""
+    if action.kind != "join" and not any(e.kind == "lost" for e in events):
+        return None
     slot = action.slot
     alive = existing(nxt.partitions, scope.stride)
     reset = False
@@ -171,6 +187,8 @@ def converges_within_k(scope: ConsumerScope, state: State) -> str | None:
     rebalance" - one follow-up, no more. Claim (bounded liveness): with no fault, no
     operation and no membership change, the leader computes at most 1 assignment
     (EAGER) or 2 (COOPERATIVE) before the group settles."""
+    if state.calm <= 1:
+        return None
     k = rebalances_allowed(scope, state)
     if state.calm > k:
         return f"{state.calm} assignments since the last disturbance; at most {k} allowed"

@@ -1,0 +1,27 @@
+"""z3 (SMT) queries over groupcheck's reference rules, each proved up to a stated bound.
+
+A query is proved when the negation of its claim is UNSAT for every input in its
+bound; each also has weakened rules for which z3 finds a counterexample (SAT).
+Every module exposes ``prove(..., weakened=False) -> Result``; ``all_queries()``
+lists them for a CLI or benchmark.
+
+==========================================  =============================================
+query                                       bound
+==========================================  =============================================
+cooperative_withholding_never_two_owners    M=1..4 members, P=6 partitions
+stale_claims_never_win                      N=1..4 claimants, generations -1..5
+protocol_selection_sound                    N=1..4 members x 3 protocols; K=1..4 assignors
+inductive_no_double_ownership               M=1..3 members, P=6 partitions
+==========================================  =============================================
+"""
+from typing import Callable
+
+from ._common import COUNTEREXAMPLE, PROVED, Result
+
+def all_queries() -> list[tuple[str, Callable[..., Result]]]:
+    """(name, prove) for every query, in the order (a)-(d); each prove takes ``weakened``."""
+    from . import (cooperative_withholding_never_two_owners as a, inductive_no_double_ownership as d,
+                   protocol_selection_sound as c, stale_claims_never_win as b)
+    return [(m.NAME, m.prove) for m in (a, b, c, d)]
+
+__all__ = ["COUNTEREXAMPLE", "PROVED", "Result", "all_queries"]
