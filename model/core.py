@@ -74,6 +74,7 @@ class Model:
     state_to_itf: Callable[[Scope, State], dict]
     describe_action: Callable[[Scope, State, Action], str]
     action_kinds: tuple[str, ...] = field(default=())
+    fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
 
     def property(self, name: str) -> Property:
         for prop in self.properties:

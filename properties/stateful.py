@@ -3,7 +3,9 @@
 The machine never re-implements a guard: each step draws an index into
 ``actions(scope, state)``, so everything the model enables can be drawn and nothing
 else. Swarm testing: the first draw picks which action kinds this test case may use
-(Hypothesis shrinks that choice too), so rare kinds get whole runs to themselves.
+(Hypothesis shrinks that choice too), so rare kinds get whole runs to themselves;
+the second draws a priority order of the actors (PCT-style scheduling), the third
+how many steps pass before the first fault may fire (a nemesis schedule).
 After every step every always/within property is checked; a failure raises
 ``PropertyViolated`` naming the property and carrying the replayable path.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, seed as hseed, settings, strategies as st
+from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies as st, target
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition, rule,
                                  run_state_machine_as_test)
 
@@ -26,10 +28,13 @@ class PropertyViolated(AssertionError):
         super().__init__(f"{prop}: {message}\npath {path}\n{lines}")
 
 
-def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachine]:
-    """A RuleBasedStateMachine class exploring ``model`` within ``scope``."""
+def machine(model: Model, scope, swarm: bool = True, guide=None) -> type[RuleBasedStateMachine]:
+    """A RuleBasedStateMachine class exploring ``model`` within ``scope``. ``guide(scope,
+    state) -> number`` (optional) steers generation with ``hypothesis.target`` towards
+    runs that reach high values."""
     inits = model.init_states(scope)
     kinds = sorted(set(model.action_kinds))
+    faults = frozenset(model.fault_kinds)
 
     class ModelMachine(RuleBasedStateMachine):
         state = None
@@ -38,11 +43,18 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
         def start(self, index, data):
             self.state = inits[index]
             self.path = [index]
+            self.score = 0
+            self.quiet = 0
             self.story: list[str] = []
             self.allowed = None
+            self.priority = {}
             if swarm:
                 picked = data.draw(st.sets(st.sampled_from(kinds)), label="swarm: action kinds left out")
                 self.allowed = frozenset(kinds) - picked
+                slots = sorted({a.slot for a in model.actions(scope, self.state)})
+                order = data.draw(st.permutations(slots), label="scheduling priority of actors")
+                self.priority = {slot: rank for rank, slot in enumerate(order)}
+                self.quiet = data.draw(st.integers(0, 60), label="steps before the first fault")
             self._check(None, self.state)
 
         def _check(self, step: Step | None, state) -> None:
@@ -62,9 +74,14 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
             enabled = model.actions(scope, state)
             if not enabled and not model.is_terminal_ok(scope, state):
                 raise PropertyViolated("no_deadlock", "no action is enabled", self.path, self.story)
-            choices = [i for i, a in enumerate(enabled) if self.allowed is None or a.kind in self.allowed]
+            calm = len(self.path) - 1 < self.quiet
+            choices = [i for i, a in enumerate(enabled) if (self.allowed is None or a.kind in self.allowed)
+                       and not (calm and a.kind in faults)]
             if not choices:
                 return
+            # PCT-style: Hypothesis favours small draws, so list the actions of the
+            # highest-priority actor first; runs follow one actor and deviate by choice
+            choices.sort(key=lambda i: self.priority.get(enabled[i].slot, -1))
             index = data.draw(st.sampled_from(choices), label="action index")
             action = enabled[index]
             nxt, events = model.step(scope, state, action)
@@ -72,6 +89,12 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
             self.story.append(model.describe_action(scope, state, action))
             self._check(Step(state, action, index, nxt, events), nxt)
             self.state = nxt
+            if guide is not None:
+                self.score = max(self.score, guide(scope, nxt))
+
+        def teardown(self):
+            if guide is not None and self.state is not None:
+                target(float(self.score), label="staleness")
 
     ModelMachine.__name__ = f"{model.name.title()}Machine"
     return ModelMachine
@@ -90,9 +113,10 @@ class Hunt:
 
 
 def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: int = 120,
-         swarm: bool = True) -> Hunt:
-    """Run the state machine once, seeded, with no example database; report the result."""
-    base = machine(model, scope, swarm)
+         swarm: bool = True, shrink: bool = True, guide=None) -> Hunt:
+    """Run the state machine once, seeded, with no example database; report the result.
+    ``shrink=False`` stops at the first failing case (detection only)."""
+    base = machine(model, scope, swarm, guide)
     clock = {"cases": 0, "first": None}
     started = time.perf_counter()
 
@@ -112,7 +136,8 @@ def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: 
     hseed(seed)(Counted)
     config = settings(max_examples=max_examples, stateful_step_count=steps, database=None, deadline=None,
                       derandomize=False, print_blob=False, report_multiple_bugs=False,
-                      suppress_health_check=list(HealthCheck))
+                      suppress_health_check=list(HealthCheck),
+                      phases=list(Phase) if shrink else [Phase.explicit, Phase.reuse, Phase.generate])
     try:
         run_state_machine_as_test(Counted, settings=config)
     except PropertyViolated as e:

@@ -7,7 +7,7 @@ from . import scope as _scope
 from .properties import PROPERTIES
 from .render import describe_action, state_to_itf
 from .scope import ConsumerScope
-from .step import ACTION_KINDS, actions, canonical, init_states, is_terminal_ok, step, within_bounds
+from .step import ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
 
 MODEL = Model(
     name="consumer",
@@ -24,4 +24,5 @@ MODEL = Model(
     state_to_itf=state_to_itf,
     describe_action=describe_action,
     action_kinds=ACTION_KINDS,
+    fault_kinds=tuple(sorted(BUDGETED)),
 )

@@ -74,6 +74,9 @@ class ConsumerScope:
     plan: tuple[Config, ...] = (Config(),)
     profile: str = "kafka-3.5+"
     behaviour: Behaviour = field(default_factory=Behaviour)
+    # "empty": every consumer starts unjoined; "stable": the group has formed and
+    # settled (reached by the protocol's own steps, no faults), generation included
+    start: str = "empty"
 
     @property
     def stride(self) -> int:
@@ -124,6 +127,8 @@ def validate(scope: ConsumerScope) -> ConsumerScope:
             raise bad(f"plan[{i}].version", f"subscription version {cfg.version} is outside 0..3")
         if protocol == COOPERATIVE and cfg.version < 1:
             raise bad(f"plan[{i}].version", "COOPERATIVE needs subscription v1+ (ownedPartitions)")
+    if scope.start not in ("empty", "stable"):
+        raise bad("start", f"{scope.start!r}: give 'empty' or 'stable'")
     if scope.profile not in PROFILES and scope.profile != "custom":
         raise bad("profile", f"unknown profile {scope.profile!r}; known: {', '.join(PROFILES)}")
     if scope.behaviour.claim_resolution not in RESOLUTION_RULES:

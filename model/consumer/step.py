@@ -46,9 +46,31 @@ def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer
                     False, metadata, -1, "", (), ())
 
 
+PROGRESS = ("receive", "deliver", "join")
+
+
 def init_states(scope: ConsumerScope) -> tuple[State, ...]:
     consumers = tuple(fresh_consumer(scope, 0, 0) for _ in range(scope.members))
-    return (State(gc.new_group(), consumers, scope.partitions, 0, scope.budget, 0, 0),)
+    state = State(gc.new_group(), consumers, scope.partitions, 0, scope.budget, 0, 0)
+    if scope.start == "stable":
+        state = _settle(scope, state)
+    return (state,)
+
+
+def _settle(scope: ConsumerScope, state: State) -> State:
+    """Run the first enabled protocol step (receive, deliver, join; else a heartbeat)
+    until the group has settled: a fixed, fault-free schedule, so the result is a
+    reachable state."""
+    from .properties import quiescent
+    for _ in range(40 * scope.members):
+        if quiescent(scope, state):
+            return state._replace(calm=0, calm_from=state.group.generation)
+        enabled = actions(scope, state)
+        progress = [a for a in enabled if a.kind in PROGRESS] or [a for a in enabled if a.kind == "heartbeat"]
+        if not progress:
+            break
+        state, _ = step(scope, state, progress[0])
+    raise ValueError(f"scope.start='stable': the group did not settle (reached {state.group.status})")
 
 
 def _unreachable(state: State, slot: int, member_id: int) -> bool:

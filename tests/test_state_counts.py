@@ -1,0 +1,33 @@
+"""Pinned state-space sizes (as Stateright and tlaplus/Examples do): any change in the
+consumer model's behaviour changes these numbers, so it cannot slip by unnoticed.
+When a change is intended, re-derive the numbers and say why in the commit."""
+from __future__ import annotations
+
+import pytest
+
+from groupcheck.checker import bfs
+from model.consumer import MODEL
+from model.consumer.scope import Config, ConsumerScope
+
+PINNED = [
+    # scope, symmetry, distinct states, transitions, depth
+    (ConsumerScope(members=1, budget=0, max_generation=2), True, 10, 10, 9),
+    (ConsumerScope(members=2, budget=0, max_generation=2), True, 201, 346, 26),
+    (ConsumerScope(members=2, budget=0, max_generation=2), False, 400, 688, 26),
+    (ConsumerScope(members=2, budget=1, faults=("crash",), max_generation=2, plan=(Config(("range",)),)),
+     True, 3568, 7342, 33),
+]
+
+
+@pytest.mark.parametrize("scope,symmetry,states,transitions,depth", PINNED)
+def test_reachable_state_count_is_pinned(scope, symmetry, states, transitions, depth):
+    report = bfs(MODEL, scope, symmetry=symmetry)
+    assert report.violation is None
+    assert report.complete
+    assert (report.states, report.transitions, report.depth) == (states, transitions, depth)
+
+
+def test_symmetry_reduction_roughly_halves_two_interchangeable_consumers():
+    scope = ConsumerScope(members=2, budget=0, max_generation=2)
+    reduced, full = bfs(MODEL, scope, symmetry=True), bfs(MODEL, scope, symmetry=False)
+    assert reduced.states < full.states <= 2 * reduced.states
