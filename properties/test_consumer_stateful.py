@@ -1,7 +1,6 @@
 """The reference consumer group model under Hypothesis: every property after every step."""
 from __future__ import annotations
 
-from hypothesis import settings
 
 from model.consumer import MODEL
 from model.consumer.scope import Config, ConsumerScope

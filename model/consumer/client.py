@@ -26,7 +26,7 @@ from .coordinator import Event
 from .leader import perform_assignment
 from .scope import ConsumerScope
 from .state import (
-    ASSIGNED, IDLE, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, JOINING, MEMBER_ID_REQUIRED,
+    ASSIGNED, IDLE, INCONSISTENT_GROUP_PROTOCOL, JOINING, MEMBER_ID_REQUIRED,
     NO_GENERATION, NO_MEMBER, NONE, REBALANCE_IN_PROGRESS, SYNCING, UNKNOWN_MEMBER_ID, Consumer,
     Heartbeat, JoinGroup, State, Subscription, SyncGroup, DOWN,
 )

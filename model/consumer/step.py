@@ -1,31 +1,18 @@
-"""init_states, actions and step of the classic consumer group.
-
-Actions, in the deterministic order ``actions`` lists them, per consumer slot:
-
-  consumer  receive (process the oldest response), join (onJoinPrepare + JoinGroup),
-            heartbeat, refresh_metadata
-  network   deliver (the coordinator handles the consumer's request)
-  faults    crash, restart, pause, resume, lose_response, timeout   (budgeted)
-  ops       bounce (rolling restart onto the next config of the plan),
-            subscription_change, add_partition, delete_topic, delete_group (budgeted)
-  broker    session_timeout (a member whose process is paused, down or replaced),
-            rebalance_timeout (members that cannot rejoin are removed)
-
-A paused consumer does nothing, but what it already sent still arrives. Every fault,
-operation and membership change is a *disturbance*: it resets the liveness monitor
-``calm``, which counts leader assignments for generations whose JoinGroup round
-began after the last disturbance (``calm_from`` is the last generation that began
-before it).
+"""init_states and step of the classic consumer group (``actions.py`` lists what is
+enabled). Every fault, operation and membership change is a *disturbance*: it resets
+the liveness monitor ``calm``, which counts leader assignments for generations whose
+JoinGroup round began after the last disturbance (``calm_from`` is the last
+generation that began before it).
 """
 from __future__ import annotations
 
-from ..partitions import existing
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
+from .actions import actions, unreachable
 from .scope import ConsumerScope
 from .state import (
-    ASSIGNED, COMPLETING, DOWN, EMPTY, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, STABLE,
-    Action, Consumer, LeaveGroup, State,
+    ASSIGNED, COMPLETING, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, STABLE,
+    Action, Consumer, State,
 )
 
 CALM_CAP = 3
@@ -71,65 +58,6 @@ def _settle(scope: ConsumerScope, state: State) -> State:
             break
         state, _ = step(scope, state, progress[0])
     raise ValueError(f"scope.start='stable': the group did not settle (reached {state.group.status})")
-
-
-def _unreachable(state: State, slot: int, member_id: int) -> bool:
-    """The member's process cannot answer: paused, down, or replaced by a new incarnation."""
-    c = state.consumers[slot]
-    return c.status == DOWN or c.paused or c.member_id != member_id
-
-
-def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
-    out: list[Action] = []
-    faults, ops = scope.faults, scope.operations
-    budget = state.budget > 0
-    for slot, c in enumerate(state.consumers):
-        if c.status == DOWN:
-            out.append(Action("restart", slot))
-            continue
-        if not c.paused:
-            if c.inbox:
-                out.append(Action("receive", slot))
-            if c.status == IDLE and not c.awaiting and not c.outbox:
-                out.append(Action("join", slot))
-            if c.status == ASSIGNED and not c.awaiting and not c.outbox:
-                out.append(Action("heartbeat", slot))
-            if c.metadata != state.metadata:
-                out.append(Action("refresh_metadata", slot))
-        if c.outbox:
-            out.append(Action("deliver", slot))
-        if budget and "crash" in faults:
-            out.append(Action("crash", slot))
-        if c.paused:
-            out.append(Action("resume", slot))
-        elif budget and "pause" in faults:
-            out.append(Action("pause", slot))
-        if budget and "lose_response" in faults and c.inbox:
-            out.append(Action("lose_response", slot))
-        if budget and "timeout" in faults and c.awaiting == "SyncGroup" and not c.paused:
-            out.append(Action("timeout", slot))
-        if c.config + 1 < len(scope.plan) and not c.paused:
-            out.append(Action("bounce", slot))
-        if budget and "subscription_change" in ops and len(scope.partitions) > 1 and not c.paused:
-            for t in range(len(scope.partitions)):
-                if c.subscribed != 1 << t:
-                    out.append(Action("subscription_change", slot, t))
-    group = state.group
-    for m in group.members:
-        if _unreachable(state, m.slot, m.member_id):
-            out.append(Action("session_timeout", m.slot, m.member_id))
-    if group.status == PREPARING and any(
-            not m.joined and _unreachable(state, m.slot, m.member_id) for m in group.members):
-        out.append(Action("rebalance_timeout"))
-    if budget:
-        for t, n in enumerate(state.partitions):
-            if "add_partition" in ops and 0 < n < scope.stride:
-                out.append(Action("add_partition", arg=t))
-            if "delete_topic" in ops and n > 0 and sum(1 for x in state.partitions if x) > 1:
-                out.append(Action("delete_topic", arg=t))
-        if "delete_group" in ops and group.status == EMPTY and not group.members:
-            out.append(Action("delete_group"))
-    return tuple(out)
 
 
 def _deliver_responses(state: State, consumers: list[Consumer], out: tuple) -> None:
@@ -265,7 +193,7 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
         state, events = _broker(state, gc.remove_member(state.group, action.arg, "session timeout"))
     elif kind == "rebalance_timeout":
         stragglers = tuple(m.member_id for m in state.group.members
-                           if not m.joined and _unreachable(state, m.slot, m.member_id))
+                           if not m.joined and unreachable(state, m.slot, m.member_id))
         state, events = _broker(state, gc.rebalance_timeout(state.group, stragglers))
     else:
         raise ValueError(f"unknown action kind {kind!r}")
