@@ -14,6 +14,9 @@ SCOPES = {
     "upgrade-two-bounces": ConsumerScope(plan=(Config(("range",), 1), Config(("cooperative-sticky", "range")),
                                                Config(("cooperative-sticky",))),
                                          budget=1, max_generation=8),
+    "downgrade-running-group": ConsumerScope(plan=(Config(("cooperative-sticky",)),
+                                                   Config(("cooperative-sticky", "range")), Config(("range",))),
+                                             start="stable", budget=1, max_generation=8),
     "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), members=3, budget=2, max_generation=6,
                                     faults=("pause", "crash")),
 }
@@ -22,3 +25,4 @@ TestCooperativeFaults = machine(MODEL, SCOPES["cooperative-faults"]).TestCase
 TestEagerRangeOps = machine(MODEL, SCOPES["eager-range-ops"]).TestCase
 TestUpgradeTwoBounces = machine(MODEL, SCOPES["upgrade-two-bounces"]).TestCase
 TestStickyZombies = machine(MODEL, SCOPES["sticky-zombies"]).TestCase
+TestDowngradeRunningGroup = machine(MODEL, SCOPES["downgrade-running-group"]).TestCase
