@@ -124,3 +124,13 @@ def union(masks: Sequence[z3.BitVecRef], width: int) -> z3.BitVecRef:
     for m in masks:
         out = out | m
     return out
+
+
+def pick_weakening(weakened: bool | str | None, known: Sequence[str]) -> str | None:
+    """None for the real rule; the first weakening for True; a named one, checked."""
+    if weakened is False or weakened is None:
+        return None
+    name = known[0] if weakened is True else weakened
+    if name not in known:
+        raise ValueError(f"unknown weakening {name!r}; known: {', '.join(known)}")
+    return name

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import z3
 
-from ._common import Instance, Result, pairwise_disjoint, run, union, value
+from ._common import Instance, Result, pairwise_disjoint, run, union, value, pick_weakening
 
 NAME = "cooperative_withholding_never_two_owners"
 MAX_MEMBERS = 4
@@ -53,15 +53,6 @@ def withhold_z3(intended: Sequence[z3.BitVecRef], previous: Sequence[z3.BitVecRe
                 others = others | owned
         out.append(mask & ~others)
     return out
-
-
-def _weakening(weakened: bool | str) -> str | None:
-    if weakened is False or weakened is None:
-        return None
-    name = WEAKENINGS[0] if weakened is True else weakened
-    if name not in WEAKENINGS:
-        raise ValueError(f"unknown weakening {name!r}; known: {', '.join(WEAKENINGS)}")
-    return name
 
 
 def instance(members: int, partitions: int, weakened: str | None = None) -> Instance:
@@ -116,6 +107,6 @@ def instance(members: int, partitions: int, weakened: str | None = None) -> Inst
 def prove(max_members: int = MAX_MEMBERS, partitions: int = PARTITIONS,
           weakened: bool | str = False) -> Result:
     """Prove the claims for M = 1..max_members and ``partitions`` partitions."""
-    w = _weakening(weakened)
+    w = pick_weakening(weakened, WEAKENINGS)
     bound = f"M=1..{max_members} members, P={partitions} partitions"
     return run(NAME, bound, w, (instance(m, partitions, w) for m in range(1, max_members + 1)))

@@ -33,7 +33,7 @@ import z3
 
 from model.assignors import ASSIGNORS, PROTOCOL_IDS
 
-from ._common import Instance, Result, run, value
+from ._common import Instance, Result, run, value, pick_weakening
 
 NAME = "protocol_selection_sound"
 MAX_MEMBERS = 4
@@ -42,15 +42,6 @@ UNIVERSE = ("cooperative-sticky", "range", "roundrobin")   # sorted: index order
 PERMS = tuple(permutations(range(len(UNIVERSE))))
 NO_PROTOCOL = -1
 WEAKENINGS = ("union", "lowest-id")
-
-
-def _weakening(weakened: bool | str) -> str | None:
-    if weakened is False or weakened is None:
-        return None
-    name = WEAKENINGS[0] if weakened is True else weakened
-    if name not in WEAKENINGS:
-        raise ValueError(f"unknown weakening {name!r}; known: {', '.join(WEAKENINGS)}")
-    return name
 
 
 def _has(mask: z3.BitVecRef, bit: int) -> z3.BoolRef:
@@ -208,7 +199,7 @@ def client_instance(k: int, weakened: str | None = None,
 def prove(max_members: int = MAX_MEMBERS, max_assignors: int = MAX_ASSIGNORS,
           weakened: bool | str = False) -> Result:
     """Both sides: coordinator for N = 1..max_members, client for K = 1..max_assignors."""
-    w = _weakening(weakened)
+    w = pick_weakening(weakened, WEAKENINGS)
     bound = (f"coordinator: N=1..{max_members} members over {len(UNIVERSE)} protocols; "
              f"client: K=1..{max_assignors} assignors from ASSIGNORS")
     instances = [lambda n=n: coordinator_instance(n, w) for n in range(1, max_members + 1)]
@@ -217,7 +208,7 @@ def prove(max_members: int = MAX_MEMBERS, max_assignors: int = MAX_ASSIGNORS,
 
 
 def prove_coordinator(max_members: int = MAX_MEMBERS, weakened: bool | str = False) -> Result:
-    w = _weakening(weakened)
+    w = pick_weakening(weakened, WEAKENINGS)
     bound = f"N=1..{max_members} members over {len(UNIVERSE)} protocols"
     return run(f"{NAME}.coordinator", bound, w,
                (coordinator_instance(n, w) for n in range(1, max_members + 1)))
@@ -225,7 +216,7 @@ def prove_coordinator(max_members: int = MAX_MEMBERS, weakened: bool | str = Fal
 
 def prove_client(max_assignors: int = MAX_ASSIGNORS, weakened: bool | str = False,
                  table: Mapping[str, Sequence[str]] | str | None = None) -> Result:
-    w = _weakening(weakened)
+    w = pick_weakening(weakened, WEAKENINGS)
     source = "any protocol subsets" if table == "any" else (
         "ASSIGNORS" if table is None else f"table {sorted(table)}")
     bound = f"K=1..{max_assignors} assignors from {source}"

@@ -32,7 +32,7 @@ from typing import Sequence
 
 import z3
 
-from ._common import COUNTEREXAMPLE, Instance, Result, refute, run, value
+from ._common import COUNTEREXAMPLE, Instance, Result, refute, run, value, pick_weakening
 
 NAME = "stale_claims_never_win"
 MAX_CLAIMANTS = 4
@@ -121,19 +121,10 @@ def _bound(max_claimants: int, generations: tuple[int, int]) -> str:
     return f"N=1..{max_claimants} claimants, generations {generations[0]}..{generations[1]}"
 
 
-def _rule(weakened: bool | str) -> str:
-    if weakened is False or weakened is None:
-        return RULE
-    rule = WEAKENINGS[0] if weakened is True else weakened
-    if rule not in WEAKENINGS:
-        raise ValueError(f"unknown weakening {rule!r}; known: {', '.join(WEAKENINGS)}")
-    return rule
-
-
 def prove(max_claimants: int = MAX_CLAIMANTS, generations: tuple[int, int] = GENERATIONS,
           weakened: bool | str = False) -> Result:
     """All claims for N = 1..max_claimants; ``weakened`` picks a rule from WEAKENINGS."""
-    rule = _rule(weakened)
+    rule = pick_weakening(weakened, WEAKENINGS) or RULE
     return run(NAME, _bound(max_claimants, generations), None if rule == RULE else rule,
                (instance(n, rule, generations) for n in range(1, max_claimants + 1)))
 
