@@ -30,6 +30,36 @@ def itf_map(pairs) -> dict:
     return {"#map": [[k, v] for k, v in pairs]}
 
 
+def decode(value: Any) -> Any:
+    """An ITF value as plain Python: #set -> frozenset, #map -> dict, #tup -> tuple,
+    #bigint -> int, a sequence -> tuple, a record -> dict (values decoded)."""
+    if isinstance(value, list):
+        return tuple(decode(v) for v in value)
+    if not isinstance(value, dict):
+        return value
+    if "#bigint" in value:
+        try:
+            return int(value["#bigint"])
+        except (TypeError, ValueError):
+            raise TraceError(f"#bigint {value['#bigint']!r} is not an integer") from None
+    if "#set" in value:
+        return frozenset(_hashable(decode(v)) for v in value["#set"])
+    if "#tup" in value:
+        return tuple(decode(v) for v in value["#tup"])
+    if "#map" in value:
+        try:
+            return {_hashable(decode(k)): decode(v) for k, v in value["#map"]}
+        except (TypeError, ValueError):
+            raise TraceError("#map entries must be [key, value] pairs") from None
+    if "#unserializable" in value:
+        return value["#unserializable"]
+    return {k: decode(v) for k, v in value.items()}
+
+
+def _hashable(v: Any) -> Any:
+    return tuple(sorted(v.items())) if isinstance(v, dict) else v
+
+
 def trace(meta: dict, states: list[dict], actions: list[str]) -> dict:
     """Assemble a trace; ``actions[i]`` is what led to ``states[i]`` ("init" first)."""
     if len(states) != len(actions):
