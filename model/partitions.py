@@ -35,6 +35,11 @@ def existing(counts: tuple[int, ...], stride: int, topics: int = -1) -> int:
     return out
 
 
+def of_topics(topics: int, stride: int, count_topics: int) -> int:
+    """Every partition bit a topic in ``topics`` could ever have (exists or not)."""
+    return existing(tuple(stride for _ in range(count_topics)), stride, topics)
+
+
 def topic_of(bit: int, stride: int) -> int:
     return bit // stride
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..assignors import ASSIGNORS, EAGER, rebalance_protocol
-from ..partitions import existing
+from ..partitions import existing, of_topics
 from .coordinator import Event
 from .leader import perform_assignment
 from .scope import ConsumerScope
@@ -73,7 +73,7 @@ def join(scope: ConsumerScope, state: State, slot: int) -> Handled:
         events.append(callback(slot, "revoked", owned))     # always, even when empty
         owned = 0
     else:
-        unsubscribed = owned & ~existing(tuple(scope.stride for _ in scope.partitions), scope.stride, c.subscribed)
+        unsubscribed = owned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions))
         if unsubscribed:
             events.append(callback(slot, "revoked", unsubscribed))
             owned &= ~unsubscribed
@@ -158,7 +158,7 @@ def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late:
         events.append(callback(slot, "revoked", revoked))
     events.append(callback(slot, "assigned", added))        # always, even when empty
     status = c.status if late else ASSIGNED
-    subscribed = existing(tuple(scope.stride for _ in scope.partitions), scope.stride, c.subscribed)
+    subscribed = of_topics(c.subscribed, scope.stride, len(scope.partitions))
     # requestRejoin: revocations (COOPERATIVE), an assignment outside the subscription,
     # a subscription changed since the JoinGroup (joinedSubscription), stale metadata
     if (cooperative and revoked) or assigned & ~subscribed or c.joined != c.subscribed or stale_snapshot(c):
