@@ -102,10 +102,9 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
             report.transitions += 1
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
-            found = check_step(model, scope, Step(state, action, index, nxt, events))
             nk = key(nxt)
-            if not found and nk not in parents:
-                found = check_state(model, scope, nxt)
+            found = check_state(model, scope, nxt) if nk not in parents else []
+            found += check_step(model, scope, Step(state, action, index, nxt, events))
             if found:
                 report.violation = Violation(found[0][0], found[0][1], path_to(k) + [index],
                                              _kind(model, found[0][0]))
