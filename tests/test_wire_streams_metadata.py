@@ -478,8 +478,8 @@ def test_future_assignment_is_an_error_like_kafka_unless_allowed():
         decode_assignment_info(h("00000000"), allow_future=True)
 
 
-def test_v1_with_v2_fields_appended_as_kafka_0_10_1_to_1_1_wrote_it():
-    """0.10.1-1.1 (upgrade.from=0.10.0) wrote v1 followed by the v2 fields; readers ignore them."""
+def test_v1_with_v2_fields_appended_as_kafka_1_1_1_wrote_it():
+    """0.10.2.2 / 0.11.0.3 / 1.0.2 / 1.1.1 with upgrade.from=0.10.0 wrote v1 + the v2 fields."""
     sub = SubscriptionInfo(1, process_id=PID, prev_tasks=[(0, 0)])
     sub_wire = encode_subscription_info(sub) + h("00000003", "683a31")  # + userEndPoint "h:1"
     asg = AssignmentInfo(1, active_tasks=[(0, 0)])
