@@ -92,8 +92,9 @@ def _scopes(protocol, profile: str | None, overrides: dict) -> dict[str, object]
 def _scope_text(model, scope) -> str:
     d = model.scope_to_dict(scope)
     plan = " > ".join("+".join(stage["assignors"]) for stage in d.get("plan", []))
+    start = ", from a stable group" if d.get("start") == "stable" else ""
     return (f"{d.get('members')} members, partitions {d.get('partitions')}, gen<={d.get('max_generation')}, "
-            f"budget {d.get('budget')}, {plan}")
+            f"budget {d.get('budget')}, {plan}{start}")
 
 
 def _progress() -> Progress:

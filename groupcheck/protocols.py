@@ -27,8 +27,10 @@ def _consumer() -> Protocol:
             "metadata": ConsumerScope(partitions=(1, 1), budget=1, faults=(),
                                       operations=("add_partition", "delete_topic", "subscription_change",
                                                   "delete_group")),
+            # KIP-429's two rolling bounces, eager range -> cooperative-sticky, of a running group
             "upgrade": ConsumerScope(plan=(Config(("range",), 1), Config(("cooperative-sticky", "range")),
-                                           Config(("cooperative-sticky",))), budget=0, max_generation=4),
+                                           Config(("cooperative-sticky",))), budget=0, max_generation=8,
+                                     start="stable"),
         }
 
     return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile)
