@@ -43,15 +43,13 @@ import struct
 from dataclasses import dataclass
 from typing import Iterable
 
-from .errors import DecodeError
+from .reader import INT16, INT32, Reader
 
 HIGHEST_VERSION = 3
 """Highest ConsumerProtocolSubscription / ConsumerProtocolAssignment version Kafka defines."""
 
 TopicPartitions = tuple[tuple[str, tuple[int, ...]], ...]
 
-_INT16 = struct.Struct(">h")
-_INT32 = struct.Struct(">i")
 _MAX_STRING = 0x7FFF
 _MAX_BYTES = 0x7FFFFFFF
 
@@ -91,35 +89,35 @@ class Assignment:
 def _int16(value: int, field: str) -> bytes:
     if not -0x8000 <= value <= 0x7FFF:
         raise ValueError(f"{field}: {value} does not fit in an int16")
-    return _INT16.pack(value)
+    return INT16.pack(value)
 
 
 def _int32(value: int, field: str) -> bytes:
     if not -0x80000000 <= value <= 0x7FFFFFFF:
         raise ValueError(f"{field}: {value} does not fit in an int32")
-    return _INT32.pack(value)
+    return INT32.pack(value)
 
 
 def _string(value: str | None, field: str, nullable: bool = False) -> bytes:
     if value is None:
         if not nullable:
             raise ValueError(f"{field}: null is not allowed for a non-nullable string")
-        return _INT16.pack(-1)
+        return INT16.pack(-1)
     try:
         raw = value.encode("utf-8")
     except UnicodeEncodeError as e:
         raise ValueError(f"{field}: not encodable as UTF-8 ({e.reason})") from None
     if len(raw) > _MAX_STRING:
         raise ValueError(f"{field}: {len(raw)} UTF-8 bytes exceed the string limit of {_MAX_STRING}")
-    return _INT16.pack(len(raw)) + raw
+    return INT16.pack(len(raw)) + raw
 
 
 def _nullable_bytes(value: bytes | None, field: str) -> bytes:
     if value is None:
-        return _INT32.pack(-1)
+        return INT32.pack(-1)
     if len(value) > _MAX_BYTES:
         raise ValueError(f"{field}: {len(value)} bytes exceed the bytes limit of {_MAX_BYTES}")
-    return _INT32.pack(len(value)) + bytes(value)
+    return INT32.pack(len(value)) + bytes(value)
 
 
 def _encode_topic_partitions(value: TopicPartitions, field: str) -> bytes:
@@ -181,33 +179,8 @@ def encode_assignment(assignment: Assignment, version: int) -> bytes:
 
 # ---------------------------------------------------------------------------------- decoding
 
-class _Reader:
-    """A cursor over ``data`` that checks every length against the bytes left before using it."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = bytes(data)
-        self.pos = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self.data) - self.pos
-
-    def error(self, field: str, reason: str, at: int | None = None) -> DecodeError:
-        at = self.pos if at is None else at
-        return DecodeError(field, at, reason, len(self.data) - at)
-
-    def take(self, n: int, field: str, what: str) -> bytes:
-        if n > self.remaining:
-            raise self.error(field, f"{what} runs past the end of the buffer")
-        chunk = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return chunk
-
-    def int16(self, field: str) -> int:
-        return _INT16.unpack(self.take(2, field, "int16"))[0]
-
-    def int32(self, field: str) -> int:
-        return _INT32.unpack(self.take(4, field, "int32"))[0]
+class _Reader(Reader):
+    """The consumer protocol's strings, bytes and arrays on top of ``reader.Reader``."""
 
     def string(self, field: str, nullable: bool = False) -> str | None:
         start = self.pos
@@ -231,17 +204,6 @@ class _Reader:
         if n < 0:
             raise self.error(field, f"negative length {n} for nullable bytes (only -1 means null)", at=start)
         return self.take(n, field, f"bytes length {n}")
-
-    def count(self, field: str, min_element_size: int) -> int:
-        """Read a non-nullable array count; reject it unless its smallest encoding fits."""
-        start = self.pos
-        n = self.int32(field)
-        if n < 0:
-            raise self.error(field, f"negative count {n} for a non-nullable array", at=start)
-        if n * min_element_size > self.remaining:
-            raise self.error(field, f"array count {n} needs at least {n * min_element_size} bytes, "
-                                    "which runs past the end of the buffer")
-        return n
 
     def topic_partitions(self, field: str) -> TopicPartitions:
         out = []

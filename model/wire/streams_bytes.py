@@ -11,14 +11,10 @@ from __future__ import annotations
 import struct
 import uuid
 
-from .errors import DecodeError
+from .reader import INT8, INT16, INT32, INT64, Reader as BaseReader
 from .streams_values import LATEST_SUPPORTED_VERSION, MIN_NAMED_TOPOLOGY_VERSION, TaskId
 
-INT8 = struct.Struct(">b")
-INT16 = struct.Struct(">h")
 UINT16 = struct.Struct(">H")
-INT32 = struct.Struct(">i")
-INT64 = struct.Struct(">q")
 
 
 # ---------------------------------------------------------------------------------- encoding
@@ -119,50 +115,11 @@ def plain_task(task: TaskId, version: int, field_: str) -> bytes:
 
 # ---------------------------------------------------------------------------------- decoding
 
-class Reader:
-    """A cursor over ``data`` that checks every length against the bytes left before using it."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = bytes(data)
-        self.pos = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self.data) - self.pos
-
-    def error(self, field_: str, reason: str, at: int | None = None) -> DecodeError:
-        at = self.pos if at is None else at
-        return DecodeError(field_, at, reason, len(self.data) - at)
-
-    def take(self, n: int, field_: str, what: str) -> bytes:
-        if n > self.remaining:
-            raise self.error(field_, f"{what} runs past the end of the buffer")
-        chunk = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return chunk
-
-    def int8(self, field_: str) -> int:
-        return INT8.unpack(self.take(1, field_, "int8"))[0]
-
-    def int32(self, field_: str) -> int:
-        return INT32.unpack(self.take(4, field_, "int32"))[0]
-
-    def int64(self, field_: str) -> int:
-        return INT64.unpack(self.take(8, field_, "int64"))[0]
+class Reader(BaseReader):
+    """Streams' UUIDs and string encodings on top of ``reader.Reader``."""
 
     def uuid(self, field_: str) -> uuid.UUID:
         return uuid.UUID(bytes=self.take(16, field_, "uuid"))
-
-    def count(self, field_: str, min_element_size: int) -> int:
-        """Read an int32 count; reject it unless its smallest encoding fits in what is left."""
-        start = self.pos
-        n = self.int32(field_)
-        if n < 0:
-            raise self.error(field_, f"negative count {n}", at=start)
-        if n * min_element_size > self.remaining:
-            raise self.error(field_, f"count {n} needs at least {n * min_element_size} bytes, "
-                                     "which runs past the end of the buffer")
-        return n
 
     def _decode_utf8(self, raw: bytes, field_: str, start: int) -> str:
         try:
