@@ -40,10 +40,6 @@ def of_topics(topics: int, stride: int, count_topics: int) -> int:
     return existing(tuple(stride for _ in range(count_topics)), stride, topics)
 
 
-def topic_of(bit: int, stride: int) -> int:
-    return bit // stride
-
-
 def name(bit: int, stride: int) -> str:
     """Kafka-style ``topic-partition`` name, topics called t0, t1, ..."""
     return f"t{bit // stride}-{bit % stride}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies as st, target
+from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, rule,
                                  run_state_machine_as_test)
 
@@ -28,10 +28,8 @@ class PropertyViolated(AssertionError):
         super().__init__(f"{prop}: {message}\npath {path}\n{lines}")
 
 
-def machine(model: Model, scope, swarm: bool = True, guide=None) -> type[RuleBasedStateMachine]:
-    """A RuleBasedStateMachine class exploring ``model`` within ``scope``. ``guide(scope,
-    state) -> number`` (optional) steers generation with ``hypothesis.target`` towards
-    runs that reach high values."""
+def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachine]:
+    """A RuleBasedStateMachine class exploring ``model`` within ``scope``."""
     inits = model.init_states(scope)
     kinds = sorted(set(model.action_kinds))
     faults = frozenset(model.fault_kinds)
@@ -43,7 +41,6 @@ def machine(model: Model, scope, swarm: bool = True, guide=None) -> type[RuleBas
         def start(self, index, data):
             self.state = inits[index]
             self.path = [index]
-            self.score = 0
             self.quiet = 0
             self.story: list[str] = []
             self.allowed = None
@@ -92,12 +89,6 @@ def machine(model: Model, scope, swarm: bool = True, guide=None) -> type[RuleBas
             self.story.append(model.describe_action(scope, state, action))
             self._check(Step(state, action, index, nxt, events), nxt)
             self.state = nxt
-            if guide is not None:
-                self.score = max(self.score, guide(scope, nxt))
-
-        def teardown(self):
-            if guide is not None and self.state is not None:
-                target(float(self.score), label="staleness")
 
     ModelMachine.__name__ = f"{model.name.title()}Machine"
     return ModelMachine
@@ -116,10 +107,10 @@ class Hunt:
 
 
 def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: int = 120,
-         swarm: bool = True, shrink: bool = True, guide=None) -> Hunt:
+         swarm: bool = True, shrink: bool = True) -> Hunt:
     """Run the state machine once, seeded, with no example database; report the result.
     ``shrink=False`` stops at the first failing case (detection only)."""
-    base = machine(model, scope, swarm, guide)
+    base = machine(model, scope, swarm)
     clock = {"cases": 0, "first": None}
     started = time.perf_counter()
 

@@ -251,23 +251,6 @@ def sometimes_zombie(scope: ConsumerScope, state: State) -> str | None:
     return None
 
 
-def staleness(scope: ConsumerScope, state: State) -> int:
-    """A search guide, not a claim: how far the group's members lag behind it. Stale
-    generations, stale ownedPartitions and zombies are where rebalance bugs live, so
-    random search steered towards high values meets them sooner."""
-    group = state.group
-    members = _members(state)
-    score = len(group.members)
-    for c in state.consumers:
-        if c.member_id in members and c.generation != NO_GENERATION:
-            score += 2 * (group.generation - c.generation)
-        for resp in c.inbox:
-            score += 1
-        if c.owned and c.member_id in members and c.generation < group.generation:
-            score += 3
-    return score
-
-
 PROPERTIES = (
     Property("no_double_ownership", "always", no_double_ownership),
     Property("fenced_commits_rejected", "always", fenced_commits_rejected),

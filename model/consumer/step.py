@@ -11,8 +11,7 @@ from .coordinator import Event, Outcome
 from .actions import actions, unreachable
 from .scope import ConsumerScope
 from .state import (
-    ASSIGNED, COMPLETING, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, STABLE,
-    Action, Consumer, State,
+    ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, State,
 )
 
 CALM_CAP = 3
@@ -230,7 +229,3 @@ def within_bounds(scope: ConsumerScope, state: State) -> bool:
 
 def is_terminal_ok(scope: ConsumerScope, state: State) -> bool:
     return False
-
-
-__all__ = ["init_states", "actions", "step", "canonical", "within_bounds", "ACTION_KINDS",
-           "COMPLETING", "STABLE"]
