@@ -166,11 +166,13 @@ def sync_group(group: Group, slot: int, member_id: int, generation: int,
     group = _with_member(group, m._replace(slot=slot, syncing=True))
     if member_id != group.leader:
         return Outcome(group, (), ())
+    # the leader's assignment: store it, go Stable, answer every waiting SyncGroup
     given = dict(assignments)
+    waiting = {x.member_id for x in group.members if x.syncing}
     members = tuple(x._replace(syncing=False, assignment=given.get(x.member_id, 0)) for x in group.members)
     out = tuple((x.slot, SyncGroupResponse(to=x.member_id, error=NONE, generation=generation,
                                            assignment=x.assignment))
-                for x in members if any(y.member_id == x.member_id and y.syncing for y in group.members))
+                for x in members if x.member_id in waiting)
     group = group._replace(status=STABLE, members=members)
     return Outcome(group, out, (Event("group_stable", note=f"generation {generation}"),))
 
