@@ -25,16 +25,9 @@ def story(model: Model, scope, path: list[int], violation: str | None = None) ->
     for i, s in enumerate(steps, start=1):
         lines.append(f"{i:3}. {model.describe_action(scope, s.prev, s.action)}")
         for e in s.events:
-            if e.kind in ("ignored",):
-                continue
-            what = e.note
-            if e.partitions and hasattr(scope, "stride"):
-                from model.partitions import show
-                what = (show(e.partitions, scope.stride) + " " + what).strip()
-            who = f"consumer {e.slot} " if e.slot >= 0 else ""
-            label = {"assigned": "onPartitionsAssigned", "revoked": "onPartitionsRevoked",
-                     "lost": "onPartitionsLost"}.get(e.kind, e.kind)
-            lines.append(f"       {who}{label} {what}".rstrip())
+            text = model.describe_event(scope, e)
+            if text is not None:
+                lines.append(f"       {text}")
     return "\n".join(lines) + "\n"
 
 

@@ -73,6 +73,7 @@ class Model:
     scope_to_dict: Callable[[Scope], dict]
     state_to_itf: Callable[[Scope, State], dict]
     describe_action: Callable[[Scope, State, Action], str]
+    describe_event: Callable[[Scope, Event], str | None]   # None: not worth showing a reader
     action_kinds: tuple[str, ...] = field(default=())
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
 

@@ -157,12 +157,12 @@ def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late:
     if cooperative and revoked:
         events.append(callback(slot, "revoked", revoked))
     events.append(callback(slot, "assigned", added))        # always, even when empty
-    status = c.status if late else ASSIGNED
     subscribed = of_topics(c.subscribed, scope.stride, len(scope.partitions))
     # requestRejoin: revocations (COOPERATIVE), an assignment outside the subscription,
     # a subscription changed since the JoinGroup (joinedSubscription), stale metadata
-    if (cooperative and revoked) or assigned & ~subscribed or c.joined != c.subscribed or stale_snapshot(c):
-        status = IDLE if not late else status           # requestRejoin
+    rejoin = (cooperative and revoked) or assigned & ~subscribed or c.joined != c.subscribed or stale_snapshot(c)
+    # a late response (apply_late_sync) changes ownership only: the consumer is mid-rejoin
+    status = c.status if late else IDLE if rejoin else ASSIGNED
     c = c._replace(owned=assigned, user_data=assigned, status=status)
     return Handled(c, tuple(events))
 

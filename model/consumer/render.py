@@ -84,6 +84,18 @@ def _brief(scope: ConsumerScope, msg) -> str:
     return k
 
 
+CALLBACKS = {"assigned": "onPartitionsAssigned", "revoked": "onPartitionsRevoked", "lost": "onPartitionsLost"}
+
+
+def describe_event(scope: ConsumerScope, event) -> str | None:
+    """One line for a story: listener callbacks by their Kafka names, milestones as is."""
+    if event.kind == "ignored":
+        return None
+    who = f"consumer {event.slot} " if event.slot >= 0 else ""
+    what = (show(event.partitions, scope.stride) if event.partitions else "") + " " + event.note
+    return f"{who}{CALLBACKS.get(event.kind, event.kind)} {what.strip()}".rstrip()
+
+
 def describe_action(scope: ConsumerScope, state: State, action: Action) -> str:
     k, s = action.kind, action.slot
     if s >= 0:

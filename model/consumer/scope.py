@@ -87,9 +87,6 @@ class ConsumerScope:
     def all_topics(self) -> int:
         return (1 << len(self.partitions)) - 1
 
-    def cooperative_anywhere(self) -> bool:
-        return any(c.protocol == COOPERATIVE for c in self.plan)
-
 
 def with_profile(scope: ConsumerScope, profile: str) -> ConsumerScope:
     if profile not in PROFILES:

@@ -59,7 +59,7 @@ def _settle(scope: ConsumerScope, state: State) -> State:
     raise ValueError(f"scope.start='stable': the group did not settle (reached {state.group.status})")
 
 
-def _deliver_responses(state: State, consumers: list[Consumer], out: tuple) -> None:
+def _deliver_responses(consumers: list[Consumer], out: tuple) -> None:
     """Put each response in its consumer's inbox; a reset connection drops it."""
     for slot, resp in out:
         c = consumers[slot]
@@ -69,7 +69,7 @@ def _deliver_responses(state: State, consumers: list[Consumer], out: tuple) -> N
 
 
 def _apply(state: State, consumers: list[Consumer], outcome: Outcome) -> State:
-    _deliver_responses(state, consumers, outcome.out)
+    _deliver_responses(consumers, outcome.out)
     return state._replace(group=outcome.group, consumers=tuple(consumers))
 
 
