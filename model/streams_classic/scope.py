@@ -1,0 +1,184 @@
+"""What one exploration of Streams on the classic protocol covers, and which rules it follows.
+
+The *plan* is a rolling upgrade: every instance starts on ``plan[0]`` and a bounce moves
+one instance to the next configuration (a Kafka Streams release plus ``upgrade.from``).
+The *profile* names the version-probing rules: ``release`` lets every release follow the
+rules it shipped (the default, and what ``upgrade-plan`` uses); ``kip-268`` and
+``kafka-2.6+`` make every release from 2.0 on follow one of them (see README.md).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from . import releases as rel
+
+FAULTS = ("crash",)
+OPERATIONS = ("bounce", "scale_up", "scale_down")
+TASK_ASSIGNORS = ("sticky", "learner")
+
+
+class ScopeError(ValueError):
+    """A scope that cannot be explored; the message names the field and the fix."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """One instance configuration: the Kafka Streams release and ``upgrade.from``."""
+
+    release: str = "3.9"
+    upgrade_from: str | None = None
+
+    def text(self) -> str:
+        return self.release + (f" (upgrade.from={self.upgrade_from})" if self.upgrade_from else "")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """Every rule on which Kafka releases differ, plus the known bugs' switches.
+    The defaults are each release's shipped behaviour."""
+
+    # "release": each release's own rules; or KIP_268 / KAFKA_26 for every release >= 2.0
+    probing: str = "release"
+    # KAFKA-6054's fix: an instance with upgrade.from < 2.0 sends the old version.
+    honour_upgrade_from: bool = True
+    # KAFKA-8649's fix: a KIP-268 leader advertises the group's lowest supported version,
+    # not its own.
+    advertise_group_min: bool = True
+    # KIP-268: the member that got an empty assignment downgrades and rejoins.
+    follower_downgrades: bool = True
+    # KIP-268: the leader triggers the final rebalance when everyone can use a newer version.
+    leader_final_rebalance: bool = True
+
+
+PROFILES: dict[str, Behaviour] = {
+    "release": Behaviour(),
+    rel.KIP_268: Behaviour(probing=rel.KIP_268),
+    rel.KAFKA_26: Behaviour(probing=rel.KAFKA_26),
+}
+
+
+@dataclass(frozen=True)
+class StreamsScope:
+    instances: int = 3
+    threads: int = 1                  # stream threads (group members) per instance
+    tasks: int = 3
+    standbys: int = 0                 # num.standby.replicas
+    initial: int | None = None        # instances running at the start (None: all)
+    plan: tuple[Config, ...] = (Config("2.3"), Config("3.9"))
+    task_assignor: str = "sticky"     # "sticky" | "learner" (seed 002's warm-up tasks)
+    start: str = "stable"             # "stable": the initial instances formed a settled group
+    faults: tuple[str, ...] = ()
+    operations: tuple[str, ...] = ("bounce",)
+    budget: int = 0                   # faults and scale operations in one run
+    max_generation: int = 16
+    profile: str = "release"
+    behaviour: Behaviour = field(default_factory=Behaviour)
+
+    @property
+    def running(self) -> int:
+        return self.instances if self.initial is None else self.initial
+
+    @property
+    def members(self) -> int:
+        return self.instances * self.threads
+
+    @property
+    def all_tasks(self) -> int:
+        return (1 << self.tasks) - 1
+
+
+def family(scope: StreamsScope, name: str) -> str:
+    """The probing rules release ``name`` follows in this scope."""
+    own = rel.release(name).family
+    if own == rel.PRE_PROBING or scope.behaviour.probing == "release":
+        return own
+    return scope.behaviour.probing
+
+
+def with_profile(scope: StreamsScope, profile: str) -> StreamsScope:
+    if profile not in PROFILES:
+        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    return replace(scope, profile=profile, behaviour=PROFILES[profile])
+
+
+def validate(scope: StreamsScope) -> StreamsScope:
+    """Return ``scope`` if it can be explored, else raise ScopeError naming the field."""
+    def bad(name: str, why: str) -> ScopeError:
+        return ScopeError(f"scope.{name}: {why}")
+
+    if not 1 <= scope.instances <= 5:
+        raise bad("instances", f"{scope.instances} is outside 1..5")
+    if not 1 <= scope.threads <= 3 or scope.members > 6:
+        raise bad("threads", f"{scope.threads} thread(s) x {scope.instances} instances: at most 6 members")
+    if not 1 <= scope.tasks <= 8:
+        raise bad("tasks", f"{scope.tasks} is outside 1..8")
+    if not 0 <= scope.standbys < scope.instances:
+        raise bad("standbys", f"{scope.standbys}: give 0..instances-1")
+    if scope.initial is not None and not 1 <= scope.initial <= scope.instances:
+        raise bad("initial", f"{scope.initial} is outside 1..instances")
+    if not scope.plan:
+        raise bad("plan", "needs at least one configuration")
+    for i, cfg in enumerate(scope.plan):
+        if rel.ALIASES.get(cfg.release, cfg.release) not in rel.RELEASES:
+            raise bad(f"plan[{i}].release", f"unknown release {cfg.release!r}; known: {', '.join(rel.RELEASES)}")
+        if cfg.upgrade_from is not None and not rel.accepts_upgrade_from(cfg.release, cfg.upgrade_from):
+            raise bad(f"plan[{i}].upgrade_from",
+                      f"Kafka Streams {cfg.release} rejects upgrade.from={cfg.upgrade_from!r} "
+                      f"(ConfigException at startup); see `groupcheck list` for the accepted values")
+    if scope.task_assignor not in TASK_ASSIGNORS:
+        raise bad("task_assignor", f"{scope.task_assignor!r}; known: {', '.join(TASK_ASSIGNORS)}")
+    if scope.start not in ("empty", "stable"):
+        raise bad("start", f"{scope.start!r}: give 'empty' or 'stable'")
+    for f in scope.faults:
+        if f not in FAULTS:
+            raise bad("faults", f"unknown fault {f!r}; known: {', '.join(FAULTS)}")
+    for o in scope.operations:
+        if o not in OPERATIONS:
+            raise bad("operations", f"unknown operation {o!r}; known: {', '.join(OPERATIONS)}")
+    if not 0 <= scope.budget <= 4:
+        raise bad("budget", f"{scope.budget} is outside 0..4")
+    if not 1 <= scope.max_generation <= 30:
+        raise bad("max_generation", f"{scope.max_generation} is outside 1..30")
+    if scope.profile not in PROFILES and scope.profile != "custom":
+        raise bad("profile", f"unknown profile {scope.profile!r}; known: {', '.join(PROFILES)}")
+    if scope.behaviour.probing not in ("release", rel.KIP_268, rel.KAFKA_26):
+        raise bad("behaviour.probing", f"{scope.behaviour.probing!r}; give release, kip-268 or kafka-2.6+")
+    return scope
+
+
+def to_dict(scope: StreamsScope) -> dict:
+    d = asdict(scope)
+    d["plan"] = [{"release": c.release, "upgrade_from": c.upgrade_from} for c in scope.plan]
+    d["faults"] = list(scope.faults)
+    d["operations"] = list(scope.operations)
+    return d
+
+
+def from_dict(d: dict) -> StreamsScope:
+    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
+    if not isinstance(d, dict):
+        raise ScopeError(f"scope must be an object, got {type(d).__name__}")
+    known = {f.name for f in fields(StreamsScope)}
+    extra = set(d) - known
+    if extra:
+        raise ScopeError(f"scope: unknown key(s) {', '.join(sorted(extra))}; known: {', '.join(sorted(known))}")
+    kw = dict(d)
+    try:
+        if "plan" in kw:
+            kw["plan"] = tuple(Config(str(c["release"]), c.get("upgrade_from")) if isinstance(c, dict)
+                               else Config(str(c)) for c in kw["plan"])
+        for key in ("faults", "operations"):
+            if key in kw:
+                kw[key] = tuple(str(x) for x in kw[key])
+        if "behaviour" in kw:
+            kw["behaviour"] = Behaviour(**kw["behaviour"])
+        for key in ("instances", "threads", "tasks", "standbys", "budget", "max_generation"):
+            if key in kw:
+                kw[key] = int(kw[key])
+        if kw.get("initial") is not None:
+            kw["initial"] = int(kw["initial"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise ScopeError(f"scope: malformed value ({e})") from None
+    if "profile" in kw and "behaviour" not in kw and kw["profile"] in PROFILES:
+        kw["behaviour"] = PROFILES[kw["profile"]]
+    return validate(StreamsScope(**kw))
