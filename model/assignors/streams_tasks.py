@@ -95,6 +95,7 @@ def learner(clients: list[Client], tasks: int, standbys: int, leader: int) -> Pl
     stay = [c for c in range(k) if not clients[c].leaving]
     active = [0] * k
     load = [0] * k
+    orphans = []
     for t in bits(tasks):
         bit = 1 << t
         running = {c for c in range(k) if clients[c].owned & bit}
@@ -111,8 +112,13 @@ def learner(clients: list[Client], tasks: int, standbys: int, leader: int) -> Pl
         elif standby:
             c = standby[0]
         else:
-            c = _least_loaded(stay or list(range(k)), load)
+            orphans.append(t)
+            continue
         active[c] |= bit
+        load[c] += 1
+    for t in orphans:      # last: "to resource available instances"
+        c = _least_loaded(stay or list(range(k)), load)
+        active[c] |= 1 << t
         load[c] += 1
     # existing learners stay while their task is active elsewhere
     learning = [clients[c].learning & ~active[c] if c in stay else 0 for c in range(k)]
