@@ -56,7 +56,8 @@ def describe_action(scope: StreamsScope, state: State, action: Action) -> str:
             return f"{who} processes its generation {a.generation} assignment (v{a.version})"
         return f"{who} reports its warm-up tasks {task_names(m.learning & ~m.ready)} caught up"
     if k == "assign":
-        return f"leader {name(scope, s)} assigns generation {state.group.generation + 1}"
+        new = "" if state.group.leader == s else " (new leader)"
+        return f"leader {name(scope, s)}{new} assigns generation {state.group.generation + 1}"
     inst = state.instances[s]
     if k == "stop":
         return f"S{s + 1} is stopped to be bounced onto {scope.plan[inst.stage + 1].text()}"

@@ -72,13 +72,12 @@ def settle(scope: StreamsScope, state: State) -> State:
     raise ValueError("scope.start='stable': the group did not settle")
 
 
-def leader_of(state: State) -> int:
-    """The coordinator keeps its leader while it is a member; otherwise the oldest member
-    leads (GroupMetadata: the first of its members map)."""
+def leaders(state: State) -> tuple[int, ...]:
+    """Who may lead the round: the coordinator keeps its leader while it is a member;
+    when the leader has left, Kafka picks the first of its members map, a HashMap keyed
+    by random member ids (GroupMetadata / ClassicGroup), so any member may."""
     g = state.group
-    if g.leader in g.joined:
-        return g.leader
-    return next(s for s in g.order if s in g.joined)
+    return (g.leader,) if g.leader in g.joined else g.joined
 
 
 def actions(scope: StreamsScope, state: State) -> tuple[Action, ...]:
@@ -93,7 +92,7 @@ def actions(scope: StreamsScope, state: State) -> tuple[Action, ...]:
             out.append(Action("caught_up", s))
     if (g.status == PREPARING and g.joined
             and all(s in g.joined for s, m in enumerate(state.members) if live(m))):
-        out.append(Action("assign", leader_of(state)))
+        out += [Action("assign", s) for s in leaders(state)]
     # a rolling bounce stops one instance at a time, and the next bounce of the plan
     # begins once every instance has been through the previous one
     down = any(i.status == DOWN for i in state.instances)
@@ -263,13 +262,14 @@ def canonical(scope: StreamsScope, state: State):
     n, t = scope.instances, scope.threads
     g = state.group
 
-    def key(i: int):
-        slots = slots_of(scope, i)
-        return (state.instances[i], tuple(tuple(() if x is None else x for x in state.members[s][:-2])
-                                          for s in slots),
-                g.leader in slots, i == state.last_start)
-
-    perm = sorted(range(n), key=key)              # new index -> old instance
+    members = state.members
+    keys = []
+    for i in range(n):
+        # the members' fields in a comparable form (None sorts as ())
+        ms = tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t])
+        keys.append((state.instances[i], ms, g.leader // t == i if g.leader >= 0 else False,
+                     i == state.last_start))
+    perm = sorted(range(n), key=keys.__getitem__)    # new index -> old instance
     if perm == list(range(n)):
         return state
     new = {old: i for i, old in enumerate(perm)}
@@ -280,7 +280,7 @@ def canonical(scope: StreamsScope, state: State):
     def insts(mask: int) -> int:
         return mask if mask < 0 else sum(1 << new[i] for i in range(n) if mask >> i & 1)
 
-    members = tuple(state.members[old * t + k]._replace(history=insts(state.members[old * t + k].history))
+    members = tuple(members[old * t + k]._replace(history=insts(members[old * t + k].history))
                     for old in perm for k in range(t))
     group = g._replace(leader=slot(g.leader), joined=tuple(sorted(slot(s) for s in g.joined)),
                        order=tuple(slot(s) for s in g.order))

@@ -1,0 +1,68 @@
+"""Known Kafka Streams bugs of the classic protocol, as behaviours kept apart from the
+reference (``model/streams_classic``). Same shape as ``known_bugs.py``: each variant is
+the reference with a buggy release's rule switched on through ``Behaviour``, the
+smallest scope in which it shows, and the property expected to catch it. The reference
+passes every one of these scopes.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from model.streams_classic.scope import Behaviour, Config, StreamsScope
+
+from .known_bugs import Variant
+
+REF = Behaviour()
+
+
+def _scope(*plan: Config, instances: int = 2, tasks: int = 2) -> StreamsScope:
+    return StreamsScope(instances=instances, tasks=tasks, plan=plan, max_generation=16)
+
+
+STREAMS_VARIANTS: tuple[Variant, ...] = (
+    Variant(
+        "KAFKA-6054", "an old leader cannot decode the new subscription: upgrade.from ignored",
+        replace(REF, honour_upgrade_from=False),
+        _scope(Config("0.10.0"), Config("0.10.2", "0.10.0"), Config("0.10.2")),
+        "leader_never_fails",
+        "Before the fix, 0.10.1+ always sent SubscriptionInfo v2 and a 0.10.0 leader could not decode "
+        "it, so no rolling bounce from 0.10.0 worked. KIP-268: \"config upgrade.from tells the "
+        "application to send Subscription using old encoding (version 1 or 2), to be compatible with "
+        "potential version 1 or 2 leader in the group\".",
+    ),
+    Variant(
+        "KAFKA-8649", "an upgraded leader advertises its own version: old members upgrade past what they support",
+        replace(REF, advertise_group_min=False),
+        _scope(Config("2.0"), Config("2.3")),
+        "used_version_supported",
+        "Kafka 2.0-2.3 (fixed 2.4, backported to 2.1): the leader encoded its own LATEST_SUPPORTED_VERSION "
+        "as the supported version, and a member on older code raised its used version to it, beyond "
+        "what it can encode. The fix advertises the group's lowest supported version.",
+    ),
+    Variant(
+        "KIP-268-no-downgrade", "a follower never downgrades after version probing",
+        replace(REF, follower_downgrades=False),
+        _scope(Config("2.4"), Config("3.9")),
+        "rebalances_bounded",
+        "KIP-268: the follower that gets the empty assignment \"can downgrade to X (in-memory flag) and "
+        "resends a new Subscription with old version X\". One that keeps sending the newer version is "
+        "answered with another empty assignment, and the group rebalances forever.",
+    ),
+    Variant(
+        "KIP-268-no-final-rebalance", "the leader never triggers the final rebalance",
+        replace(REF, leader_final_rebalance=False),
+        _scope(Config("2.0"), Config("2.3")),
+        "upgrade_completes",
+        "KIP-268: \"if the leader is bounced last, the metadata upgrade only finishes after one more "
+        "rebalance [...] the leader should be responsible to trigger this final rebalance\". Without it "
+        "the group settles on the old version's assignment until something else rebalances it.",
+        also=("upgrade_within_one_extra_rebalance",),
+    ),
+)
+
+
+def streams_variant(key: str) -> Variant:
+    for v in STREAMS_VARIANTS:
+        if v.key == key:
+            return v
+    raise KeyError(f"no Streams known-bug variant {key!r}; known: {', '.join(v.key for v in STREAMS_VARIANTS)}")
