@@ -56,6 +56,11 @@ def on_assignment(scope: StreamsScope, cfg: Config, m: Member, a: Assignment) ->
             elif a.version < m.used:
                 used = a.supported if downgrade else m.used
                 rejoin, note = True, f"downgrades to v{used} and rejoins"
+    elif fam == rel.KIP_268 and a.version > m.used:
+        # 2.0+ onAssignment: "Sent a version X subscription but got an assignment with
+        # higher version Y"
+        return Processed(m._replace(failure=f"IllegalStateException: sent a v{m.used} subscription, got a "
+                                            f"v{a.version} assignment"), False, "IllegalStateException")
     elif fam == rel.KIP_268 and a.version >= rel.EARLIEST_PROBEABLE_VERSION:
         if a.version < m.used and a.version == a.supported:
             # version probing: "it can downgrade to X (in-memory flag) and resends a new

@@ -12,6 +12,8 @@ cooperative_withholding_never_two_owners    M=1..4 members, P=6 partitions
 stale_claims_never_win                      N=1..4 claimants, generations -1..5
 protocol_selection_sound                    N=1..4 members x 3 protocols; K=1..4 assignors
 inductive_no_double_ownership               M=1..3 members, P=6 partitions
+negotiation_never_unreadable                N=1..12 Streams members, versions 1..12, every profile
+probing_table_complete_and_exclusive        N=1..12 Streams members, versions 1..12, per family
 ==========================================  =============================================
 """
 from typing import Callable
@@ -19,9 +21,10 @@ from typing import Callable
 from ._common import COUNTEREXAMPLE, PROVED, Result
 
 def all_queries() -> list[tuple[str, Callable[..., Result]]]:
-    """(name, prove) for every query, in the order (a)-(d); each prove takes ``weakened``."""
+    """(name, prove) for every query, in the order (a)-(f); each prove takes ``weakened``."""
     from . import (cooperative_withholding_never_two_owners as a, inductive_no_double_ownership as d,
-                   protocol_selection_sound as c, stale_claims_never_win as b)
-    return [(m.NAME, m.prove) for m in (a, b, c, d)]
+                   protocol_selection_sound as c, stale_claims_never_win as b,
+                   streams_negotiation_readable as e, streams_probing_decision_table as f)
+    return [(m.NAME, m.prove) for m in (a, b, c, d, e, f)]
 
 __all__ = ["COUNTEREXAMPLE", "PROVED", "Result", "all_queries"]

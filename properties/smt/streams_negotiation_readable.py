@@ -1,0 +1,195 @@
+"""(e) negotiation_never_unreadable: the version a Streams leader negotiates is one every
+member can read, and no member leaves it using a version it does not support.
+
+KIP-268: "As long as the leader (before or after upgrade) receives at least one old
+version X Subscription it always sends version Assignment X back", and "If an upgraded
+instance receives an Assignment it always checks the leaders supported-version and
+update its downgraded "used-version" if possible."
+
+The mix is ``_streams.mix`` (N members, member 0 leads, every profile, the leader's and
+each member's family as ``scope.family`` gives it). ``negotiate`` encodes the version
+rules of ``leader.assign``: pre-probing leader + future subscription -> assign() throws;
+kip-268 leader + future + minReceived < 3 -> assign() throws; kafka-2.6+ leader + future
++ minReceived < 3 -> ASSIGNMENT_ERROR to all; kip-268 + future -> future members get
+(version, supported) = (LATEST, LATEST), the rest (minReceived, minSupported); otherwise
+everyone gets (minReceived, minSupported), supported 0 below v3. ``receive`` encodes
+``member.on_assignment`` (the readability checks and the new used version), with
+``follower_downgrades`` quantified. Claims, for every member handed a non-error
+assignment (the leader did not throw):
+
+* ``readable_by_every_receiver``: its version <= the member's LATEST, and for a
+  kafka-2.6+ member also version <= used and supported <= LATEST, for a kip-268 member
+  version <= used (the checks that throw);
+* ``version_not_above_used``: its version <= the member's used version (Kafka's 2.x and
+  2.6+ ``onAssignment`` throw "Sent a version X subscription but got an assignment with
+  higher version Y"; ``member.on_assignment`` checks it for kip-268 and kafka-2.6+
+  members, so this claim covers the pre-probing members the model lets through);
+* ``used_within_latest``: the used version after applying it is <= the member's LATEST.
+
+Bound: N = 1..12 members, LATEST in 1..12 (every value ``RELEASES`` has), used in
+1..LATEST (``used="startup"``: LATEST, or 1/2 as upgrade.from caps it). Weakened rules
+(all SAT):
+
+* ``leader-latest-version``: encode at the leader's LATEST, not minReceived - an older
+  member cannot decode it (breaks ``readable_by_every_receiver``, ``version_not_above_used``);
+* ``kafka-8649``: a kip-268 leader advertises its own LATEST (``advertise_group_min=False``)
+  - an older kip-268 member bumps its used version past what it supports (breaks only
+  ``used_within_latest``: the assignment itself stays readable);
+* ``max-supported``: advertise the highest latestSupportedVersion, not the lowest - a
+  kafka-2.6+ member below it throws, an older kip-268 member over-upgrades (breaks
+  ``readable_by_every_receiver``, ``used_within_latest``).
+
+``profile(weakened)`` checks each claim on its own and shows which ones a rule breaks.
+
+Not a weakening: ``min-received-over-all`` (minReceived over every subscription,
+future ones included, as 2.0+ code computes it) proves too - a future usedVersion is
+above the leader's LATEST >= the leader's own usedVersion, so it never is the minimum.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import z3
+
+from . import _streams as s
+from ._common import COUNTEREXAMPLE, PROVED, Instance, Result, refute, run, value, pick_weakening
+
+NAME = "negotiation_never_unreadable"
+MAX_MEMBERS = 12
+WEAKENINGS = ("leader-latest-version", "kafka-8649", "max-supported")
+EQUIVALENT = ("min-received-over-all",)
+NO_ERROR, ERROR, LEADER_FAILS = "assignment", "ASSIGNMENT_ERROR", "leader fails"
+
+
+class Negotiated(NamedTuple):
+    leader_fails: z3.BoolRef
+    error: z3.BoolRef                 # every member gets ASSIGNMENT_ERROR
+    version: list[z3.ArithRef]        # per member: the AssignmentInfo version
+    supported: list[z3.ArithRef]      # per member: latestSupported/commonlySupported (0 below v3)
+    defs: list[z3.BoolRef]            # definitions of the view's names (premises)
+
+
+def _max(xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = z3.If(x > out, x, out)
+    return out
+
+
+def negotiate(m: s.Mix, weakened: str | None = None) -> Negotiated:
+    """The (version, supported) ``leader.assign`` hands each member, or failure/error."""
+    v = s.view(m)
+    fam, top = v.leader_family, v.leader_latest
+    received, defs = v.min_received, list(v.defs)
+    if weakened == "min-received-over-all":
+        received = z3.Int("min_received_all")
+        defs += [z3.And([received <= u for u in m.used]), z3.Or([received == u for u in m.used])]
+    old = received < s.PROBEABLE
+    fails = z3.Or(z3.And(fam == s.PRE, v.any_future), z3.And(fam == s.KIP, v.any_future, old))
+    error = z3.And(fam == s.K26, v.any_future, old)
+    advertised = v.min_supported
+    if weakened == "kafka-8649":
+        advertised = z3.If(fam == s.KIP, top, v.min_supported)
+    elif weakened == "max-supported":
+        advertised = _max(m.sub_latest)
+    supported = z3.If(old, z3.IntVal(0), advertised)
+    encoded = top if weakened == "leader-latest-version" else received
+    probing = z3.And(fam == s.KIP, v.any_future)
+    empty = [z3.And(probing, f) for f in v.future]
+    return Negotiated(fails, error, [z3.If(e, top, encoded) for e in empty],
+                      [z3.If(e, top, supported) for e in empty], defs)
+
+
+def receive(family: z3.ArithRef, latest: z3.ArithRef, used: z3.ArithRef, version: z3.ArithRef,
+            supported: z3.ArithRef, downgrade: z3.BoolRef) -> tuple[z3.BoolRef, z3.ArithRef]:
+    """(readable, used version afterwards) as ``member.on_assignment`` for a non-error one."""
+    readable = z3.And(version <= latest,
+                      z3.Or(family != s.K26, z3.And(version <= used, supported <= latest)),
+                      z3.Or(family != s.KIP, version <= used))
+    probe = version >= s.PROBEABLE
+    k26 = z3.If(supported > used, supported,
+                z3.If(version < used, z3.If(downgrade, supported, used), used))
+    kip = z3.If(z3.And(version < used, version == supported), z3.If(downgrade, version, used),
+                z3.If(z3.Or(supported > used, version < used), supported, used))
+    after = z3.If(probe, z3.If(family == s.K26, k26, z3.If(family == s.KIP, kip, used)), used)
+    return readable, after
+
+
+class Encoded(NamedTuple):
+    mix: s.Mix
+    negotiated: Negotiated
+    downgrade: z3.BoolRef             # Behaviour.follower_downgrades
+    readable: list[z3.BoolRef]
+    used_after: list[z3.ArithRef]
+    premises: list[z3.BoolRef]
+
+
+def encode(n: int, weakened: str | None = None, used: str = "any") -> Encoded:
+    m = s.mix(n)
+    neg = negotiate(m, weakened)
+    downgrade = z3.Bool("follower_downgrades")
+    got = [receive(m.family[i], m.latest[i], m.used[i], neg.version[i], neg.supported[i], downgrade)
+           for i in range(n)]
+    return Encoded(m, neg, downgrade, [r for r, _ in got], [a for _, a in got],
+                   s.domain(m, used) + neg.defs)
+
+
+def instance(n: int, weakened: str | None = None, used: str = "any") -> Instance:
+    e = encode(n, weakened, used)
+    neg = e.negotiated
+    delivered = z3.And(z3.Not(neg.leader_fails), z3.Not(neg.error))
+    claims = {
+        "readable_by_every_receiver": z3.And([z3.Implies(delivered, r) for r in e.readable]),
+        "version_not_above_used": z3.And([z3.Implies(delivered, ver <= u)
+                                          for ver, u in zip(neg.version, e.mix.used)]),
+        "used_within_latest": z3.And([z3.Implies(z3.And(delivered, r), a <= lat)
+                                      for r, a, lat in zip(e.readable, e.used_after, e.mix.latest)]),
+    }
+
+    def describe(model: z3.ModelRef) -> dict[str, Any]:
+        out = s.describe_mix(model, e.mix)
+        outcome = (LEADER_FAILS if value(model, neg.leader_fails)
+                   else ERROR if value(model, neg.error) else NO_ERROR)
+        out["follower_downgrades"] = value(model, e.downgrade)
+        out["outcome"] = outcome
+        if outcome == NO_ERROR:
+            out["version"] = [value(model, x) for x in neg.version]
+            out["supported"] = [value(model, x) for x in neg.supported]
+            out["readable"] = [value(model, x) for x in e.readable]
+            out["used_after"] = [value(model, x) for x in e.used_after]
+        return out
+
+    return Instance(e.premises, claims, describe, {"members": n})
+
+
+def bound(max_members: int = MAX_MEMBERS, used: str = "any") -> str:
+    what = "1..LATEST" if used == "any" else "LATEST or 1/2 (upgrade.from)"
+    return (f"N=1..{max_members} members, LATEST 1..{s.max_version()}, used {what}, "
+            f"profiles {'/'.join(s.PROFILE_NAMES)}")
+
+
+def prove(max_members: int = MAX_MEMBERS, used: str = "any", weakened: bool | str = False) -> Result:
+    """All claims for N = 1..max_members; ``weakened`` picks a rule from WEAKENINGS
+    (or EQUIVALENT, which proves)."""
+    w = pick_weakening(weakened, WEAKENINGS + EQUIVALENT)
+    return run(NAME, bound(max_members, used), w,
+               (instance(n, w, used) for n in range(1, max_members + 1)))
+
+
+def profile(weakened: str | None = None, max_members: int = MAX_MEMBERS, used: str = "any") -> dict[str, Result]:
+    """Each claim checked on its own under ``weakened``: which ones the rule keeps."""
+    w = pick_weakening(weakened, WEAKENINGS + EQUIVALENT)
+    out: dict[str, Result] = {}
+    for part in instance(1, w, used).claims:
+        total, found = 0.0, None
+        for n in range(1, max_members + 1):
+            inst = instance(n, w, used)
+            inst.claims = {part: inst.claims[part]}
+            status, cex, seconds = refute(inst)
+            total += seconds
+            if status == COUNTEREXAMPLE:
+                found = cex
+                break
+        out[part] = Result(f"{NAME}.{part}", bound(max_members, used),
+                           PROVED if found is None else COUNTEREXAMPLE, found, total, w)
+    return out
