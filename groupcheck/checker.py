@@ -56,8 +56,13 @@ def _kind(model: Model, name: str) -> str:
 
 
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
-        progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True) -> Report:
-    """Breadth-first search over ``scope``; stops at the first violation (shortest)."""
+        progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
+        on_state: Callable[[object], None] | None = None) -> Report:
+    """Breadth-first search over ``scope``; stops at the first violation (shortest).
+
+    ``on_state(state)``, if given, is called once per distinct (canonical) state the
+    search keeps, with the first concrete state found for it, initial states included.
+    """
     started = time.perf_counter()
     key = (lambda s: model.canonical(scope, s)) if symmetry else (lambda s: s)
     checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
@@ -71,6 +76,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
             continue
         parents[k] = (None, i)
         queue.append((init, k, 0))
+        if on_state is not None:
+            on_state(init)
         found = _violations(model, scope, None, init)
         if found:
             report.violation = Violation(found[0][0], found[0][1], [i], _kind(model, found[0][0]))
@@ -114,6 +121,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
                 continue
             parents[nk] = (k, index)
             queue.append((nxt, nk, depth + 1))
+            if on_state is not None:
+                on_state(nxt)
             if progress is not None and len(parents) % 5000 == 0:
                 progress(len(parents), depth + 1)
         if max_states is not None and len(parents) >= max_states:
@@ -157,8 +166,8 @@ def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | No
 
 def swarm_kinds(model: Model, rng: random.Random) -> frozenset[str]:
     """Swarm testing: each walk enables each action kind with probability 1/2; the
-    consumer's own protocol steps (receive, deliver, join) are always on."""
-    always = {"receive", "deliver", "join", "restart", "resume"}
+    model's progress steps (``Model.progress_kinds``) are always on."""
+    always = set(model.progress_kinds)
     return frozenset(k for k in model.action_kinds if k in always or rng.random() < 0.5)
 
 

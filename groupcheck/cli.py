@@ -1,4 +1,4 @@
-"""groupcheck's command line: check, replay, list.
+"""groupcheck's command line: check, replay, list, upgrade-plan.
 
 Exit codes: 0 every property held; 1 a property was violated (the counterexample is
 written first); 2 bad options or files.
@@ -6,72 +6,76 @@ written first); 2 bad options or files.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from model.core import Step, check_state, check_step, replay as replay_path
 
-from . import checker, traces
-from .protocols import PROTOCOLS, UnknownProtocol, get
+from . import checker, traces, upgrade_plan
+from .console import err, fail, out, progress as _progress
+from .protocols import PROTOCOLS, Protocol, UnknownProtocol, get
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check Kafka group rebalance protocols against their KIPs.")
-out = Console(width=None if sys.stdout.isatty() else 120)
-err = Console(stderr=True)
-
-
-def fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
-    return typer.Exit(2)
 
 
 def _csv(text: str | None) -> list[str] | None:
     return None if text is None else [x.strip() for x in text.split(",") if x.strip()]
 
 
-def _overrides(scope_json: str | None, members, partitions, max_generation, budget, faults, operations,
-               plan) -> dict:
-    d: dict = {}
-    if scope_json:
-        raw = scope_json
-        if raw.startswith("@"):
-            try:
-                raw = Path(raw[1:]).read_text()
-            except OSError as e:
-                raise fail(f"--scope: cannot read {raw[1:]}: {e.strerror}") from None
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _scope_json(scope_json: str) -> dict:
+    raw = scope_json
+    if raw.startswith("@"):
         try:
-            d = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise fail(f"--scope: not JSON ({e.msg} at column {e.colno})") from None
-        if not isinstance(d, dict):
-            raise fail("--scope: give a JSON object, e.g. '{\"members\": 3}'")
-    if members is not None:
-        d["members"] = members
-    if partitions is not None:
-        try:
-            d["partitions"] = [int(x) for x in _csv(partitions)]
-        except ValueError:
-            raise fail(f"--partitions: {partitions!r} is not a comma-separated list of counts") from None
-    if max_generation is not None:
-        d["max_generation"] = max_generation
-    if budget is not None:
-        d["budget"] = budget
-    if faults is not None:
-        d["faults"] = _csv(faults)
-    if operations is not None:
-        d["operations"] = _csv(operations)
-    if plan is not None:
-        d["plan"] = [{"assignors": _csv(stage)} for stage in plan.split("|")]
+            raw = Path(raw[1:]).read_text()
+        except OSError as e:
+            raise fail(f"--scope: cannot read {raw[1:]}: {e.strerror}") from None
+    try:
+        d = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise fail(f"--scope: not JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(d, dict):
+        raise fail("--scope: give a JSON object, e.g. '{\"members\": 3}'")
     return d
 
 
-def _scopes(protocol, profile: str | None, overrides: dict) -> dict[str, object]:
+def _overrides(protocol: Protocol, scope_json: str | None, flags: dict) -> dict:
+    """The scope fields set by --scope and by the flags the protocol takes; a flag it
+    does not take is an error naming the ones it does."""
+    d = _scope_json(scope_json) if scope_json else {}
+    for name, value in flags.items():
+        if value is None:
+            continue
+        if name not in protocol.flags:
+            takes = ", ".join(_flag(f) for f in protocol.flags)
+            raise fail(f"{_flag(name)} does not apply to {protocol.name}; its scope flags are {takes} "
+                       "(any other scope field: --scope JSON)")
+        if name == "partitions":
+            try:
+                d["partitions"] = [int(x) for x in _csv(value)]
+            except ValueError:
+                raise fail(f"--partitions: {value!r} is not a comma-separated list of counts") from None
+        elif name in ("faults", "operations"):
+            d[name] = _csv(value)
+        elif name == "plan":
+            try:
+                d["plan"] = [protocol.plan_stage(stage) for stage in value.split("|")]
+            except ValueError as e:
+                raise fail(f"--plan: {e}") from None
+        else:
+            d[name] = value
+    return d
+
+
+def _scopes(protocol: Protocol, profile: str | None, overrides: dict) -> dict[str, object]:
     model = protocol.model
     try:
         if overrides:
@@ -79,28 +83,35 @@ def _scopes(protocol, profile: str | None, overrides: dict) -> dict[str, object]
             base.update(overrides)
             if profile is not None:
                 base["profile"] = profile
-                base.pop("behaviour", None)
-            return {"custom": model.scope_from_dict(base)}
-        scopes = protocol.default_scopes()
-        if profile is not None:
-            scopes = {name: protocol.with_profile(s, profile) for name, s in scopes.items()}
+            if (profile is not None or "profile" in overrides) and "behaviour" not in overrides:
+                base.pop("behaviour", None)     # the profile's behaviour, not the default's
+            scopes = {"custom": model.scope_from_dict(base)}
+        else:
+            scopes = protocol.default_scopes()
+            if profile is not None:
+                scopes = {name: protocol.with_profile(s, profile) for name, s in scopes.items()}
+        for s in scopes.values():
+            model.init_states(s)        # a scope whose start cannot be built fails here, not in BFS
         return scopes
     except ValueError as e:
         raise fail(str(e)) from None
+    except TypeError as e:       # e.g. a JSON list where the scope wants a name
+        raise fail(f"scope: malformed value ({e})") from None
 
 
-def _scope_text(model, scope) -> str:
-    d = model.scope_to_dict(scope)
-    plan = " > ".join("+".join(stage["assignors"]) for stage in d.get("plan", []))
-    start = ", from a stable group" if d.get("start") == "stable" else ""
-    return (f"{d.get('members')} members, partitions {d.get('partitions')}, gen<={d.get('max_generation')}, "
-            f"budget {d.get('budget')}, {plan}{start}")
-
-
-def _progress() -> Progress:
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                    TextColumn("{task.completed:,} {task.fields[unit]}"), TimeElapsedColumn(),
-                    console=err, transient=True, disable=not err.is_terminal)
+def _one_protocol_options(protocols: list[Protocol], flags: dict, scope: str | None, profile: str | None) -> None:
+    """Checking every protocol: scope options and profiles belong to one, so refuse them."""
+    named = [k for k, v in flags.items() if v is not None]
+    if named or scope:
+        owner = next((p.name for p in protocols if set(named) <= set(p.flags)), protocols[0].name)
+        given = " ".join([_flag(k) for k in named] + (["--scope"] if scope else []))
+        raise fail(f"{given}: scope options apply to one protocol; name it, "
+                   f"e.g. groupcheck check {owner} {given} ... (protocols: {', '.join(PROTOCOLS)})")
+    if profile is not None:
+        owners = [p.name for p in protocols if profile in p.profiles]
+        hint = (f"{profile} is a profile of {owners[0]}: groupcheck check {owners[0]} --profile {profile}"
+                if owners else "; ".join(f"{p.name}: {', '.join(p.profiles)}" for p in protocols))
+        raise fail(f"--profile needs a protocol, the profiles differ ({hint})")
 
 
 @app.command()
@@ -108,13 +119,17 @@ def check(
     protocol: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(PROTOCOLS)} (default: all)"),
     profile: Optional[str] = typer.Option(None, help="behaviour profile, e.g. kafka-3.5+ (see `groupcheck list`)"),
     scope: Optional[str] = typer.Option(None, "--scope", help="scope as JSON, or @file.json"),
-    members: Optional[int] = typer.Option(None, help="number of consumers"),
-    partitions: Optional[str] = typer.Option(None, help="partitions per topic, e.g. 2,1"),
+    members: Optional[int] = typer.Option(None, help="consumer: number of consumers"),
+    partitions: Optional[str] = typer.Option(None, help="consumer: partitions per topic, e.g. 2,1"),
+    instances: Optional[int] = typer.Option(None, help="streams-classic: number of Kafka Streams instances"),
+    tasks: Optional[int] = typer.Option(None, help="streams-classic: number of tasks"),
     max_generation: Optional[int] = typer.Option(None, help="explore up to this generation"),
     budget: Optional[int] = typer.Option(None, help="faults and operations per run"),
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response,timeout"),
-    operations: Optional[str] = typer.Option(None, help="e.g. add_partition,delete_topic,subscription_change"),
-    plan: Optional[str] = typer.Option(None, help="configs in bounce order: 'range | cooperative-sticky,range'"),
+    operations: Optional[str] = typer.Option(
+        None, help="e.g. add_partition,delete_topic,subscription_change (streams: bounce,scale_up,scale_down)"),
+    plan: Optional[str] = typer.Option(
+        None, help="configs in bounce order: 'range | cooperative-sticky,range' (streams: '2.3 | 3.9 upgrade.from=2.3 | 3.9')"),
     walks: int = typer.Option(200, min=0, help="random walks after BFS"),
     walk_length: int = typer.Option(80, min=1, help="steps per walk"),
     seed: int = typer.Option(0, help="seed of the random walks"),
@@ -127,17 +142,22 @@ def check(
         protocols = [get(protocol)] if protocol else [get(name) for name in PROTOCOLS]
     except UnknownProtocol as e:
         raise fail(str(e)) from None
+    flags = {"members": members, "partitions": partitions, "instances": instances, "tasks": tasks,
+             "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
+             "plan": plan}
+    if protocol is None:
+        _one_protocol_options(protocols, flags, scope, profile)
     for p in protocols:
         if profile is not None and profile not in p.profiles:
             raise fail(f"unknown profile {profile!r} for {p.name}; known: {', '.join(p.profiles)}")
-    overrides = _overrides(scope, members, partitions, max_generation, budget, faults, operations, plan)
+    work = [(p, _scopes(p, profile, _overrides(p, scope, flags))) for p in protocols]
     table = Table(title="groupcheck check")
     for col in ("protocol", "profile", "scope", "mode", "states", "depth", "held", "time"):
         table.add_column(col, justify="right" if col in ("states", "depth", "time") else "left")
     found = []
     legend: list[str] = []
-    for p in protocols:
-        for name, sc in _scopes(p, profile, overrides).items():
+    for p, scopes in work:
+        for name, sc in scopes.items():
             model = p.model
             with _progress() as bar:
                 task = bar.add_task(f"{p.name}/{name} BFS", total=None, unit="states")
@@ -158,7 +178,7 @@ def check(
                               states, str(r.depth), held, f"{r.seconds:.1f}s")
                 if r.violation is not None:
                     found.append((p, name, sc, r))
-            legend.append(f"  {p.name}/{name}: {_scope_text(model, sc)}")
+            legend.append(f"  {p.name}/{name}: {p.scope_text(sc)}")
     out.print(table)
     out.print("scopes:\n" + "\n".join(legend), markup=False, highlight=False)
     for p, name, sc, r in found:
@@ -166,11 +186,15 @@ def check(
         meta = {"profile": getattr(sc, "profile", ""), "seed": seed, "mode": r.mode,
                 "violation": {"property": v.property, "message": v.message, "kind": v.kind}}
         text = traces.story(p.model, sc, v.path, f"{v.property}: {v.message}")
-        paths = traces.write(out_dir, f"{p.name}-{name}-{v.property}",
-                             traces.build(p.model, sc, v.path, meta), text)
-        out.print(f"\n[bold red]{v.property} violated[/] in {p.name}/{name}: {v.message}")
+        out.print(f"\n[bold red]{v.property} violated[/] in {p.name}/{name}: {escape(v.message)}")
         out.print(text, markup=False, highlight=False)
-        out.print(f"written: {paths[0]}  {paths[1]}")
+        try:
+            paths = traces.write(out_dir, f"{p.name}-{name}-{v.property}",
+                                 traces.build(p.model, sc, v.path, meta), text)
+        except OSError as e:
+            err.print(f"[bold red]error:[/] cannot write the counterexample to {escape(str(out_dir))}: {e.strerror}")
+            continue
+        out.print(f"written: {paths[0]}  {paths[1]}", markup=False, highlight=False)
     if found:
         raise typer.Exit(1)
 
@@ -221,6 +245,13 @@ def list_() -> None:
         for prop in p.model.properties:
             table.add_row(prop.name, prop.kind, " ".join(prop.doc.split())[:110] + "...")
         out.print(table)
+        for title, columns, rows in p.reference():
+            table = Table(title=title)
+            for col in columns:
+                table.add_column(col)
+            for row in rows:
+                table.add_row(*row)
+            out.print(table)
     try:
         from properties.known_bugs import VARIANTS
     except ImportError:
@@ -232,6 +263,10 @@ def list_() -> None:
     for v in VARIANTS:
         table.add_row(v.key, v.title, v.expect)
     out.print(table)
+
+
+# groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?
+app.command(name="upgrade-plan")(upgrade_plan.command)
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """The protocols groupcheck knows, each with its model and its default scopes."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Callable
 
 from model.core import Model
@@ -14,11 +15,20 @@ class Protocol:
     default_scopes: Callable[[], dict[str, object]]   # name -> scope, run by `groupcheck check`
     profiles: tuple[str, ...]
     with_profile: Callable[[object, str], object]
+    # one line describing a scope (the legend under `groupcheck check`'s table)
+    scope_text: Callable[[object], str] = str
+    # the scope fields `groupcheck check` sets from its flags (--members, --instances, ...)
+    flags: tuple[str, ...] = ()
+    # one stage of --plan ('range,cooperative-sticky' or '3.9 upgrade.from=2.3') as the
+    # scope's JSON form; raises ValueError naming what is wrong
+    plan_stage: Callable[[str], dict] = lambda text: {}
+    # reference tables for `groupcheck list`: (title, columns, rows)
+    reference: Callable[[], list[tuple[str, list[str], list[list[str]]]]] = field(default=lambda: [])
 
 
 def _consumer() -> Protocol:
     from model.consumer import MODEL
-    from model.consumer.scope import PROFILES, Config, ConsumerScope, with_profile
+    from model.consumer.scope import PROFILES, Config, ConsumerScope, to_dict, with_profile
 
     def scopes() -> dict[str, object]:
         return {
@@ -33,10 +43,88 @@ def _consumer() -> Protocol:
                                      start="stable"),
         }
 
-    return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile)
+    def text(scope) -> str:
+        d = to_dict(scope)
+        plan = " > ".join("+".join(stage["assignors"]) for stage in d["plan"])
+        start = ", from a stable group" if d["start"] == "stable" else ""
+        return (f"{d['members']} members, partitions {d['partitions']}, gen<={d['max_generation']}, "
+                f"budget {d['budget']}, {plan}{start}")
+
+    def stage(text: str) -> dict:
+        return {"assignors": [x.strip() for x in text.split(",") if x.strip()]}
+
+    return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile, text,
+                    ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage)
 
 
-PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer}
+def _streams_classic() -> Protocol:
+    from model.streams_classic import MODEL
+    from model.streams_classic import releases as rel
+    from model.streams_classic.scope import PROFILES, Config, StreamsScope, with_profile
+
+    def scopes() -> dict[str, object]:
+        return {
+            # one rolling bounce; a 2.4 leader answers the 3.9 subscriptions by version probing
+            "bounce-2.4-3.9": StreamsScope(instances=3, tasks=3, plan=(Config("2.4"), Config("3.9"))),
+            # KIP-429's two bounces: eager (upgrade.from=2.3) first, then cooperative
+            "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
+                                               plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),
+                                               faults=("crash",), budget=1),
+            # the KIP-268 test plan's simulated next metadata version
+            "next-version": StreamsScope(instances=3, tasks=3, plan=(Config("3.9"), Config("next"))),
+            # seed 002's warm-up (learner) tasks under scale-up, scale-down and a crash
+            "warm-ups": StreamsScope(instances=3, initial=2, tasks=3, standbys=1, plan=(Config("3.9"),),
+                                     task_assignor="learner", operations=("scale_up", "scale_down"),
+                                     faults=("crash",), budget=2),
+        }
+
+    def text(scope) -> str:
+        running = f" ({scope.initial} running at the start)" if scope.initial is not None else ""
+        threads = f"{scope.threads} thread{'s' if scope.threads > 1 else ''}"
+        standbys = f", {scope.standbys} standby" if scope.standbys else ""
+        plan = " > ".join(c.text() for c in scope.plan)
+        if len(scope.plan) > 1 and "bounce" not in scope.operations:
+            plan += " (no bounce: 'bounce' is not in operations)"
+        others = [o for o in scope.operations if o != "bounce"]
+        ops = f", operations {','.join(others)}" if others else ""
+        faults = f", faults {','.join(scope.faults)}" if scope.faults else ", no faults"
+        start = "" if scope.start == "stable" else ", from an empty group"
+        return (f"{scope.instances} instances{running} x {threads}, {scope.tasks} tasks{standbys}, "
+                f"plan {plan}, {scope.task_assignor} assignor{ops}{faults}, budget {scope.budget}, "
+                f"gen<={scope.max_generation}{start}")
+
+    def stage(text: str) -> dict:
+        words = [w for w in re.split(r"[\s,()]+", text) if w]
+        if not words:
+            raise ValueError("a stage is empty; give a release, e.g. '2.3 | 3.9 upgrade.from=2.3 | 3.9'")
+        out: dict = {"release": words[0], "upgrade_from": None}
+        for w in words[1:]:
+            key, _, value = w.partition("=")
+            if key != "upgrade.from" or not value or out["upgrade_from"] is not None:
+                raise ValueError(f"stage {text.strip()!r}: give a release, optionally followed by "
+                                 "upgrade.from=X, e.g. '3.9 upgrade.from=2.3'")
+            out["upgrade_from"] = value
+        return out
+
+    def reference():
+        rows = []
+        for name, r in rel.RELEASES.items():
+            accepted = [v for v in rel.UPGRADE_FROM if rel.accepts_upgrade_from(name, v)]
+            first = rel.UPGRADE_FROM.index(accepted[0]) if accepted else 0
+            if len(accepted) > 2 and rel.UPGRADE_FROM[first:first + len(accepted)] == tuple(accepted):
+                values = f"{accepted[0]} .. {accepted[-1]}"
+            else:
+                values = ", ".join(accepted) or "-"
+            rows.append([name, f"v{r.latest}", r.family, rel.rebalance_protocol(name, None), values])
+        return [("Kafka Streams releases (model/streams_classic/releases.py)",
+                 ["release", "metadata", "version probing", "rebalance", "accepts upgrade.from"], rows)]
+
+    return Protocol("streams-classic", MODEL, scopes, tuple(PROFILES), with_profile, text,
+                    ("instances", "tasks", "max_generation", "budget", "faults", "operations", "plan"), stage,
+                    reference)
+
+
+PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic}
 
 
 class UnknownProtocol(ValueError):

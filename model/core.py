@@ -76,6 +76,8 @@ class Model:
     describe_event: Callable[[Scope, Event], str | None]   # None: not worth showing a reader
     action_kinds: tuple[str, ...] = field(default=())
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
+    # the protocol's own progress steps: swarm testing never leaves them out
+    progress_kinds: tuple[str, ...] = field(default=())
 
     def property(self, name: str) -> Property:
         for prop in self.properties:

@@ -26,4 +26,5 @@ MODEL = Model(
     describe_event=describe_event,
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
+    progress_kinds=("receive", "deliver", "join", "restart", "resume"),
 )

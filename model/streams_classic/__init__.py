@@ -27,4 +27,5 @@ MODEL = Model(
     describe_event=describe_event,
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
+    progress_kinds=("join", "assign", "receive", "caught_up", "stop", "start"),
 )

@@ -80,9 +80,11 @@ def accepts_upgrade_from(name: str, value: str) -> bool:
     0.10.0 has no such config; 0.10.1-1.1 accept only "0.10.0" (the KAFKA-6054 backport);
     2.0-2.3 accept "0.10.0".."1.1" (KIP-268); 2.4+ accept every earlier release line
     (2.0-2.3 switch off COOPERATIVE, KIP-429). Anything else is an IllegalArgumentException
-    (ConfigException) at startup.
+    (ConfigException) at startup. (Which later lines each 2.5+ release lists is not
+    modelled: the model lets it accept all of them; values from 2.4 on change nothing
+    here.)
     """
-    if value not in UPGRADE_FROM or _key(value) >= _key(name):
+    if value not in UPGRADE_FROM or _key(value) >= _key(name)[:2]:
         return False
     if _key(name) < _key("0.10.1"):
         return False
