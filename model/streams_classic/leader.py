@@ -52,7 +52,9 @@ def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> O
         if fam == rel.KIP_268:
             return Outcome(f"IllegalStateException: a future (v{subs[future[0]].used}) and a pre-2.0 "
                            f"(v{min_received}) subscription at the same time", (), "")
-        err = _empty(min_received, 0, generation, ASSIGNMENT_ERROR)
+        # StreamsPartitionAssignor#errorAssignment encodes at LATEST_SUPPORTED_VERSION: the
+        # error code exists only from AssignmentInfo v4
+        err = _empty(own.latest, own.latest, generation, ASSIGNMENT_ERROR)
         return Outcome("", tuple((s, err) for s in joined),
                        f"future v{subs[future[0]].used} next to v{min_received}: ASSIGNMENT_ERROR to everyone")
     if fam == rel.KIP_268 and not scope.behaviour.advertise_group_min:
@@ -67,7 +69,11 @@ def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> O
         return Outcome("", tuple(sorted(out)),
                        f"version probing: v{own.latest} leader answers future subscription(s) with an empty "
                        f"assignment; the rest keep their tasks at v{min_received}")
-    final = (fam == rel.KIP_268 and scope.behaviour.leader_final_rebalance
+    # KIP-268: "the leader should be responsible to trigger this final rebalance"; Kafka's
+    # 2.1-2.5 members trigger it themselves (member.on_assignment), so only the kip-268
+    # profile's leader does
+    final = (fam == rel.KIP_268 and scope.behaviour.probing == rel.KIP_268
+             and scope.behaviour.leader_final_rebalance
              and rel.EARLIEST_PROBEABLE_VERSION <= min_received < advertised)
     placed, learner = _place(scope, state, leader, joined, own.cooperative)
     out = []

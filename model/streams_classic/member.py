@@ -38,11 +38,11 @@ def on_assignment(scope: StreamsScope, cfg: Config, m: Member, a: Assignment) ->
     """
     own = rel.release(cfg.release)
     fam = family(scope, cfg.release)
-    if a.error:
-        return Processed(m._replace(failure=f"{a.error}: the thread shuts down"), False, a.error)
     if a.version > own.latest:
         return Processed(m._replace(failure=f"cannot decode a v{a.version} assignment (knows up to "
                                             f"v{own.latest})"), False, "unreadable assignment")
+    if a.error:
+        return Processed(m._replace(failure=f"{a.error}: the thread shuts down"), False, a.error)
     used, rejoin, note = m.used, a.followup, ""
     downgrade = scope.behaviour.follower_downgrades
     if fam == rel.KAFKA_26:
@@ -62,12 +62,18 @@ def on_assignment(scope: StreamsScope, cfg: Config, m: Member, a: Assignment) ->
         return Processed(m._replace(failure=f"IllegalStateException: sent a v{m.used} subscription, got a "
                                             f"v{a.version} assignment"), False, "IllegalStateException")
     elif fam == rel.KIP_268 and a.version >= rel.EARLIEST_PROBEABLE_VERSION:
-        if a.version < m.used and a.version == a.supported:
+        if a.version < m.used:
             # version probing: "it can downgrade to X (in-memory flag) and resends a new
-            # Subscription with old version X" via unsubscribe()/subscribe()/poll()
-            used = a.version if downgrade else m.used
-            rejoin, note = True, f"probed: downgrades to v{used} and rejoins"
-        elif a.supported > m.used or a.version < m.used:
+            # Subscription with old version X" via unsubscribe()/subscribe()/poll(). An
+            # older assignment advertising more: take the leader's supported version.
+            used = (a.version if a.version == a.supported else a.supported) if downgrade else m.used
+            # KIP-268 rejoins only on the probing answer and leaves the final rebalance to
+            # the leader; Kafka 2.1-2.5 rejoin whenever the assignment is older than the
+            # subscription (onAssignment: "... and trigger new rebalance")
+            if a.version == a.supported or scope.behaviour.probing == "release":
+                rejoin = True
+            note = f"probed: uses v{used}" + (" and rejoins" if rejoin else " from the next rebalance")
+        elif a.supported > m.used:
             # "checks the leaders supported-version and update its downgraded used-version"
             used, note = a.supported, f"will use v{a.supported} from the next rebalance"
     return Processed(m._replace(used=used, generation=a.generation, active=a.active, prev=a.active,

@@ -84,7 +84,8 @@ def accepts_upgrade_from(name: str, value: str) -> bool:
     modelled: the model lets it accept all of them; values from 2.4 on change nothing
     here.)
     """
-    if value not in UPGRADE_FROM or _key(value) >= _key(name)[:2]:
+    line = _key("2.6" if name in ("2.6.0", "2.6.1") else name)
+    if value not in UPGRADE_FROM or _key(value) >= line:
         return False
     if _key(name) < _key("0.10.1"):
         return False

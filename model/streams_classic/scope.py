@@ -162,23 +162,22 @@ def from_dict(d: dict) -> StreamsScope:
     extra = set(d) - known
     if extra:
         raise ScopeError(f"scope: unknown key(s) {', '.join(sorted(extra))}; known: {', '.join(sorted(known))}")
+    convert = {
+        "plan": lambda v: tuple(Config(str(c["release"]), c.get("upgrade_from")) if isinstance(c, dict)
+                                else Config(str(c)) for c in v),
+        "faults": lambda v: tuple(str(x) for x in v),
+        "operations": lambda v: tuple(str(x) for x in v),
+        "behaviour": lambda v: Behaviour(**v),
+        "initial": lambda v: None if v is None else int(v),
+        **{k: int for k in ("instances", "threads", "tasks", "standbys", "budget", "max_generation")},
+    }
     kw = dict(d)
-    try:
-        if "plan" in kw:
-            kw["plan"] = tuple(Config(str(c["release"]), c.get("upgrade_from")) if isinstance(c, dict)
-                               else Config(str(c)) for c in kw["plan"])
-        for key in ("faults", "operations"):
-            if key in kw:
-                kw[key] = tuple(str(x) for x in kw[key])
-        if "behaviour" in kw:
-            kw["behaviour"] = Behaviour(**kw["behaviour"])
-        for key in ("instances", "threads", "tasks", "standbys", "budget", "max_generation"):
-            if key in kw:
-                kw[key] = int(kw[key])
-        if kw.get("initial") is not None:
-            kw["initial"] = int(kw["initial"])
-    except (TypeError, ValueError, KeyError) as e:
-        raise ScopeError(f"scope: malformed value ({e})") from None
+    for key, fn in convert.items():
+        if key in kw:
+            try:
+                kw[key] = fn(kw[key])
+            except (TypeError, ValueError, KeyError) as e:
+                raise ScopeError(f"scope.{key}: malformed value {kw[key]!r} ({e})") from None
     if "profile" in kw and "behaviour" not in kw and kw["profile"] in PROFILES:
         kw["behaviour"] = PROFILES[kw["profile"]]
     return validate(StreamsScope(**kw))

@@ -267,7 +267,8 @@ def canonical(scope: StreamsScope, state: State):
     for i in range(n):
         # the members' fields in a comparable form (None sorts as ())
         ms = tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t])
-        keys.append((state.instances[i], ms, g.leader // t == i if g.leader >= 0 else False,
+        seniority = min((g.order.index(s) for s in range(i * t, (i + 1) * t) if s in g.order), default=99)
+        keys.append((seniority, state.instances[i], ms, g.leader // t == i if g.leader >= 0 else False,
                      i == state.last_start))
     perm = sorted(range(n), key=keys.__getitem__)    # new index -> old instance
     if perm == list(range(n)):
