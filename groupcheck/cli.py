@@ -254,15 +254,18 @@ def list_() -> None:
             out.print(table)
     try:
         from properties.known_bugs import VARIANTS
-    except ImportError:
+        from properties.streams_known_bugs import STREAMS_VARIANTS
+    except ImportError:       # installed without the properties/ folder
         return
-    table = Table(title="known-bug variants (properties/known_bugs.py)")
-    table.add_column("key")
-    table.add_column("what")
-    table.add_column("caught by")
-    for v in VARIANTS:
-        table.add_row(v.key, v.title, v.expect)
-    out.print(table)
+    for name, where, variants in (("consumer", "known_bugs.py", VARIANTS),
+                                  ("streams-classic", "streams_known_bugs.py", STREAMS_VARIANTS)):
+        table = Table(title=f"{name} known-bug variants (properties/{where})")
+        table.add_column("key")
+        table.add_column("what")
+        table.add_column("caught by")
+        for v in variants:
+            table.add_row(v.key, v.title, v.expect)
+        out.print(table)
 
 
 # groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?
