@@ -10,8 +10,12 @@ counterexamples, and cross-checks against ``model/streams_classic``.
   1-3 members, every release in ``RELEASES`` as leader with every usedVersion it can
   start with, every profile, KAFKA-8649 on and off; the row the table selects must be
   the only one, and its outcome must be exactly what ``assign`` returns. The same runs
-  check the claims of (e) on ``member.on_assignment``;
-* query (e)'s encoding, with inputs pinned, equals ``assign`` + ``on_assignment``.
+  check the claims of (e) on ``member.on_assignment``, and that every member handed the
+  ASSIGNMENT_ERROR answer (at the leader's LATEST) dies: unable to decode it, or on the
+  error code;
+* query (e)'s encoding, with inputs pinned, equals ``assign`` + ``on_assignment``: the
+  versions, the leader's follow-up (final rebalance), and per member decodable, readable,
+  the used version after and whether it rejoins.
 """
 from __future__ import annotations
 
@@ -50,15 +54,15 @@ def startup_versions(name: str) -> list[int]:
 
 @lru_cache(maxsize=None)
 def behaviours(leader: str) -> tuple[tuple[str, bool], ...]:
-    """(profile, advertise_group_min), one per distinct rule set of the leader: its family
-    under each profile ("release" first), and KAFKA-8649 on too for a kip-268 leader."""
-    out, seen = [], set()
+    """(profile, advertise_group_min): every profile ("release" first), and KAFKA-8649 on
+    too where the leader follows kip-268 rules. Not deduplicated by the leader's family:
+    the profile also decides the members' families, and a kip-268 leader's final rebalance
+    and a kip-268 member's rejoin differ between the release and kip-268 profiles."""
+    out = []
     for profile in PROFILES:
         fam = s.py_family(rel.release(leader).latest, profile)
         for advertise in (True, False) if fam == rel.KIP_268 else (True,):
-            if (fam, advertise) not in seen:
-                seen.add((fam, advertise))
-                out.append((profile, advertise))
+            out.append((profile, advertise))
     return tuple(out)
 
 
@@ -67,8 +71,10 @@ ALL_TASKS = (1 << TASKS) - 1
 
 
 @lru_cache(maxsize=None)
-def scope_for(releases: tuple[str, ...], profile: str, advertise: bool, downgrade: bool = True) -> StreamsScope:
-    beh = replace(PROFILES[profile], advertise_group_min=advertise, follower_downgrades=downgrade)
+def scope_for(releases: tuple[str, ...], profile: str, advertise: bool, downgrade: bool = True,
+              final_rebalance: bool = True) -> StreamsScope:
+    beh = replace(PROFILES[profile], advertise_group_min=advertise, follower_downgrades=downgrade,
+                  leader_final_rebalance=final_rebalance)
     return StreamsScope(instances=len(releases), tasks=TASKS, plan=tuple(Config(r) for r in releases),
                         profile=profile, behaviour=beh)
 
@@ -86,15 +92,14 @@ def state_for(releases: tuple[str, ...], used: tuple[int, ...]) -> State:
     return State(group, tuple(Instance(UP, i) for i in range(n)), members, 0, 0, 0, -1)
 
 
-def run_model(releases, used, profile, advertise=True, downgrade=True):
-    """(assign outcome, [on_assignment result or None per member])."""
-    scope = scope_for(tuple(releases), profile, advertise, downgrade)
+def run_model(releases, used, profile, advertise=True, downgrade=True, final_rebalance=True):
+    """(assign outcome, [on_assignment result per member; None when the leader threw])."""
+    scope = scope_for(tuple(releases), profile, advertise, downgrade, final_rebalance)
     state = state_for(tuple(releases), tuple(used))
     out = assign(scope, state, 0, 1)
     processed = [None] * len(releases)
     for slot, a in out.assignments:
-        if not a.error:
-            processed[slot] = on_assignment(scope, scope.plan[slot], state.members[slot], a)
+        processed[slot] = on_assignment(scope, scope.plan[slot], state.members[slot], a)
     return out, processed
 
 
@@ -262,8 +267,8 @@ def expected(outcome: str, v: s.View, advertise: bool):
         return None
     adv = v.leader_latest if v.leader_family == s.KIP and not advertise else v.min_supported
     sup = adv if v.min_received >= s.PROBEABLE else 0
-    if outcome == qf.ASSIGNMENT_ERROR:
-        return [(v.min_received, 0, ASSIGNMENT_ERROR)] * len(v.future)
+    if outcome == qf.ASSIGNMENT_ERROR:      # StreamsPartitionAssignor#errorAssignment
+        return [(v.leader_latest, v.leader_latest, ASSIGNMENT_ERROR)] * len(v.future)
     if outcome == qf.PROBING:
         return [(v.leader_latest, v.leader_latest, "") if f else (v.min_received, sup, "") for f in v.future]
     return [(v.min_received, sup, "")] * len(v.future)
@@ -285,8 +290,18 @@ def small_mixes():
         yield tuple(r for r, _ in case), tuple(u for _, u in case)
 
 
+def error_received(latest: int, version: int, done) -> None:
+    """A member handed the ASSIGNMENT_ERROR answer: it first checks it can decode the
+    version, then shuts down on the error code; either way it does not rejoin."""
+    if version > latest:
+        assert done.member.failure == f"cannot decode a v{version} assignment (knows up to v{latest})", done
+    else:
+        assert done.member.failure == f"{ASSIGNMENT_ERROR}: the thread shuts down", done
+    assert not done.rejoin
+
+
 def test_decision_table_matches_leader_assign_on_small_mixes():
-    checked, seen = 0, set()
+    checked, seen, undecodable = 0, set(), 0
     for releases, used in small_mixes():
         leader = rel.release(releases[0])
         sub_latest = [rel.release(r).latest if u >= s.PROBEABLE else u for r, u in zip(releases, used)]
@@ -302,6 +317,10 @@ def test_decision_table_matches_leader_assign_on_small_mixes():
             want = expected(rows[0].outcome, v, advertise)
             got = None if out.failure else [(a.version, a.supported, a.error) for _, a in out.assignments]
             assert got == want, case
+            if got is not None and got[0][2]:
+                for i, done in enumerate(processed):
+                    error_received(rel.release(releases[i]).latest, got[i][0], done)
+                    undecodable += got[i][0] > rel.release(releases[i]).latest
             if got is None or got[0][2] or not advertise:
                 continue
             # query (e)'s claims, on the model itself
@@ -312,6 +331,7 @@ def test_decision_table_matches_leader_assign_on_small_mixes():
             checked += 1
     assert seen == {(fam, r.name) for fam, rows in qf.TABLE.items() for r in rows}
     assert checked > 5_000, checked
+    assert undecodable > 0          # an older member next to a newer 2.6+ leader's error answer
 
 
 @lru_cache(maxsize=None)
@@ -321,13 +341,54 @@ def encoded(n: int, weakened: str | None):
     outputs = {"leader_fails": neg.leader_fails, "error": neg.error}
     for i in range(n):
         outputs.update({f"version_{i}": neg.version[i], f"supported_{i}": neg.supported[i],
-                        f"readable_{i}": e.readable[i], f"used_after_{i}": e.used_after[i]})
+                        f"followup_{i}": neg.followup[i], f"readable_{i}": e.readable[i],
+                        f"used_after_{i}": e.used_after[i], f"rejoin_{i}": e.rejoin[i],
+                        f"decodable_{i}": e.decodable[i]})
     return e, outputs
+
+
+def encoding_matches_model(releases, used, profile, advertise, downgrade, final_rebalance) -> set[str]:
+    """Query (e)'s encoding with the inputs pinned against ``assign`` + ``on_assignment``;
+    returns which kinds of round the mix was (for coverage)."""
+    n = len(releases)
+    e, outputs = encoded(n, None if advertise else "kafka-8649")
+    m = e.mix
+    pins = [m.profile == s.PROFILE_NAMES.index(profile), e.downgrade == downgrade,
+            e.final_rebalance == final_rebalance]
+    pins += [x == rel.release(r).latest for x, r in zip(m.latest, releases)]
+    pins += [x == u for x, u in zip(m.used, used)]
+    got = evaluate(e.premises, pins, outputs)
+    assert got is not None
+    out, processed = run_model(releases, used, profile, advertise, downgrade, final_rebalance)
+    case = (releases, used, profile, advertise, downgrade, final_rebalance, out)
+    assert got["leader_fails"] == bool(out.failure), case
+    assert got["error"] == (bool(out.assignments) and out.assignments[0][1].error == ASSIGNMENT_ERROR), case
+    kinds = set()
+    if out.failure:
+        return {"leader fails"}
+    for (slot, a), done in zip(out.assignments, processed):
+        assert (got[f"version_{slot}"], got[f"supported_{slot}"]) == (a.version, a.supported), case
+        assert got[f"followup_{slot}"] == a.followup, case
+        assert got[f"decodable_{slot}"] == (not done.member.failure.startswith("cannot decode")), case
+        if got["error"]:
+            kinds.add("error, undecodable" if not got[f"decodable_{slot}"] else "error")
+            continue
+        assert got[f"readable_{slot}"] == (not done.member.failure), case
+        if not done.member.failure:
+            assert got[f"used_after_{slot}"] == done.member.used, case
+            assert got[f"rejoin_{slot}"] == done.rejoin, case
+            if a.followup:
+                kinds.add("final rebalance")
+            if a.version >= s.PROBEABLE and a.version < used[slot] and a.version != a.supported and \
+                    family(scope_for((releases[slot],), profile, advertise), releases[slot]) == rel.KIP_268:
+                kinds.add(f"kip-268 older, {'rejoins' if done.rejoin else 'stays'}")
+    return kinds
 
 
 def test_negotiation_encoding_matches_model():
     """200 seeded mixes of 1-4 members (any release, any used version, any profile,
-    KAFKA-8649 on/off, follower downgrades on/off): the encoding pinned == the model."""
+    KAFKA-8649 on/off, follower downgrades on/off, the leader's final rebalance on/off):
+    the encoding pinned == the model."""
     rng = random.Random(268)
     names = list(rel.RELEASES)
     for _ in range(200):
@@ -335,25 +396,29 @@ def test_negotiation_encoding_matches_model():
         releases = [rng.choice(names) for _ in range(n)]
         used = [rng.randint(1, rel.release(r).latest) for r in releases]
         profile, advertise = rng.choice(behaviours(releases[0]))
-        downgrade = rng.random() < 0.5
-        e, outputs = encoded(n, None if advertise else "kafka-8649")
-        m = e.mix
-        pins = [m.profile == s.PROFILE_NAMES.index(profile), e.downgrade == downgrade]
-        pins += [x == rel.release(r).latest for x, r in zip(m.latest, releases)]
-        pins += [x == u for x, u in zip(m.used, used)]
-        got = evaluate(e.premises, pins, outputs)
-        assert got is not None
-        out, processed = run_model(releases, used, profile, advertise, downgrade)
-        case = (releases, used, profile, advertise, downgrade, out)
-        assert got["leader_fails"] == bool(out.failure), case
-        assert got["error"] == (bool(out.assignments) and out.assignments[0][1].error == ASSIGNMENT_ERROR), case
-        if out.failure or got["error"]:
-            continue
-        for (slot, a), done in zip(out.assignments, processed):
-            assert (got[f"version_{slot}"], got[f"supported_{slot}"]) == (a.version, a.supported), case
-            assert got[f"readable_{slot}"] == (not done.member.failure), case
-            if not done.member.failure:
-                assert got[f"used_after_{slot}"] == done.member.used, case
+        encoding_matches_model(releases, used, profile, advertise, rng.random() < 0.5, rng.random() < 0.8)
+
+
+@pytest.mark.parametrize("releases, used, kind", [
+    # a 2.3 group after the last bounce from 2.0: the v4 member gets a v3 assignment advertising v4
+    (("2.3", "2.3"), (3, 4), "kip-268 older"),
+    (("2.3", "2.3"), (3, 3), "final rebalance"),           # every member supports v4, uses v3
+    (("2.5", "2.3", "2.4"), (6, 4, 5), "kip-268 older"),
+    (("3.9", "3.9", "next"), (2, 11, 12), "error"),
+    (("3.9", "2.8", "next", "3.9"), (11, 9, 12, 2), "error, undecodable"),
+])
+def test_negotiation_encoding_matches_model_on_the_rounds_the_fixes_touch(releases, used, kind):
+    """The 2.1-2.5 member rejoin, the kip-268-profile final rebalance and the error answer at
+    the leader's LATEST, on chosen mixes under every profile and switch."""
+    kinds = set()
+    for profile, advertise in behaviours(releases[0]):
+        for downgrade in (True, False):
+            for final_rebalance in (True, False):
+                kinds |= encoding_matches_model(releases, used, profile, advertise, downgrade, final_rebalance)
+    if kind == "kip-268 older":
+        assert {"kip-268 older, rejoins", "kip-268 older, stays"} <= kinds, kinds
+    else:
+        assert kind in kinds, kinds
 
 
 def test_pinned_view_matches_python_view():

@@ -101,6 +101,13 @@ def mix(n: int) -> Mix:
     return Mix(latest, used, sub_latest, family, profile, defs)
 
 
+def profile_probing(m: Mix, probing: str) -> z3.BoolRef:
+    """The scope's ``behaviour.probing`` is ``probing`` ("release", or a family's name)
+    under the mix's profile, per ``PROFILES``."""
+    return z3.Or([m.profile == p for p, name in enumerate(PROFILE_NAMES) if PROFILES[name].probing == probing]
+                 or [z3.BoolVal(False)])
+
+
 def domain(m: Mix, used: str = "any") -> list[z3.BoolRef]:
     """The bound plus ``m.defs``. ``any``: usedVersion anywhere in 1..latest (startup
     versions and every version a downgrade leaves); ``startup``: latest, or 1/2 as

@@ -10,12 +10,22 @@ The mix is ``_streams.mix`` (N members, member 0 leads, every profile, the leade
 each member's family as ``scope.family`` gives it). ``negotiate`` encodes the version
 rules of ``leader.assign``: pre-probing leader + future subscription -> assign() throws;
 kip-268 leader + future + minReceived < 3 -> assign() throws; kafka-2.6+ leader + future
-+ minReceived < 3 -> ASSIGNMENT_ERROR to all; kip-268 + future -> future members get
-(version, supported) = (LATEST, LATEST), the rest (minReceived, minSupported); otherwise
-everyone gets (minReceived, minSupported), supported 0 below v3. ``receive`` encodes
-``member.on_assignment`` (the readability checks and the new used version), with
-``follower_downgrades`` quantified. Claims, for every member handed a non-error
-assignment (the leader did not throw):
++ minReceived < 3 -> ASSIGNMENT_ERROR to all, encoded at (version, supported) = (LATEST,
+LATEST) of the leader (``StreamsPartitionAssignor#errorAssignment``: errCode exists only
+from AssignmentInfo v4); kip-268 + future -> future members get (LATEST, LATEST), the
+rest (minReceived, minSupported); otherwise everyone gets (minReceived, minSupported),
+supported 0 below v3, and under the kip-268 profile a kip-268 leader whose minReceived
+(>= 3) is below what it advertises sets the follow-up (the final rebalance) on its own
+assignment. ``receive`` encodes ``member.on_assignment`` (the readability checks, the
+new used version and whether the thread rejoins at once), with ``follower_downgrades``
+and ``leader_final_rebalance`` quantified; ``decodable`` is its first check (version <=
+the member's LATEST), which it makes before it looks at an error code.
+
+The ASSIGNMENT_ERROR answer is outside the claims below: it is at the leader's LATEST, so
+a member on an older release cannot decode it (``decodable`` false), and one that can
+shuts down on the error code; either way the thread dies, which is what the answer is
+for (the model's ``no_thread_dies`` reports it). Claims, for every member handed a
+non-error assignment (the leader did not throw):
 
 * ``readable_by_every_receiver``: its version <= the member's LATEST, and for a
   kafka-2.6+ member also version <= used and supported <= LATEST, for a kip-268 member
@@ -34,7 +44,11 @@ Bound: N = 1..12 members, LATEST in 1..12 (every value ``RELEASES`` has), used i
   member cannot decode it (breaks ``readable_by_every_receiver``, ``version_not_above_used``);
 * ``kafka-8649``: a kip-268 leader advertises its own LATEST (``advertise_group_min=False``)
   - an older kip-268 member bumps its used version past what it supports (breaks only
-  ``used_within_latest``: the assignment itself stays readable);
+  ``used_within_latest``: the assignment itself stays readable, its version is still
+  minReceived <= every receiver's used version). A member at minReceived takes the
+  advertised version whether or not ``follower_downgrades`` holds; one above it (the
+  assignment is older than its subscription) takes it only when it does, and otherwise
+  keeps its used version;
 * ``max-supported``: advertise the highest latestSupportedVersion, not the lowest - a
   kafka-2.6+ member below it throws, an older kip-268 member over-upgrades (breaks
   ``readable_by_every_receiver``, ``used_within_latest``).
@@ -66,7 +80,9 @@ class Negotiated(NamedTuple):
     error: z3.BoolRef                 # every member gets ASSIGNMENT_ERROR
     version: list[z3.ArithRef]        # per member: the AssignmentInfo version
     supported: list[z3.ArithRef]      # per member: latestSupported/commonlySupported (0 below v3)
+    followup: list[z3.BoolRef]        # per member: the leader asks it to rejoin at once
     defs: list[z3.BoolRef]            # definitions of the view's names (premises)
+
 
 
 def _max(xs):
@@ -76,8 +92,12 @@ def _max(xs):
     return out
 
 
-def negotiate(m: s.Mix, weakened: str | None = None) -> Negotiated:
-    """The (version, supported) ``leader.assign`` hands each member, or failure/error."""
+def negotiate(m: s.Mix, weakened: str | None = None,
+              final_rebalance: z3.BoolRef | bool = True) -> Negotiated:
+    """The (version, supported, followup) ``leader.assign`` hands each member, or
+    failure/error; ``final_rebalance`` is ``Behaviour.leader_final_rebalance``. (The
+    cooperative follow-up for withheld tasks depends on task ownership, which the mix
+    does not have: members here own nothing.)"""
     v = s.view(m)
     fam, top = v.leader_family, v.leader_latest
     received, defs = v.min_received, list(v.defs)
@@ -95,43 +115,75 @@ def negotiate(m: s.Mix, weakened: str | None = None) -> Negotiated:
     supported = z3.If(old, z3.IntVal(0), advertised)
     encoded = top if weakened == "leader-latest-version" else received
     probing = z3.And(fam == s.KIP, v.any_future)
-    empty = [z3.And(probing, f) for f in v.future]
-    return Negotiated(fails, error, [z3.If(e, top, encoded) for e in empty],
-                      [z3.If(e, top, supported) for e in empty], defs)
+    # the empty probing answer and the ASSIGNMENT_ERROR answer: both at the leader's LATEST
+    at_top = [z3.Or(error, z3.And(probing, f)) for f in v.future]
+    # KIP-268's final rebalance: only the kip-268 profile's leader triggers it (Kafka's
+    # 2.1-2.5 members do it themselves, see ``receive``)
+    final = z3.And(fam == s.KIP, z3.Not(v.any_future), s.profile_probing(m, s.FAMILIES[s.KIP]), final_rebalance,
+                   z3.Not(old), received < advertised)
+    return Negotiated(fails, error, [z3.If(e, top, encoded) for e in at_top],
+                      [z3.If(e, top, supported) for e in at_top],
+                      [final if i == 0 else z3.BoolVal(False) for i in range(len(m.used))], defs)
+
+
+class Received(NamedTuple):
+    readable: z3.BoolRef      # no check throws (for a non-error assignment)
+    used_after: z3.ArithRef   # the used version afterwards
+    rejoin: z3.BoolRef        # the thread rejoins at once
+    decodable: z3.BoolRef     # the first check: version <= the member's LATEST
 
 
 def receive(family: z3.ArithRef, latest: z3.ArithRef, used: z3.ArithRef, version: z3.ArithRef,
-            supported: z3.ArithRef, downgrade: z3.BoolRef) -> tuple[z3.BoolRef, z3.ArithRef]:
-    """(readable, used version afterwards) as ``member.on_assignment`` for a non-error one."""
-    readable = z3.And(version <= latest,
+            supported: z3.ArithRef, downgrade: z3.BoolRef, followup: z3.BoolRef = z3.BoolVal(False),
+            release_profile: z3.BoolRef = z3.BoolVal(True)) -> Received:
+    """``member.on_assignment`` for a non-error assignment (``decodable`` for any).
+    ``release_profile``: the scope's probing is ``release`` (each release's own rules)."""
+    decodable = version <= latest
+    readable = z3.And(decodable,
                       z3.Or(family != s.K26, z3.And(version <= used, supported <= latest)),
                       z3.Or(family != s.KIP, version <= used))
     probe = version >= s.PROBEABLE
-    k26 = z3.If(supported > used, supported,
-                z3.If(version < used, z3.If(downgrade, supported, used), used))
-    kip = z3.If(z3.And(version < used, version == supported), z3.If(downgrade, version, used),
-                z3.If(z3.Or(supported > used, version < used), supported, used))
+    older = version < used
+    k26 = z3.If(supported > used, supported, z3.If(older, z3.If(downgrade, supported, used), used))
+    # kip-268 (2.0-2.5), older than the subscription: "used = version if version == supported
+    # else supported" (follower_downgrades off: keeps its used version); otherwise
+    # "update its downgraded used-version if possible"
+    kip = z3.If(older, z3.If(downgrade, z3.If(version == supported, version, supported), used),
+                z3.If(supported > used, supported, used))
     after = z3.If(probe, z3.If(family == s.K26, k26, z3.If(family == s.KIP, kip, used)), used)
-    return readable, after
+    # kafka-2.6+: rejoins on an upgrade or a downgrade; kip-268: on the probing answer, and
+    # under the release profile (Kafka 2.1-2.5: "... and trigger new rebalance") on every
+    # assignment older than its subscription
+    k26_rejoin = z3.Or(supported > used, older)
+    kip_rejoin = z3.And(older, z3.Or(version == supported, release_profile))
+    rejoin = z3.Or(followup, z3.And(probe, z3.If(family == s.K26, k26_rejoin,
+                                                  z3.And(family == s.KIP, kip_rejoin))))
+    return Received(readable, after, rejoin, decodable)
 
 
 class Encoded(NamedTuple):
     mix: s.Mix
     negotiated: Negotiated
     downgrade: z3.BoolRef             # Behaviour.follower_downgrades
+    final_rebalance: z3.BoolRef       # Behaviour.leader_final_rebalance
     readable: list[z3.BoolRef]
     used_after: list[z3.ArithRef]
+    rejoin: list[z3.BoolRef]
+    decodable: list[z3.BoolRef]
     premises: list[z3.BoolRef]
 
 
 def encode(n: int, weakened: str | None = None, used: str = "any") -> Encoded:
     m = s.mix(n)
-    neg = negotiate(m, weakened)
+    final_rebalance = z3.Bool("leader_final_rebalance")
+    neg = negotiate(m, weakened, final_rebalance)
     downgrade = z3.Bool("follower_downgrades")
-    got = [receive(m.family[i], m.latest[i], m.used[i], neg.version[i], neg.supported[i], downgrade)
+    release_profile = s.profile_probing(m, "release")
+    got = [receive(m.family[i], m.latest[i], m.used[i], neg.version[i], neg.supported[i], downgrade,
+                   neg.followup[i], release_profile)
            for i in range(n)]
-    return Encoded(m, neg, downgrade, [r for r, _ in got], [a for _, a in got],
-                   s.domain(m, used) + neg.defs)
+    return Encoded(m, neg, downgrade, final_rebalance, [r.readable for r in got], [r.used_after for r in got],
+                   [r.rejoin for r in got], [r.decodable for r in got], s.domain(m, used) + neg.defs)
 
 
 def instance(n: int, weakened: str | None = None, used: str = "any") -> Instance:

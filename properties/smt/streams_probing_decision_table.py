@@ -6,7 +6,9 @@ subscription with a higher version number than it understands. We propose to cha
 this: instead of failing, the leader will send an empty assignment back encoding its
 supported version." Kafka 2.6+ (KAFKA-10079, ``StreamsPartitionAssignor#assign``): a
 future subscription next to a v1/v2 one is a TaskAssignmentException and every member
-gets ASSIGNMENT_ERROR; otherwise a normal assignment at minReceived.
+gets ASSIGNMENT_ERROR, encoded at the leader's LATEST_SUPPORTED_VERSION
+(``StreamsPartitionAssignor#errorAssignment``; errCode exists only from AssignmentInfo
+v4); otherwise a normal assignment at minReceived.
 
 ``TABLE`` holds, per family of the leader (``leader.assign``), rows ``guard -> outcome``
 over the leader's view of the mix (``_streams.View``: any future subscription,
@@ -54,7 +56,7 @@ WEAKENINGS = ("drop-min-received-row", "overlap-future-rows")
 
 # outcomes (``leader.assign``): what each member is handed
 LEADER_FAILS = "leader fails"             # assign() throws, nobody gets an assignment
-ASSIGNMENT_ERROR = "ASSIGNMENT_ERROR"     # every member: (minReceived, 0, ASSIGNMENT_ERROR)
+ASSIGNMENT_ERROR = "ASSIGNMENT_ERROR"     # every member: (LATEST, LATEST, ASSIGNMENT_ERROR)
 PROBING = "version probing"               # future: empty at (LATEST, LATEST); rest: (minReceived, adv.)
 NORMAL = "normal"                         # every member: (minReceived, advertised; 0 below v3)
 OUTCOMES = (LEADER_FAILS, ASSIGNMENT_ERROR, PROBING, NORMAL)
