@@ -3,9 +3,13 @@
     .venv/bin/python benchmarks/bench.py            # full run (several minutes)
     .venv/bin/python benchmarks/bench.py --quick    # fewer seeds, no shrinking
 
+    .venv/bin/python benchmarks/bench.py --protocol streams-classic   # one protocol
+
 Targets (issue #2): BFS >= 25,000 distinct states/s per core; walks >= 50,000
 steps/s per core; every variant caught by BFS in <= 10 s; the shrunk Hypothesis
 counterexample as short as BFS's; under 10% of Hypothesis test cases discarded.
+Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-bug
+variants, and the upgrade plans `groupcheck upgrade-plan` answers.
 The report gives the measured figures either way.
 """
 from __future__ import annotations
@@ -25,14 +29,21 @@ sys.path.insert(0, str(ROOT))
 
 from groupcheck.checker import bfs, walks  # noqa: E402
 from groupcheck.protocols import get  # noqa: E402
+from model.streams_classic.plans import upgrade_scope  # noqa: E402
 from properties.known_bugs import VARIANTS  # noqa: E402
 from properties.stateful import hunt  # noqa: E402
+from properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
+
+TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS}
+RATE_SCOPES = {"consumer": lambda: get("consumer").default_scopes()["cooperative"],
+               "streams-classic": lambda: upgrade_scope("2.4", "3.9", 1, instances=3, tasks=3)}
+RATE_NAMES = {"consumer": "`consumer/cooperative`", "streams-classic": "Streams one bounce 2.4 -> 3.9, 3 instances, 3 tasks"}
 
 
-def bfs_rates(lines: list[str]) -> None:
-    protocol = get("consumer")
-    scope = protocol.default_scopes()["cooperative"]
-    lines += ["### BFS and walks, default scope `consumer/cooperative`", "",
+def bfs_rates(lines: list[str], name: str) -> None:
+    protocol = get(name)
+    scope = RATE_SCOPES[name]()
+    lines += [f"#### BFS and walks, {RATE_NAMES[name]}", "",
               "| measure | symmetry | states / steps | seconds | per second |", "|---|---|---:|---:|---:|"]
     for symmetry in (True, False):
         r = bfs(protocol.model, scope, symmetry=symmetry)
@@ -44,25 +55,25 @@ def bfs_rates(lines: list[str]) -> None:
     lines.append("")
 
 
-def _shrink(job: tuple[str, int]) -> tuple[str, int | None, float]:
+def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, float]:
     """Shrink one variant's counterexample (worker process); Hypothesis's shrink time
     is capped at SHRINK_CAP seconds so the benchmark ends."""
     from hypothesis.internal.conjecture import engine
     engine.MAX_SHRINKING_SECONDS = SHRINK_CAP
-    key, seed = job
-    v = next(x for x in VARIANTS if x.key == key)
+    name, key, seed = job
+    v = next(x for x in TABLES[name] if x.key == key)
     started = time.perf_counter()
-    h = hunt(get("consumer").model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=True)
+    h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=True)
     return key, (len(h.path) - 1 if h.property else None), time.perf_counter() - started
 
 
 SHRINK_CAP = 90
 
 
-def variants(lines: list[str], seeds: int, shrink: bool) -> None:
-    model = get("consumer").model
+def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
+    model = get(name).model
     rows, jobs = [], []
-    for v in VARIANTS:
+    for v in TABLES[name]:
         r = bfs(model, v.buggy_scope())
         shortest = len(r.violation.path) - 1 if r.violation else None
         times, found, best = [], 0, None
@@ -74,13 +85,13 @@ def variants(lines: list[str], seeds: int, shrink: bool) -> None:
                 if best is None or len(h.path) < best[1]:
                     best = (seed, len(h.path))
         if shrink and best is not None:
-            jobs.append((v.key, best[0]))
+            jobs.append((name, v.key, best[0]))
         rows.append((v, r, shortest, times, found))
     shrunk = {}
     if jobs:
         with multiprocessing.Pool(2) as pool:
             shrunk = {key: (n, secs) for key, n, secs in pool.map(_shrink, jobs)}
-    lines += ["### Known-bug variants: time to first counterexample", "",
+    lines += [f"#### Known-bug variants ({name}): time to first counterexample", "",
               f"Hypothesis: median of {seeds} seeds, up to 300 cases x 100 steps each, shrinking off for "
               f"timing; then the seed with the shortest first failure is shrunk (Hypothesis's shrink time "
               f"capped at {SHRINK_CAP} s).", "",
@@ -97,29 +108,57 @@ def variants(lines: list[str], seeds: int, shrink: bool) -> None:
     lines.append("")
 
 
-def discards(lines: list[str]) -> None:
+STATEFUL = {"consumer": "properties/test_consumer_stateful.py",
+            "streams-classic": "properties/test_streams_stateful.py"}
+
+
+def discards(lines: list[str], name: str) -> None:
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-                          "properties/test_consumer_stateful.py", "--hypothesis-show-statistics"],
+                          STATEFUL[name], "--hypothesis-show-statistics"],
                          cwd=ROOT, capture_output=True, text=True)
     passing = sum(int(n) for n in re.findall(r"(\d+) passing", out.stdout))
     invalid = sum(int(n) for n in re.findall(r"(\d+) invalid", out.stdout))
     total = passing + invalid + sum(int(n) for n in re.findall(r"(\d+) failing", out.stdout))
     share = 100 * invalid / total if total else 0.0
-    lines += ["### Hypothesis test cases discarded", "",
-              f"Reference state machines (`properties/test_consumer_stateful.py`): {invalid} invalid of {total} "
+    lines += ["#### Hypothesis test cases discarded", "",
+              f"Reference state machines (`{STATEFUL[name]}`): {invalid} invalid of {total} "
               f"test cases ({share:.1f}%).", ""]
+
+
+PLANS = (("0.10.2", "3.9", 1), ("0.10.2", "3.9", 2), ("2.3", "3.9", 1), ("2.3", "3.9", 2), ("2.4", "3.9", 1),
+         ("3.9", "next", 1))
+
+
+def upgrade_plans(lines: list[str]) -> None:
+    """What `groupcheck upgrade-plan` answers (3 instances, 4 tasks, every bounce order)."""
+    model = get("streams-classic").model
+    lines += ["#### Upgrade plans (3 instances, 4 tasks, every bounce order and interleaving)", "",
+              "| plan | verdict | property | BFS states | seconds | states/s |", "|---|---|---|---:|---:|---:|"]
+    for frm, to, bounces in PLANS:
+        r = bfs(model, upgrade_scope(frm, to, bounces))
+        verdict = "unsafe" if r.violation else "safe"
+        prop = r.violation.property if r.violation else "-"
+        lines.append(f"| {frm} -> {to}, {bounces} bounce{'s' if bounces > 1 else ''} | {verdict} | {prop} | "
+                     f"{r.states:,} | {r.seconds:.1f} | {r.states / max(r.seconds, 1e-9):,.0f} |")
+    lines.append("")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 seeds, no shrinking")
+    parser.add_argument("--protocol", choices=["all", *TABLES], default="all")
     args = parser.parse_args()
     started = time.perf_counter()
     lines = [f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, Python {platform.python_version()}, "
              "one core per process.", ""]
-    bfs_rates(lines)
-    variants(lines, seeds=2 if args.quick else 5, shrink=not args.quick)
-    discards(lines)
+    for name in TABLES:
+        if args.protocol in ("all", name):
+            lines += [f"### {name}", ""]
+            bfs_rates(lines, name)
+            variants(lines, name, seeds=2 if args.quick else 5, shrink=not args.quick)
+            if name == "streams-classic":
+                upgrade_plans(lines)
+            discards(lines, name)
     lines.append(f"Benchmark wall time: {time.perf_counter() - started:.0f} s.")
     print("\n".join(lines))
 
