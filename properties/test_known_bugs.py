@@ -1,7 +1,8 @@
 """Known bugs are caught, and the reference is not blamed for them.
 
-For every variant in ``known_bugs.VARIANTS``: the reference model passes the
-variant's scope exhaustively; BFS finds the bug with the named property; and a
+For every variant of both protocols (``known_bugs.VARIANTS`` for the consumer group,
+``streams_known_bugs.STREAMS_VARIANTS`` for Kafka Streams): the reference model passes
+the variant's scope exhaustively; BFS finds the bug with the named property; and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it too, for the
 variants Hypothesis reaches at this budget. KAFKA-13406 and KAFKA-14639 need 34- and
 58-step interleavings of three members that Hypothesis has not found in 3,000 cases;
@@ -12,33 +13,36 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.checker import bfs
-from model.consumer import MODEL
+from model.consumer import MODEL as CONSUMER
+from model.streams_classic import MODEL as STREAMS
 from properties.known_bugs import VARIANTS
 from properties.stateful import hunt
+from properties.streams_known_bugs import STREAMS_VARIANTS
 
-IDS = [v.key for v in VARIANTS]
+CASES = [(CONSUMER, v) for v in VARIANTS] + [(STREAMS, v) for v in STREAMS_VARIANTS]
+IDS = [f"{model.name}:{v.key}" for model, v in CASES]
+HUNTED = [(m, v) for m, v in CASES if v.hypothesis_finds]
 
 
-@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
-def test_reference_passes_the_variant_scope(v):
-    report = bfs(MODEL, v.reference_scope())
+@pytest.mark.parametrize("model, v", CASES, ids=IDS)
+def test_reference_passes_the_variant_scope(model, v):
+    report = bfs(model, v.reference_scope())
     assert report.violation is None, report.violation
     assert report.complete
 
 
-@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
-def test_bfs_catches_the_variant(v):
-    report = bfs(MODEL, v.buggy_scope())
+@pytest.mark.parametrize("model, v", CASES, ids=IDS)
+def test_bfs_catches_the_variant(model, v):
+    report = bfs(model, v.buggy_scope())
     assert report.violation is not None, f"{v.key} not caught"
     assert report.violation.property == v.expect, report.violation
 
 
-@pytest.mark.parametrize("v", [v for v in VARIANTS if v.hypothesis_finds],
-                         ids=[v.key for v in VARIANTS if v.hypothesis_finds])
-def test_hypothesis_catches_the_variant(v):
+@pytest.mark.parametrize("model, v", HUNTED, ids=[f"{m.name}:{v.key}" for m, v in HUNTED])
+def test_hypothesis_catches_the_variant(model, v):
     tried = []
     for seed in range(4):
-        found = hunt(MODEL, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=False)
+        found = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=False)
         tried.append((seed, found.property, found.cases))
         if found.property is not None:
             assert found.property in v.caught_by, found
@@ -46,7 +50,13 @@ def test_hypothesis_catches_the_variant(v):
     pytest.fail(f"Hypothesis missed {v.key}: {tried}")
 
 
-def test_there_are_at_least_six_variants_each_named_after_a_jira_or_kip():
+def test_there_are_at_least_six_consumer_variants_each_named_after_a_jira_or_kip():
     assert len(VARIANTS) >= 6
     assert all(v.key.startswith(("KAFKA-", "KIP-")) for v in VARIANTS)
     assert sum(v.hypothesis_finds for v in VARIANTS) >= 6
+
+
+def test_the_four_streams_bugs_the_issue_names_are_there_and_all_are_hunted():
+    keys = {v.key for v in STREAMS_VARIANTS}
+    assert {"KAFKA-6054", "KAFKA-8649", "KIP-268-no-downgrade", "KIP-268-no-final-rebalance"} <= keys
+    assert all(v.hypothesis_finds for v in STREAMS_VARIANTS)

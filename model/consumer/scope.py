@@ -6,17 +6,16 @@ differently, each behaviour is a named option and a profile fixes them all.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
+
+from .. import scopes
+from ..scopes import ScopeError
 
 from ..assignors import COOPERATIVE, AssignorConfigError, rebalance_protocol
 from ..assignors.ownership import RESOLUTION_RULES
 
 FAULTS = ("crash", "pause", "lose_response", "timeout")
 OPERATIONS = ("add_partition", "delete_topic", "subscription_change", "delete_group")
-
-
-class ScopeError(ValueError):
-    """A scope that cannot be explored; the message names the field and the fix."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +88,7 @@ class ConsumerScope:
 
 
 def with_profile(scope: ConsumerScope, profile: str) -> ConsumerScope:
-    if profile not in PROFILES:
-        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    return replace(scope, profile=profile, behaviour=PROFILES[profile])
+    return scopes.with_profile(scope, profile, PROFILES)
 
 
 def validate(scope: ConsumerScope) -> ConsumerScope:
@@ -144,28 +141,13 @@ def to_dict(scope: ConsumerScope) -> dict:
 
 def from_dict(d: dict) -> ConsumerScope:
     """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
-    if not isinstance(d, dict):
-        raise ScopeError(f"scope must be an object, got {type(d).__name__}")
-    known = {f.name for f in fields(ConsumerScope)}
-    extra = set(d) - known
-    if extra:
-        raise ScopeError(f"scope: unknown key(s) {', '.join(sorted(extra))}; known: {', '.join(sorted(known))}")
-    kw = dict(d)
-    try:
-        if "partitions" in kw:
-            kw["partitions"] = tuple(int(n) for n in kw["partitions"])
-        for key in ("faults", "operations"):
-            if key in kw:
-                kw[key] = tuple(str(x) for x in kw[key])
-        if "plan" in kw:
-            kw["plan"] = tuple(Config(tuple(c["assignors"]), int(c.get("version", 3))) for c in kw["plan"])
-        if "behaviour" in kw:
-            kw["behaviour"] = Behaviour(**kw["behaviour"])
-        for key in ("members", "max_generation", "budget"):
-            if key in kw:
-                kw[key] = int(kw[key])
-    except (TypeError, ValueError, KeyError) as e:
-        raise ScopeError(f"scope: malformed value ({e})") from None
-    if "profile" in kw and "behaviour" not in kw and kw["profile"] in PROFILES:
-        kw["behaviour"] = PROFILES[kw["profile"]]
-    return validate(ConsumerScope(**kw))
+    kw = scopes.checked_keys(d, ConsumerScope)
+    scopes.convert(kw, {
+        "partitions": lambda v: tuple(int(n) for n in v),
+        "faults": lambda v: tuple(str(x) for x in v),
+        "operations": lambda v: tuple(str(x) for x in v),
+        "plan": lambda v: tuple(Config(tuple(c["assignors"]), int(c.get("version", 3))) for c in v),
+        "behaviour": lambda v: Behaviour(**v),
+        **{k: int for k in ("members", "max_generation", "budget")},
+    })
+    return validate(ConsumerScope(**scopes.profile_behaviour(kw, PROFILES)))

@@ -8,17 +8,16 @@ rules it shipped (the default, and what ``upgrade-plan`` uses); ``kip-268`` and
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
+
+from .. import scopes
+from ..scopes import ScopeError
 
 from . import releases as rel
 
 FAULTS = ("crash",)
 OPERATIONS = ("bounce", "scale_up", "scale_down")
 TASK_ASSIGNORS = ("sticky", "learner")
-
-
-class ScopeError(ValueError):
-    """A scope that cannot be explored; the message names the field and the fix."""
 
 
 @dataclass(frozen=True)
@@ -96,9 +95,7 @@ def family(scope: StreamsScope, name: str) -> str:
 
 
 def with_profile(scope: StreamsScope, profile: str) -> StreamsScope:
-    if profile not in PROFILES:
-        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    return replace(scope, profile=profile, behaviour=PROFILES[profile])
+    return scopes.with_profile(scope, profile, PROFILES)
 
 
 def validate(scope: StreamsScope) -> StreamsScope:
@@ -156,13 +153,8 @@ def to_dict(scope: StreamsScope) -> dict:
 
 def from_dict(d: dict) -> StreamsScope:
     """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
-    if not isinstance(d, dict):
-        raise ScopeError(f"scope must be an object, got {type(d).__name__}")
-    known = {f.name for f in fields(StreamsScope)}
-    extra = set(d) - known
-    if extra:
-        raise ScopeError(f"scope: unknown key(s) {', '.join(sorted(extra))}; known: {', '.join(sorted(known))}")
-    convert = {
+    kw = scopes.checked_keys(d, StreamsScope)
+    scopes.convert(kw, {
         "plan": lambda v: tuple(Config(str(c["release"]), c.get("upgrade_from")) if isinstance(c, dict)
                                 else Config(str(c)) for c in v),
         "faults": lambda v: tuple(str(x) for x in v),
@@ -170,14 +162,5 @@ def from_dict(d: dict) -> StreamsScope:
         "behaviour": lambda v: Behaviour(**v),
         "initial": lambda v: None if v is None else int(v),
         **{k: int for k in ("instances", "threads", "tasks", "standbys", "budget", "max_generation")},
-    }
-    kw = dict(d)
-    for key, fn in convert.items():
-        if key in kw:
-            try:
-                kw[key] = fn(kw[key])
-            except (TypeError, ValueError, KeyError) as e:
-                raise ScopeError(f"scope.{key}: malformed value {kw[key]!r} ({e})") from None
-    if "profile" in kw and "behaviour" not in kw and kw["profile"] in PROFILES:
-        kw["behaviour"] = PROFILES[kw["profile"]]
-    return validate(StreamsScope(**kw))
+    })
+    return validate(StreamsScope(**scopes.profile_behaviour(kw, PROFILES)))
