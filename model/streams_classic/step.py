@@ -263,13 +263,17 @@ def canonical(scope: StreamsScope, state: State):
     g = state.group
 
     members = state.members
-    keys = []
-    for i in range(n):
-        # the members' fields in a comparable form (None sorts as ())
-        ms = tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t])
-        seniority = min((g.order.index(s) for s in range(i * t, (i + 1) * t) if s in g.order), default=99)
-        keys.append((seniority, state.instances[i], ms, g.leader // t == i if g.leader >= 0 else False,
-                     i == state.last_start))
+    # instances in the group sort by seniority (distinct positions in group.order);
+    # only those outside it need their whole state as a tie-break
+    seniority = [99] * n
+    for pos, s in enumerate(g.order):
+        if seniority[s // t] == 99:
+            seniority[s // t] = pos
+    keys: list = seniority
+    if seniority.count(99) > 1:
+        keys = [(seniority[i], state.instances[i],
+                 tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t]),
+                 g.leader // t == i if g.leader >= 0 else False, i == state.last_start) for i in range(n)]
     perm = sorted(range(n), key=keys.__getitem__)    # new index -> old instance
     if perm == list(range(n)):
         return state
@@ -281,8 +285,8 @@ def canonical(scope: StreamsScope, state: State):
     def insts(mask: int) -> int:
         return mask if mask < 0 else sum(1 << new[i] for i in range(n) if mask >> i & 1)
 
-    members = tuple(members[old * t + k]._replace(history=insts(members[old * t + k].history))
-                    for old in perm for k in range(t))
+    members = tuple(m if m.history < 0 else m._replace(history=insts(m.history))
+                    for old in perm for m in members[old * t:(old + 1) * t])
     group = g._replace(leader=slot(g.leader), joined=tuple(sorted(slot(s) for s in g.joined)),
                        order=tuple(slot(s) for s in g.order))
     return state._replace(group=group, instances=tuple(state.instances[old] for old in perm),
