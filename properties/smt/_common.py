@@ -90,6 +90,21 @@ def run(name: str, bound: str, weakened: str | None, instances: Iterable[Instanc
     return Result(name, bound, PROVED, None, total, weakened)
 
 
+def run_per_claim(name: str, bound: str, weakened: str | None,
+                  make: Callable[[int], Instance], sizes: Iterable[int]) -> dict[str, Result]:
+    """Each claim of ``make(size)`` refuted on its own over ``sizes``: which ones a
+    (weakened) rule keeps. One ``run`` per claim, named ``name.claim``."""
+    sizes = list(sizes)
+    out: dict[str, Result] = {}
+    for part in make(sizes[0]).claims:
+        def alone(n: int, part: str = part) -> Instance:
+            inst = make(n)
+            inst.claims = {part: inst.claims[part]}
+            return inst
+        out[part] = run(f"{name}.{part}", bound, weakened, (alone(n) for n in sizes))
+    return out
+
+
 def evaluate(premises: Sequence[z3.BoolRef], pins: Sequence[z3.BoolRef],
              outputs: dict[str, z3.ExprRef]) -> dict[str, int | bool] | None:
     """Fix the inputs (``pins``) in the solver and read the encoded outputs.

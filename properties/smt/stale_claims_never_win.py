@@ -32,7 +32,7 @@ from typing import Sequence
 
 import z3
 
-from ._common import COUNTEREXAMPLE, Instance, Result, refute, run, value, pick_weakening
+from ._common import Instance, Result, pick_weakening, run, run_per_claim, value
 
 NAME = "stale_claims_never_win"
 MAX_CLAIMANTS = 4
@@ -132,18 +132,6 @@ def prove(max_claimants: int = MAX_CLAIMANTS, generations: tuple[int, int] = GEN
 def profile(rule: str = RULE, max_claimants: int = MAX_CLAIMANTS,
             generations: tuple[int, int] = GENERATIONS) -> dict[str, Result]:
     """Each claim checked on its own under ``rule``: which ones the rule keeps."""
-    out: dict[str, Result] = {}
     weakened = None if rule == RULE else rule
-    for part in instance(1, rule, generations).claims:
-        total, found = 0.0, None
-        for n in range(1, max_claimants + 1):
-            inst = instance(n, rule, generations)
-            inst.claims = {part: inst.claims[part]}
-            status, cex, seconds = refute(inst)
-            total += seconds
-            if status == COUNTEREXAMPLE:
-                found = cex
-                break
-        out[part] = Result(f"{NAME}.{part}", _bound(max_claimants, generations),
-                           "proved" if found is None else COUNTEREXAMPLE, found, total, weakened)
-    return out
+    return run_per_claim(NAME, _bound(max_claimants, generations), weakened,
+                         lambda n: instance(n, rule, generations), range(1, max_claimants + 1))

@@ -66,7 +66,7 @@ from typing import Any, NamedTuple
 import z3
 
 from . import _streams as s
-from ._common import COUNTEREXAMPLE, PROVED, Instance, Result, refute, run, value, pick_weakening
+from ._common import Instance, Result, pick_weakening, run, run_per_claim, value
 
 NAME = "negotiation_never_unreadable"
 MAX_MEMBERS = 12
@@ -231,17 +231,5 @@ def prove(max_members: int = MAX_MEMBERS, used: str = "any", weakened: bool | st
 def profile(weakened: str | None = None, max_members: int = MAX_MEMBERS, used: str = "any") -> dict[str, Result]:
     """Each claim checked on its own under ``weakened``: which ones the rule keeps."""
     w = pick_weakening(weakened, WEAKENINGS + EQUIVALENT)
-    out: dict[str, Result] = {}
-    for part in instance(1, w, used).claims:
-        total, found = 0.0, None
-        for n in range(1, max_members + 1):
-            inst = instance(n, w, used)
-            inst.claims = {part: inst.claims[part]}
-            status, cex, seconds = refute(inst)
-            total += seconds
-            if status == COUNTEREXAMPLE:
-                found = cex
-                break
-        out[part] = Result(f"{NAME}.{part}", bound(max_members, used),
-                           PROVED if found is None else COUNTEREXAMPLE, found, total, w)
-    return out
+    return run_per_claim(NAME, bound(max_members, used), w, lambda n: instance(n, w, used),
+                         range(1, max_members + 1))
