@@ -1,0 +1,1 @@
+"""One module per groupcheck command; ``groupcheck.cli`` wires them into one app."""
