@@ -12,10 +12,10 @@ from model.consumer.scope import Config, ConsumerScope
 PINNED = [
     # scope, symmetry, distinct states, transitions, depth
     (ConsumerScope(members=1, budget=0, max_generation=2), True, 10, 10, 9),
-    (ConsumerScope(members=2, budget=0, max_generation=2), True, 201, 346, 26),
-    (ConsumerScope(members=2, budget=0, max_generation=2), False, 400, 688, 26),
+    (ConsumerScope(members=2, budget=0, max_generation=2), True, 203, 348, 27),
+    (ConsumerScope(members=2, budget=0, max_generation=2), False, 404, 692, 27),
     (ConsumerScope(members=2, budget=1, faults=("crash",), max_generation=2, plan=(Config(("range",)),)),
-     True, 3568, 7342, 33),
+     True, 3586, 7376, 34),
 ]
 
 

@@ -15,6 +15,12 @@ Facts from KIP-429 and Kafka's ConsumerCoordinator / AbstractCoordinator:
   (even if empty)."
 * SyncGroup REBALANCE_IN_PROGRESS: rejoin keeping generation and ownedPartitions
   (Kafka 3.3+, after KAFKA-14016 reverted the KAFKA-13419 reset).
+
+Where Kafka's ConsumerCoordinator (3.9) is more precise than the KIP, the model
+follows it, each rule cited at its function: onJoinPrepare runs once per rebalance
+(``needsJoinPrepare``), onJoinComplete first checks the assignment against the
+current subscription, onLeavePrepare reports ``lost`` only for a reset generation or
+a rebalance in progress, and maybeLeaveGroup sends no LeaveGroup when UNJOINED.
 """
 from __future__ import annotations
 
@@ -61,36 +67,56 @@ def subscription(scope: ConsumerScope, c: Consumer) -> Subscription:
 
 
 def join(scope: ConsumerScope, state: State, slot: int) -> Handled:
-    """onJoinPrepare, then send JoinGroup with the remaining ownedPartitions."""
+    """onJoinPrepare (if this rebalance has not run it yet), then send JoinGroup with the
+    remaining ownedPartitions.
+
+    AbstractCoordinator#joinGroupIfNeeded calls onJoinPrepare only while
+    ``needsJoinPrepare``; it clears the flag first and sets it again only after
+    onJoinComplete or a reset (resetStateAndRejoin). A JoinGroup retried after a lost
+    response, a timeout or a SyncGroup REBALANCE_IN_PROGRESS therefore calls no listener
+    (ConsumerCoordinatorTest#testRebalanceInProgressOnSyncGroup rejoins that way)."""
     c = state.consumers[slot]
-    events = []
+    events: tuple = ()
     owned = c.owned
-    if c.generation == NO_GENERATION or c.member_id == NO_MEMBER:
-        if owned and scope.behaviour.fenced_clears_owned:
-            events.append(callback(slot, "lost", owned))
-            owned = 0
-    elif protocol_of(scope, c) == EAGER:
-        events.append(callback(slot, "revoked", owned))     # always, even when empty
-        owned = 0
-    else:
-        unsubscribed = owned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions))
-        if unsubscribed:
-            events.append(callback(slot, "revoked", unsubscribed))
-            owned &= ~unsubscribed
-    c = c._replace(owned=owned, joined=c.subscribed)
+    if c.needs_join_prepare:
+        owned, events = _on_join_prepare(scope, slot, c)
+    c = c._replace(owned=owned, joined=c.subscribed, needs_join_prepare=False)
     cfg = scope.plan[c.config]
     req = JoinGroup(member_id=c.member_id, protocols=cfg.assignors, subscription=subscription(scope, c))
-    return Handled(c._replace(status=JOINING, awaiting="JoinGroup", outbox=(req,)), tuple(events))
+    return Handled(c._replace(status=JOINING, awaiting="JoinGroup", outbox=(req,)), events)
+
+
+def _on_join_prepare(scope: ConsumerScope, slot: int, c: Consumer) -> tuple[int, tuple[Event, ...]]:
+    """ConsumerCoordinator#onJoinPrepare: the partitions still owned, and the callbacks.
+
+    A reset generation or member id: onPartitionsLost(owned) unless empty. Otherwise
+    EAGER: onPartitionsRevoked(owned), always, even empty; COOPERATIVE: revoke only the
+    partitions of topics no longer subscribed, and only if there are any."""
+    owned = c.owned
+    if c.generation == NO_GENERATION or c.member_id == NO_MEMBER:
+        if owned:
+            return 0, (callback(slot, "lost", owned),)
+        return 0, ()
+    if protocol_of(scope, c) == EAGER:
+        return 0, (callback(slot, "revoked", owned),)
+    unsubscribed = owned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions))
+    if unsubscribed:
+        return owned & ~unsubscribed, (callback(slot, "revoked", unsubscribed),)
+    return owned, ()
 
 
 def heartbeat(c: Consumer) -> Consumer:
     return c._replace(awaiting="Heartbeat", outbox=(Heartbeat(member_id=c.member_id, generation=c.generation),))
 
 
-def fenced(c: Consumer, error: str) -> Consumer:
-    """resetStateAndGeneration: ILLEGAL_GENERATION keeps the member id, UNKNOWN_MEMBER_ID not."""
+def fenced(scope: ConsumerScope, c: Consumer, error: str) -> Consumer:
+    """resetStateOnResponseError -> resetStateAndRejoin: ILLEGAL_GENERATION keeps the
+    member id, UNKNOWN_MEMBER_ID not; the generation is reset and onJoinPrepare will run
+    again (``needsJoinPrepare``), unless the profile has KAFKA-12983's bug."""
     member_id = NO_MEMBER if error == UNKNOWN_MEMBER_ID else c.member_id
-    return c._replace(status=IDLE, awaiting="", member_id=member_id, generation=NO_GENERATION)
+    again = c.needs_join_prepare or scope.behaviour.fenced_clears_owned
+    return c._replace(status=IDLE, awaiting="", member_id=member_id, generation=NO_GENERATION,
+                      needs_join_prepare=again)
 
 
 def receive(scope: ConsumerScope, state: State, slot: int) -> Handled:
@@ -110,13 +136,13 @@ def receive(scope: ConsumerScope, state: State, slot: int) -> Handled:
             return _complete(scope, slot, c, resp.assignment)
         if resp.error == REBALANCE_IN_PROGRESS:
             return Handled(c._replace(status=IDLE), ())
-        return Handled(fenced(c, resp.error), (Event("fenced", slot, note=resp.error),))
+        return Handled(fenced(scope, c, resp.error), (Event("fenced", slot, note=resp.error),))
     # HeartbeatResponse
     if resp.error == NONE:
         return Handled(c, ())
     if resp.error == REBALANCE_IN_PROGRESS:
         return Handled(c._replace(status=IDLE), ())
-    return Handled(fenced(c, resp.error), (Event("fenced", slot, note=resp.error),))
+    return Handled(fenced(scope, c, resp.error), (Event("fenced", slot, note=resp.error),))
 
 
 def _on_join_response(scope: ConsumerScope, state: State, slot: int, c: Consumer, resp) -> Handled:
@@ -131,7 +157,7 @@ def _on_join_response(scope: ConsumerScope, state: State, slot: int, c: Consumer
         down = c._replace(status=DOWN, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0)
         return Handled(down, (Event("fatal", slot, note=INCONSISTENT_GROUP_PROTOCOL),))
     if resp.error != NONE:
-        return Handled(fenced(c, resp.error), (Event("fenced", slot, note=resp.error),))
+        return Handled(fenced(scope, c, resp.error), (Event("fenced", slot, note=resp.error),))
     c = c._replace(generation=resp.generation, member_id=resp.member_id, snapshot=-1)
     assignments: tuple = ()
     events: tuple = ()
@@ -149,7 +175,25 @@ def _on_join_response(scope: ConsumerScope, state: State, slot: int, c: Consumer
 
 
 def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late: bool = False) -> Handled:
-    """onJoinComplete: revoke what was taken away, then onPartitionsAssigned(added)."""
+    """ConsumerCoordinator#onJoinComplete.
+
+    1. An assignment that does not match the current subscription (a partition of a topic
+       no longer subscribed: SubscriptionState#checkAssignmentMatchedSubscription) means
+       the subscription changed since the JoinGroup: requestRejoin and return, with no
+       callback, no onAssignment and the owned partitions unchanged.
+    2. COOPERATIVE: revoked = owned - assigned; if non-empty, onPartitionsRevoked(revoked)
+       and requestRejoin.
+    3. onAssignment (the sticky userData), owned = assigned, then
+       onPartitionsAssigned(assigned - owned), always, even empty.
+    Then rejoinNeededOrPending: a subscription changed since the JoinGroup
+    (joinedSubscription), or the leader's assignment snapshot is stale.
+    In every case the rebalance is over: the next JoinGroup runs onJoinPrepare again."""
+    c = c._replace(needs_join_prepare=True)
+    subscribed = of_topics(c.subscribed, scope.stride, len(scope.partitions))
+    if assigned & ~subscribed:
+        status = c.status if late else IDLE
+        return Handled(c._replace(status=status),
+                       (Event("rejoin", slot, assigned, "assignment does not match the current subscription"),))
     events = []
     revoked = c.owned & ~assigned
     added = assigned & ~c.owned
@@ -157,10 +201,7 @@ def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late:
     if cooperative and revoked:
         events.append(callback(slot, "revoked", revoked))
     events.append(callback(slot, "assigned", added))        # always, even when empty
-    subscribed = of_topics(c.subscribed, scope.stride, len(scope.partitions))
-    # requestRejoin: revocations (COOPERATIVE), an assignment outside the subscription,
-    # a subscription changed since the JoinGroup (joinedSubscription), stale metadata
-    rejoin = (cooperative and revoked) or assigned & ~subscribed or c.joined != c.subscribed or stale_snapshot(c)
+    rejoin = (cooperative and revoked) or c.joined != c.subscribed or stale_snapshot(c)
     # a late response (apply_late_sync) changes ownership only: the consumer is mid-rejoin
     status = c.status if late else IDLE if rejoin else ASSIGNED
     c = c._replace(owned=assigned, user_data=assigned, status=status)
@@ -168,10 +209,16 @@ def _complete(scope: ConsumerScope, slot: int, c: Consumer, assigned: int, late:
 
 
 def refresh(scope: ConsumerScope, state: State, c: Consumer, slot: int) -> tuple[Consumer, tuple[Event, ...]]:
-    """KIP-429 1.2: "If topic metadata has changed: call onPartitionsLost on those
+    """The consumer sees the current cluster metadata.
+
+    KIP-429 1.2: "If topic metadata has changed: call onPartitionsLost on those
     owned-but-no-longer-exist partitions; and if the consumer is the leader, send
-    join-group request". The leader knows it from the metadata snapshot its
-    assignment used (ConsumerCoordinator#rejoinNeededOrPending): ``stale_snapshot``."""
+    join-group request". Only the KIP's text (``lost_on_deleted_partitions``) does the
+    first part: Kafka's ConsumerCoordinator never has, and the partitions stay owned
+    until an assignment revokes them. The leader rejoins through the metadata snapshot
+    its assignment used (ConsumerCoordinator#rejoinNeededOrPending): ``stale_snapshot``."""
+    if not scope.behaviour.lost_on_deleted_partitions:
+        return c._replace(metadata=state.metadata), ()
     gone = c.owned & ~existing(state.partitions, scope.stride)
     events = (callback(slot, "lost", gone),) if gone else ()
     return c._replace(metadata=state.metadata, owned=c.owned & ~gone), events
@@ -182,9 +229,31 @@ def stale_snapshot(c: Consumer) -> bool:
     return c.snapshot != -1 and c.snapshot != c.metadata
 
 
-def leave(scope: ConsumerScope, slot: int, c: Consumer, rebalancing: bool) -> tuple[Event, ...]:
-    """onLeavePrepare: lost if the generation was reset or a rebalance is under way, else revoked."""
+def rebalance_in_progress(c: Consumer) -> bool:
+    """AbstractCoordinator#rebalanceInProgress: PREPARING_REBALANCE or COMPLETING_REBALANCE.
+    A consumer waiting to retry a failed JoinGroup / SyncGroup is still in that state; one
+    that only has a rejoin requested (after onJoinComplete, a heartbeat's
+    REBALANCE_IN_PROGRESS, a subscription change) is STABLE until it sends JoinGroup."""
+    return c.status in (JOINING, SYNCING) or (c.status == IDLE and not c.needs_join_prepare)
+
+
+def unjoined(c: Consumer) -> bool:
+    """MemberState.UNJOINED: never joined, or reset by resetStateAndGeneration, and no
+    JoinGroup sent since."""
+    return c.status == IDLE and c.needs_join_prepare and c.generation == NO_GENERATION
+
+
+def leave(scope: ConsumerScope, slot: int, c: Consumer) -> tuple[Event, ...]:
+    """ConsumerCoordinator#onLeavePrepare: every owned partition (if any) is lost when the
+    generation or member id was reset or a rebalance is in progress, else revoked."""
     if not c.owned:
         return ()
-    lost = c.generation == NO_GENERATION or c.member_id == NO_MEMBER or rebalancing
+    lost = c.generation == NO_GENERATION or c.member_id == NO_MEMBER or rebalance_in_progress(c)
     return (callback(slot, "lost" if lost else "revoked", c.owned),)
+
+
+def sends_leave_group(c: Consumer) -> bool:
+    """AbstractCoordinator#maybeLeaveGroup: a dynamic member sends LeaveGroup only when it
+    has a member id and is not UNJOINED (an ILLEGAL_GENERATION reset keeps the member id
+    but leaves the member UNJOINED: the coordinator drops it at its session timeout)."""
+    return c.member_id != NO_MEMBER and not unjoined(c)

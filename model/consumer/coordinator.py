@@ -190,6 +190,10 @@ def heartbeat(group: Group, slot: int, member_id: int, generation: int) -> Outco
 
 
 def leave_group(group: Group, member_id: int) -> Outcome:
+    """handleLeaveGroup: a pending member (issued an id by MEMBER_ID_REQUIRED, not yet
+    joined) is simply forgotten; a member is removed and the group rebalances."""
+    if member_id in group.pending:
+        return Outcome(group._replace(pending=tuple(p for p in group.pending if p != member_id)), (), ())
     return remove_member(group, member_id, "LeaveGroup")
 
 

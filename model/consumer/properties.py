@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
-from ..partitions import count, existing, show
+from ..partitions import count, existing, of_topics, show
 from .scope import ConsumerScope
 from .state import ASSIGNED, COMPLETING, DOWN, NO_GENERATION, NO_MEMBER, STABLE, State
 
@@ -99,24 +99,49 @@ def callbacks_consistent(scope: ConsumerScope, prev: State, action, nxt: State, 
     """KIP-429: "Listener#onPartitionsAssigned: called on the subset of assigned partitions
     that were not previously owned before this rebalance. There should be no overlap
     with the revoked partitions (if any). This will always be called, even if there are
-    no new partitions". Claims: per completed SyncGroup, revoked and assigned are
-    disjoint, and onPartitionsAssigned is called exactly once."""
+    no new partitions being assigned to a given member." and "Listener#onPartitionsRevoked:
+    this will be called on the subset of previously owned partitions that are intended
+    to be reassigned to another consumer. If this subset is empty, this will not be
+    invoked at all." Kafka (ConsumerCoordinator#onJoinComplete) completes a rebalance only
+    with an assignment that matches the current subscription; one that does not is
+    dropped and the consumer rejoins. Claims, per SyncGroup response a consumer completes
+    its rebalance with: a matching assignment gets onPartitionsAssigned exactly once, on
+    assigned - owned; COOPERATIVE gets onPartitionsRevoked exactly on owned - assigned
+    when that is non-empty (EAGER revoked everything before joining); nothing is lost;
+    and ownership becomes the assignment. An assignment that does not match gets no
+    callback and changes no ownership."""
     if action.kind != "receive":
         return None
     c = prev.consumers[action.slot]
     resp = c.inbox[0]
-    completed = (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
-                 and resp.to == c.member_id)
-    mine = [e for e in events if e.slot == action.slot]
-    assigned = [e.partitions for e in mine if e.kind == "assigned"]
-    revoked = [e.partitions for e in mine if e.kind == "revoked"]
-    if completed and len(assigned) != 1:
-        return f"consumer {action.slot} completed a rebalance with {len(assigned)} onPartitionsAssigned calls"
-    for a in assigned:
-        for r in revoked:
-            if a & r:
-                return f"consumer {action.slot}: {show(a & r, scope.stride)} both revoked and assigned"
+    if not (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
+            and resp.to == c.member_id):
+        return None
+    who = f"consumer {action.slot}"
+    calls = [(e.kind, e.partitions) for e in events if e.slot == action.slot and e.kind in CALLBACK_KINDS]
+    owned, assigned, after = c.owned, resp.assignment, nxt.consumers[action.slot].owned
+    if assigned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions)):
+        if calls or after != owned:
+            return f"{who} acted on an assignment outside its subscription ({calls}); it must only rejoin"
+        return None
+    expected = [("revoked", owned & ~assigned)] if owned & ~assigned and _cooperative(scope, c) else []
+    expected.append(("assigned", assigned & ~owned))
+    if calls != expected:
+        return f"{who} completed a rebalance with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+    if after != assigned:
+        return f"{who} owns {show(after, scope.stride)} after being assigned {show(assigned, scope.stride)}"
     return None
+
+
+CALLBACK_KINDS = ("assigned", "revoked", "lost")
+
+
+def _cooperative(scope: ConsumerScope, c) -> bool:
+    return rebalance_protocol(scope.plan[c.config].assignors) == COOPERATIVE
+
+
+def _calls(scope: ConsumerScope, calls) -> str:
+    return "[" + ", ".join(f"{k}{show(p, scope.stride)}" for k, p in calls) + "]"
 
 
 def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:

@@ -44,9 +44,16 @@ class Behaviour:
     # False: the leader runs code that predates KIP-429 and treats every member as
     # EAGER: it ignores ownedPartitions and withholds nothing.
     leader_cooperative_aware: bool = True
-    # KAFKA-12983 (fixed 3.0.0): after UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION the
-    # consumer calls onPartitionsLost and rejoins owning nothing.
+    # KAFKA-12983 (fixed 3.0.0, 2.8.1): resetStateAndRejoin sets needsJoinPrepare, so
+    # after UNKNOWN_MEMBER_ID / ILLEGAL_GENERATION mid-rebalance the consumer runs
+    # onJoinPrepare again: onPartitionsLost, and it rejoins owning nothing. False: the
+    # reset skips it and the consumer rejoins still claiming its partitions.
     fenced_clears_owned: bool = True
+    # KIP-429 1.2: "If topic metadata has changed: call onPartitionsLost on those
+    # owned-but-no-longer-exist partitions". No Kafka release does this (the comment in
+    # ConsumerCoordinator#rejoinNeededOrPending has no code under it): a deleted topic's
+    # partitions stay owned until the next assignment revokes them.
+    lost_on_deleted_partitions: bool = False
     # A consumer ignores a SyncGroup response it is no longer waiting for (its
     # connection was reset when the request timed out).
     apply_late_sync: bool = False
@@ -57,6 +64,8 @@ PROFILES: dict[str, Behaviour] = {
     "kafka-3.1-3.4": Behaviour(claim_resolution="highest-generation-only"),
     "kafka-3.0.0": Behaviour(claim_resolution="highest-generation-only", validate_builtin=True),
     "kafka-2.4-2.8": Behaviour(claim_resolution="trust-all", validate_builtin=True, fenced_clears_owned=False),
+    # KIP-429's text where every Kafka release departs from it
+    "kip-429": Behaviour(lost_on_deleted_partitions=True),
 }
 
 

@@ -151,6 +151,11 @@ class Consumer(NamedTuple):
     awaiting: str              # "" or the kind of request whose response it waits for
     outbox: tuple              # () or (request,) not yet delivered
     inbox: tuple               # responses delivered to it, oldest first
+    # AbstractCoordinator#needsJoinPrepare: onJoinPrepare runs once per rebalance; a
+    # JoinGroup retried after a failed JoinGroup or SyncGroup (lost response, timeout,
+    # REBALANCE_IN_PROGRESS) skips it. True again after onJoinComplete and after a reset
+    # (resetStateAndRejoin, the KAFKA-12983 fix).
+    needs_join_prepare: bool = True
 
 
 class State(NamedTuple):

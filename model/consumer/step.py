@@ -29,7 +29,7 @@ ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "
 
 def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
     return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, scope.all_topics,
-                    False, metadata, -1, "", (), ())
+                    False, metadata, -1, "", (), (), True)
 
 
 PROGRESS = ("receive", "deliver", "join")
@@ -97,11 +97,14 @@ def _set(state: State, slot: int, c: Consumer) -> State:
 
 
 def _bounce(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
-    """Graceful shutdown (onLeavePrepare + LeaveGroup), restart on the next config."""
+    """Graceful shutdown (KafkaConsumer#close: onLeavePrepare, maybeLeaveGroup), then a
+    restart on the next config of the plan."""
     c = state.consumers[slot]
-    rebalancing = c.status != ASSIGNED
-    events = client.leave(scope, slot, c, rebalancing)
-    outcome = gc.leave_group(state.group, c.member_id) if c.member_id else Outcome(state.group, (), ())
+    events = client.leave(scope, slot, c)
+    if client.sends_leave_group(c):
+        outcome = gc.leave_group(state.group, c.member_id)
+    else:
+        outcome = Outcome(state.group, (), ())
     consumers = list(state.consumers)
     consumers[slot] = fresh_consumer(scope, c.config + 1, state.metadata)
     return _apply(state, consumers, outcome), events + outcome.events
@@ -113,7 +116,7 @@ def _crash(state: State, slot: int) -> State:
     if c.member_id in group.pending:   # a pending member id expires with its process
         group = group._replace(pending=tuple(p for p in group.pending if p != c.member_id))
     down = c._replace(status=DOWN, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0, user_data=0,
-                      paused=False, awaiting="", outbox=(), inbox=())
+                      paused=False, awaiting="", outbox=(), inbox=(), needs_join_prepare=True)
     return _set(state, slot, down)._replace(group=group)
 
 
