@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
-from ..partitions import count, existing, of_topics, show
+from ..partitions import count, existing, show
+from .coordinator_claims import generation_per_round, rebalance_on_change_only
+from .listener_claims import callbacks_before_join, callbacks_consistent, callbacks_on_leave, lost_only_when_fenced
 from .scope import ConsumerScope
-from .state import ASSIGNED, COMPLETING, DOWN, NO_GENERATION, NO_MEMBER, STABLE, State
+from .state import ASSIGNED, COMPLETING, DOWN, STABLE, State
 
 
 def _members(state: State) -> set[int]:
@@ -92,81 +94,6 @@ def revoke_before_reassign(scope: ConsumerScope, prev: State, action, nxt: State
             if s != e.slot and c.status != DOWN and c.member_id in members and c.owned & e.partitions:
                 return (f"consumer {e.slot} was assigned {show(c.owned & e.partitions, scope.stride)} "
                         f"still owned by member {c.member_id} (consumer {s})")
-    return None
-
-
-def callbacks_consistent(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
-    """KIP-429: "Listener#onPartitionsAssigned: called on the subset of assigned partitions
-    that were not previously owned before this rebalance. There should be no overlap
-    with the revoked partitions (if any). This will always be called, even if there are
-    no new partitions being assigned to a given member." and "Listener#onPartitionsRevoked:
-    this will be called on the subset of previously owned partitions that are intended
-    to be reassigned to another consumer. If this subset is empty, this will not be
-    invoked at all." Kafka (ConsumerCoordinator#onJoinComplete) completes a rebalance only
-    with an assignment that matches the current subscription; one that does not is
-    dropped and the consumer rejoins. Claims, per SyncGroup response a consumer completes
-    its rebalance with: a matching assignment gets onPartitionsAssigned exactly once, on
-    assigned - owned; COOPERATIVE gets onPartitionsRevoked exactly on owned - assigned
-    when that is non-empty (EAGER revoked everything before joining); nothing is lost;
-    and ownership becomes the assignment. An assignment that does not match gets no
-    callback and changes no ownership."""
-    if action.kind != "receive":
-        return None
-    c = prev.consumers[action.slot]
-    resp = c.inbox[0]
-    if not (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
-            and resp.to == c.member_id):
-        return None
-    who = f"consumer {action.slot}"
-    calls = [(e.kind, e.partitions) for e in events if e.slot == action.slot and e.kind in CALLBACK_KINDS]
-    owned, assigned, after = c.owned, resp.assignment, nxt.consumers[action.slot].owned
-    if assigned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions)):
-        if calls or after != owned:
-            return f"{who} acted on an assignment outside its subscription ({calls}); it must only rejoin"
-        return None
-    expected = [("revoked", owned & ~assigned)] if owned & ~assigned and _cooperative(scope, c) else []
-    expected.append(("assigned", assigned & ~owned))
-    if calls != expected:
-        return f"{who} completed a rebalance with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
-    if after != assigned:
-        return f"{who} owns {show(after, scope.stride)} after being assigned {show(assigned, scope.stride)}"
-    return None
-
-
-CALLBACK_KINDS = ("assigned", "revoked", "lost")
-
-
-def _cooperative(scope: ConsumerScope, c) -> bool:
-    return rebalance_protocol(scope.plan[c.config].assignors) == COOPERATIVE
-
-
-def _calls(scope: ConsumerScope, calls) -> str:
-    return "[" + ", ".join(f"{k}{show(p, scope.stride)}" for k, p in calls) + "]"
-
-
-def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
-    """KIP-429: "Listener#onPartitionsLost: if the member has missed a rebalance and
-    fallen out of the group, this new callback will be invoked on the set of all owned
-    partitions (unless empty). The member will then rejoin the group." and "re-join
-    group with empty assigned partition". Claims: onPartitionsLost is called only for a
-    reset generation or member id, for partitions that no longer exist, or on leaving
-    mid-rebalance; and a reset consumer rejoins owning nothing."""
-    if action.kind != "join" and not any(e.kind == "lost" for e in events):
-        return None
-    slot = action.slot
-    alive = existing(nxt.partitions, scope.stride)
-    reset = False
-    if action.kind == "join":
-        c = prev.consumers[slot]
-        reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
-        if reset and nxt.consumers[slot].owned:
-            return (f"consumer {slot} rejoined after a reset still claiming "
-                    f"{show(nxt.consumers[slot].owned, scope.stride)}")
-    for e in events:
-        if e.kind != "lost" or not e.partitions & alive or reset or action.kind == "bounce":
-            continue
-        return (f"consumer {e.slot} called onPartitionsLost({show(e.partitions, scope.stride)}) "
-                f"on {action.kind} without being fenced")
     return None
 
 
@@ -282,6 +209,10 @@ PROPERTIES = (
     Property("revoke_before_reassign", "always", revoke_before_reassign, on="step"),
     Property("callbacks_consistent", "always", callbacks_consistent, on="step"),
     Property("lost_only_when_fenced", "always", lost_only_when_fenced, on="step"),
+    Property("callbacks_before_join", "always", callbacks_before_join, on="step"),
+    Property("callbacks_on_leave", "always", callbacks_on_leave, on="step"),
+    Property("rebalance_on_change_only", "always", rebalance_on_change_only, on="step"),
+    Property("generation_per_round", "always", generation_per_round, on="step"),
     Property("selected_protocol_everywhere", "always", selected_protocol_everywhere),
     Property("converges_within_k", "within", converges_within_k),
     Property("settles_fully_owned", "within", settles_fully_owned),

@@ -1,0 +1,156 @@
+"""What the ConsumerRebalanceListener sees: the callback contract of KIP-429, as claims.
+
+Each claim's docstring quotes the sentence it enforces (KIP-429, or Kafka's
+ConsumerCoordinator where Kafka is more precise) and returns None when it holds, or a
+message naming the broken clause. They are transition claims: each looks at one step,
+the consumer before it, the callbacks it made, and the consumer after it.
+"""
+from __future__ import annotations
+
+from ..assignors import COOPERATIVE, rebalance_protocol
+from ..partitions import existing, of_topics, show
+from .scope import ConsumerScope
+from .state import NO_GENERATION, NO_MEMBER, State
+
+CALLBACK_KINDS = ("assigned", "revoked", "lost")
+
+
+def callbacks_consistent(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "Listener#onPartitionsAssigned: called on the subset of assigned partitions
+    that were not previously owned before this rebalance. There should be no overlap
+    with the revoked partitions (if any). This will always be called, even if there are
+    no new partitions being assigned to a given member." and "Listener#onPartitionsRevoked:
+    this will be called on the subset of previously owned partitions that are intended
+    to be reassigned to another consumer. If this subset is empty, this will not be
+    invoked at all." Kafka (ConsumerCoordinator#onJoinComplete) completes a rebalance only
+    with an assignment that matches the current subscription; one that does not is
+    dropped and the consumer rejoins. Claims, per SyncGroup response a consumer completes
+    its rebalance with: a matching assignment gets onPartitionsAssigned exactly once, on
+    assigned - owned; COOPERATIVE gets onPartitionsRevoked exactly on owned - assigned
+    when that is non-empty (EAGER revoked everything before joining); nothing is lost;
+    and ownership becomes the assignment. An assignment that does not match gets no
+    callback and changes no ownership."""
+    if action.kind != "receive":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    if not (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
+            and resp.to == c.member_id):
+        return None
+    who = f"consumer {action.slot}"
+    calls = [(e.kind, e.partitions) for e in events if e.slot == action.slot and e.kind in CALLBACK_KINDS]
+    owned, assigned, after = c.owned, resp.assignment, nxt.consumers[action.slot].owned
+    if assigned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions)):
+        if calls or after != owned:
+            return f"{who} acted on an assignment outside its subscription ({calls}); it must only rejoin"
+        return None
+    expected = [("revoked", owned & ~assigned)] if owned & ~assigned and _cooperative(scope, c) else []
+    expected.append(("assigned", assigned & ~owned))
+    if calls != expected:
+        return f"{who} completed a rebalance with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+    if after != assigned:
+        return f"{who} owns {show(after, scope.stride)} after being assigned {show(assigned, scope.stride)}"
+    return None
+
+
+def _cooperative(scope: ConsumerScope, c) -> bool:
+    return rebalance_protocol(scope.plan[c.config].assignors) == COOPERATIVE
+
+
+def _calls(scope: ConsumerScope, calls) -> str:
+    return "[" + ", ".join(f"{k}{show(p, scope.stride)}" for k, p in calls) + "]"
+
+
+def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "Listener#onPartitionsLost: if the member has missed a rebalance and
+    fallen out of the group, this new callback will be invoked on the set of all owned
+    partitions (unless empty). The member will then rejoin the group." and "re-join
+    group with empty assigned partition". Claims: onPartitionsLost is called only for a
+    reset generation or member id, for partitions that no longer exist, or on leaving
+    mid-rebalance; and a reset consumer rejoins owning nothing."""
+    if action.kind != "join" and not any(e.kind == "lost" for e in events):
+        return None
+    slot = action.slot
+    alive = existing(nxt.partitions, scope.stride)
+    reset = False
+    if action.kind == "join":
+        c = prev.consumers[slot]
+        reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
+        if reset and nxt.consumers[slot].owned:
+            return (f"consumer {slot} rejoined after a reset still claiming "
+                    f"{show(nxt.consumers[slot].owned, scope.stride)}")
+    for e in events:
+        if e.kind != "lost" or not e.partitions & alive or reset or action.kind == "bounce":
+            continue
+        return (f"consumer {e.slot} called onPartitionsLost({show(e.partitions, scope.stride)}) "
+                f"on {action.kind} without being fenced")
+    return None
+
+
+def _protocol(scope: ConsumerScope, c) -> str:
+    return rebalance_protocol(scope.plan[c.config].assignors)
+
+
+def callbacks_before_join(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429, the eager timeline: "the timeline of a rebalance is always exactly as
+    follows: 1. Listener#onPartitionsLost: if the member has missed a rebalance and fallen
+    out of the group [...] 2. Listener#onPartitionsRevoked: called on the full set of
+    assigned partitions"; the cooperative one: "Listener#onPartitionsRevoked: if [...]
+    some owned partitions are no longer in our subscription [...] this callback will be
+    invoked on that subset. If there are no partitions to revoke for those reasons, this
+    callback will not be invoked at this point". Kafka runs this once per rebalance
+    (AbstractCoordinator#joinGroupIfNeeded, ``needsJoinPrepare``). Claims, when a consumer
+    sends JoinGroup: at the first JoinGroup of a rebalance, a reset consumer calls
+    onPartitionsLost on everything it owns (if anything) and rejoins owning nothing; an
+    EAGER one calls onPartitionsRevoked on everything it owns, even nothing, and rejoins
+    owning nothing; a COOPERATIVE one revokes exactly its partitions of unsubscribed
+    topics, if any. A JoinGroup retried within the same rebalance calls no listener."""
+    if action.kind != "join":
+        return None
+    slot = action.slot
+    c = prev.consumers[slot]
+    calls = [(e.kind, e.partitions) for e in events if e.slot == slot and e.kind in CALLBACK_KINDS]
+    after = nxt.consumers[slot].owned
+    if not c.needs_join_prepare:
+        expected, owns = [], c.owned
+    elif c.generation == NO_GENERATION or c.member_id == NO_MEMBER:
+        if not scope.behaviour.fenced_clears_owned and c.owned:
+            return None        # KAFKA-12983's profile: lost_only_when_fenced judges it
+        expected, owns = ([("lost", c.owned)] if c.owned else []), 0
+    elif _protocol(scope, c) != COOPERATIVE:
+        expected, owns = [("revoked", c.owned)], 0
+    else:
+        gone = c.owned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions))
+        expected, owns = ([("revoked", gone)] if gone else []), c.owned & ~gone
+    if calls != expected:
+        return f"consumer {slot} sent JoinGroup with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+    if after != owns:
+        return f"consumer {slot} sent JoinGroup owning {show(after, scope.stride)}, expected {show(owns, scope.stride)}"
+    return None
+
+
+def callbacks_on_leave(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's ConsumerCoordinator#onLeavePrepare (KafkaConsumer#close): "we should reset
+    assignment and trigger the callback before leaving group": onPartitionsLost when the
+    generation or member id was reset or a rebalance is in progress (the partitions may
+    already belong to someone else; KIP-429: "if the member has missed a rebalance and
+    fallen out of the group"), onPartitionsRevoked otherwise. Claim: a consumer shutting
+    down makes exactly one callback on everything it owns (none when it owns nothing):
+    lost if it was reset or in a rebalance (a JoinGroup or SyncGroup outstanding, or a
+    failed one to retry), revoked if it was a settled member (a rejoin merely requested
+    does not start a rebalance until the JoinGroup is sent)."""
+    if action.kind != "bounce":
+        return None
+    slot = action.slot
+    c = prev.consumers[slot]
+    calls = [(e.kind, e.partitions) for e in events if e.slot == slot and e.kind in CALLBACK_KINDS]
+    if not c.owned:
+        expected = []
+    else:
+        in_rebalance = bool(c.awaiting in ("JoinGroup", "SyncGroup") or c.outbox and c.outbox[0].kind != "Heartbeat"
+                            or (c.status != "stable" and not c.needs_join_prepare))
+        reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
+        expected = [("lost" if reset or in_rebalance else "revoked", c.owned)]
+    if calls != expected:
+        return f"consumer {slot} left with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+    return None
