@@ -15,6 +15,8 @@ from typing import Callable
 
 from model.core import Model, Step, check_state, check_step
 
+from . import liveness
+
 
 @dataclass
 class Violation:
@@ -51,8 +53,11 @@ def _violations(model: Model, scope, step: Step | None, state) -> list[tuple[str
     return found
 
 
+CHECKER_CLAIMS = {"no_deadlock": "deadlock", "can_settle": "liveness"}
+
+
 def _kind(model: Model, name: str) -> str:
-    return "deadlock" if name == "no_deadlock" else model.property(name).kind
+    return CHECKER_CLAIMS.get(name) or model.property(name).kind
 
 
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
@@ -62,10 +67,16 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
 
     ``on_state(state)``, if given, is called once per distinct (canonical) state the
     search keeps, with the first concrete state found for it, initial states included.
+    When the model says what a settled group is (``Model.settled``), a complete search
+    also checks ``can_settle`` (``groupcheck.liveness``).
     """
     started = time.perf_counter()
     key = (lambda s: model.canonical(scope, s)) if symmetry else (lambda s: s)
+    graph = liveness.Graph() if model.settled is not None else None
+    faults = frozenset(model.fault_kinds)
     checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
+    if graph is not None:
+        checked.append("can_settle")
     sometimes = [p for p in model.properties if p.kind == "sometimes"]
     report = Report(model.name, "bfs", checked=checked, witnessed={p.name: False for p in sometimes})
     parents: dict = {}
@@ -98,8 +109,13 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
         for prop in sometimes:
             if not report.witnessed[prop.name] and prop.check(scope, state) is not None:
                 report.witnessed[prop.name] = True
+        here = graph.id(k) if graph is not None else -1
         if not model.within_bounds(scope, state):
+            if graph is not None:
+                graph.good[here] = True       # not expanded: what follows is unknown
             continue
+        if graph is not None:
+            graph.good[here] = model.settled(scope, state)
         enabled = model.actions(scope, state)
         if not enabled and not model.is_terminal_ok(scope, state):
             report.violation = Violation("no_deadlock", "no action is enabled", path_to(k), "deadlock")
@@ -110,6 +126,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
             nk = key(nxt)
+            if graph is not None and action.kind not in faults:
+                graph.succ[here].append(graph.id(nk))
             found = check_state(model, scope, nxt) if nk not in parents else []
             found += check_step(model, scope, Step(state, action, index, nxt, events))
             if found:
@@ -128,6 +146,13 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
         if max_states is not None and len(parents) >= max_states:
             report.complete = False
             break
+    if graph is not None and report.violation is None and report.complete and not queue:
+        stuck = liveness.stuck(graph)
+        if stuck:
+            keys = list(graph.ids)
+            report.violation = Violation(
+                "can_settle", f"from this state no run without further faults or operations settles "
+                f"the group ({len(stuck):,} such states)", path_to(keys[stuck[0]]), "liveness")
     if report.violation is not None:
         report.depth = len(report.violation.path) - 1
     report.states = len(parents)

@@ -78,6 +78,9 @@ class Model:
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
     # the protocol's own progress steps: swarm testing never leaves them out
     progress_kinds: tuple[str, ...] = field(default=())
+    # the group has settled: nothing left to do (the checker's can_settle asks whether
+    # such a state stays reachable from every state without further faults)
+    settled: Callable[[Scope, State], bool] | None = None
 
     def property(self, name: str) -> Property:
         for prop in self.properties:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core import Model
 from . import scope as _scope
-from .properties import PROPERTIES
+from .properties import PROPERTIES, quiescent
 from .render import describe_action, describe_event, state_to_itf
 from .scope import ConsumerScope
 from .step import ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
@@ -27,4 +27,5 @@ MODEL = Model(
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=("receive", "deliver", "join", "restart", "resume"),
+    settled=quiescent,
 )

@@ -28,4 +28,5 @@ MODEL = Model(
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=("join", "assign", "receive", "caught_up", "stop", "start"),
+    settled=is_terminal_ok,
 )
