@@ -215,6 +215,38 @@ def rebalances_bounded(scope: StreamsScope, state: State) -> str | None:
     return None
 
 
+def settles_fully_assigned(scope: StreamsScope, state: State) -> str | None:
+    """KIP-429 (Streams): "we need to guarantee each topic partition is assigned with exactly
+    one consumer at any time", and a withheld task reaches its new owner in "the second
+    rebalance"; seed 002: "Assign standby tasks: [...] To instances without matching active
+    tasks". Claims (liveness at quiescence): once the group has settled with every thread
+    alive, each task runs as active on exactly one live thread, and with the sticky
+    assignor each task has num.standby.replicas standbys (as many as there are other
+    live instances) on instances not running it."""
+    if not quiescent(scope, state) or any(m.status == FAILED for m in state.members):
+        return None
+    alive = [(s, m) for s, m in enumerate(state.members) if live(m)]
+    if not alive:
+        return None
+    seen = 0
+    for s, m in alive:
+        if seen & m.active:
+            return f"settled with {task_names(seen & m.active)} active twice"
+        seen |= m.active
+    if seen != scope.all_tasks:
+        return f"settled with {task_names(scope.all_tasks & ~seen)} active nowhere"
+    if scope.task_assignor != "sticky" or not scope.standbys:
+        return None
+    instances = {s // scope.threads for s, _ in alive}
+    want = min(scope.standbys, len(instances) - 1)
+    for t in bits(scope.all_tasks):
+        holders = {s // scope.threads for s, m in alive if m.standby >> t & 1}
+        runner = {s // scope.threads for s, m in alive if m.active >> t & 1}
+        if len(holders - runner) != want or holders & runner:
+            return f"settled with {task_names(1 << t)} on {len(holders)} standby(s), want {want} off its active"
+    return None
+
+
 def some_thread_downgraded(scope: StreamsScope, state: State) -> str | None:
     """Witness: version probing happened - a live thread uses a version below what its
     configuration starts with."""
@@ -253,6 +285,7 @@ PROPERTIES = (
     Property("upgrade_completes", "within", upgrade_completes),
     Property("upgrade_within_one_extra_rebalance", "within", upgrade_within_one_extra_rebalance),
     Property("rebalances_bounded", "within", rebalances_bounded),
+    Property("settles_fully_assigned", "within", settles_fully_assigned),
     Property("some_thread_downgraded", "sometimes", some_thread_downgraded),
     Property("some_warmup_caught_up", "sometimes", some_warmup_caught_up),
     Property("upgrade_finished", "sometimes", upgrade_finished),
