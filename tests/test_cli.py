@@ -68,7 +68,7 @@ def test_bad_options_exit_2_with_a_clear_message(tmp_path):
         (["check", "consumer", "--plan", " "], "partition.assignment.strategy is empty"),
         (["check", "consumer", "--profile", "kafka-0.1"], "unknown profile 'kafka-0.1'"),
         (["check", "consumer", "--scope", "{nope"], "--scope: not JSON"),
-        (["check", "consumer", "--scope", '{"wat": 1}'], "unknown key(s) wat"),
+        (["check", "consumer", "--scope", '{"wat": 1}'], "scope: unknown key 'wat'; known: members,"),
         (["replay", str(tmp_path / "missing.json")], "cannot read"),
     ]
     for args, message in cases:

@@ -91,7 +91,7 @@ def test_list_shows_both_protocols_and_the_releases():
     (["check", "consumer", "--tasks", "2"], "--tasks does not apply to consumer"),
     (["check", "streams-classic", "--plan", "2.3 | 3.9 upgrade.from"], "--plan: stage"),
     (["check", "streams-classic", "--plan", "2.3 | 9.9"], "unknown release '9.9'"),
-    (["check", "streams-classic", "--scope", '{"profile": [1]}'], "scope: malformed value"),
+    (["check", "streams-classic", "--scope", '{"profile": [1]}'], "scope.profile: expected a string, got a list"),
     (["check", "--instances", "2"], "scope options apply to one protocol"),
     (["check", "--profile", "kip-268"], "kip-268 is a profile of streams-classic"),
 ])
