@@ -28,7 +28,7 @@ def test_upgrade_plan_unsafe_writes_a_replayable_counterexample(tmp_path, args, 
     assert result.exit_code == 1, result.output
     assert "UNSAFE" in text and f"{prop} violated" in text and "claim: Claim:" in text
     assert "counterexample" in text and "Traceback" not in text
-    [itf] = tmp_path.glob(f"streams-classic-upgrade-*-{prop}.itf.json")
+    [itf] = tmp_path.glob(f"streams-classic-upgrade-*-{prop}-*.itf.json")
     assert itf.with_suffix("").with_suffix(".txt").exists()
     trace = json.loads(itf.read_text())
     meta = trace["#meta"]
