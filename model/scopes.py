@@ -147,7 +147,8 @@ def _value(v: Any) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
-def _overrides(base: Any, behaviour: Any) -> list[str]:
+def behaviour_diff(base: Any, behaviour: Any) -> list[str]:
+    """``field=value`` for every field in which ``behaviour`` differs from ``base``."""
     return [f"{f.name}={_value(getattr(behaviour, f.name))}" for f in fields(behaviour)
             if getattr(behaviour, f.name) != getattr(base, f.name)]
 
@@ -162,5 +163,5 @@ def profile_label(scope: Any) -> str:
     if scope.profile in profiles:
         base = scope.profile
     else:
-        base = min(profiles, key=lambda name: len(_overrides(profiles[name], scope.behaviour)))
-    return " + ".join([base, *_overrides(profiles[base], scope.behaviour)])
+        base = min(profiles, key=lambda name: len(behaviour_diff(profiles[name], scope.behaviour)))
+    return " + ".join([base, *behaviour_diff(profiles[base], scope.behaviour)])
