@@ -10,7 +10,9 @@ import typer
 from . import upgrade_plan
 from .commands import check, listing, replay
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# rich_markup_mode=None: click's plain help, which wraps every option's text within the
+# terminal (rich's tables crop long words such as crash,pause,lose_response at 80 columns)
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Check Kafka group rebalance protocols against their KIPs.")
 app.command(name="check")(check.check)
 app.command(name="replay")(replay.command)

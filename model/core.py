@@ -74,6 +74,8 @@ class Model:
     state_to_itf: Callable[[Scope, State], dict]
     describe_action: Callable[[Scope, State, Action], str]
     describe_event: Callable[[Scope, Event], str | None]   # None: not worth showing a reader
+    # the whole state in a few lines for a reader (a story ends with it); "" for none
+    describe_state: Callable[[Scope, State], str] = field(default=lambda scope, state: "")
     action_kinds: tuple[str, ...] = field(default=())
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
     # the protocol's own progress steps: swarm testing never leaves them out

@@ -9,9 +9,16 @@ its own ``#meta``.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 SAFE_INT = 2 ** 53
+MAX_DEPTH = 64          # JSON nested deeper than this is refused (groupcheck's own nest ~12)
+MAX_DIGITS = 400        # an integer literal longer than this is refused
+
+
+class JsonError(ValueError):
+    """Text that is not strict JSON; the message names what is wrong and where."""
 
 
 class TraceError(ValueError):
@@ -77,19 +84,73 @@ def dumps(tr: dict) -> str:
     return json.dumps(tr, indent=1, sort_keys=False)
 
 
+def _constant(name: str) -> Any:
+    raise JsonError(f"{name} is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise JsonError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text) > MAX_DIGITS:
+        raise JsonError(f"an integer of {len(text):,} digits is out of range (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if d <= MAX_DEPTH and isinstance(v, (dict, list)):
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def parse_json(text: str) -> Any:
+    """Strict JSON: Python's ``json`` also takes NaN, Infinity and 1e400 (as inf); this
+    refuses them, integers over MAX_DIGITS digits and nesting deeper than MAX_DEPTH."""
+    try:
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+    except JsonError:
+        raise
+    except json.JSONDecodeError as e:
+        raise JsonError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        raise JsonError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if _depth(value) > MAX_DEPTH:
+        raise JsonError(f"nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
+def _expect(value: Any, kind: type, where: str) -> None:
+    names = {dict: "an object", list: "a list", str: "a string"}
+    if not isinstance(value, kind):
+        raise TraceError(f"{where} must be {names[kind]}")
+
+
 def load(text: str) -> dict:
     """Parse and sanity-check a trace; raise TraceError naming the problem."""
     try:
-        tr = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        tr = parse_json(text)
+    except JsonError as e:
+        raise TraceError(str(e)) from None
     if not isinstance(tr, dict):
         raise TraceError("a trace is a JSON object with #meta, vars and states")
     for key in ("vars", "states"):
         if key not in tr:
             raise TraceError(f"missing {key!r}")
-    if not isinstance(tr["states"], list):
-        raise TraceError("'states' must be a list")
-    if not isinstance(tr.get("#meta", {}), dict):
-        raise TraceError("'#meta' must be an object")
+    _expect(tr.get("#meta", {}), dict, "'#meta'")
+    _expect(tr["vars"], list, "'vars'")
+    for i, name in enumerate(tr["vars"]):
+        _expect(name, str, f"vars[{i}]")
+    _expect(tr["states"], list, "'states'")
+    for i, state in enumerate(tr["states"]):
+        _expect(state, dict, f"states[{i}]")
+        _expect(state.get("#meta", {}), dict, f"states[{i}].#meta")
     return tr

@@ -29,7 +29,7 @@ def test_upgrade_plan_unsafe_writes_a_replayable_counterexample(tmp_path, args, 
     assert result.exit_code == 1, result.output
     assert "UNSAFE" in text and f"{prop} violated" in text and "claim: Claim:" in text
     assert "counterexample" in text and "Traceback" not in text
-    [itf] = tmp_path.glob(f"streams-classic-upgrade-*-{prop}.itf.json")
+    [itf] = tmp_path.glob(f"streams-classic-upgrade-*-{prop}-*.itf.json")
     assert itf.with_suffix("").with_suffix(".txt").exists()
     trace = json.loads(itf.read_text())
     meta = trace["#meta"]
@@ -93,7 +93,7 @@ def test_list_shows_both_protocols_and_the_releases():
     (["check", "consumer", "--tasks", "2"], "--tasks does not apply to consumer"),
     (["check", "streams-classic", "--plan", "2.3 | 3.9 upgrade.from"], "--plan: stage"),
     (["check", "streams-classic", "--plan", "2.3 | 9.9"], "unknown release '9.9'"),
-    (["check", "streams-classic", "--scope", '{"profile": [1]}'], "scope: malformed value"),
+    (["check", "streams-classic", "--scope", '{"profile": [1]}'], "scope.profile: expected a string, got a list"),
     (["check", "--instances", "2"], "scope options apply to one protocol"),
     (["check", "--profile", "kip-268"], "kip-268 is a profile of streams-classic"),
 ])

@@ -247,53 +247,53 @@ def test_the_default_scope_is_valid():
 # ------------------------------------------------------------------------------ scope: from_dict / to_dict
 
 def test_from_dict_rejects_unknown_keys_naming_them():
-    with pytest.raises(ScopeError, match=r"^scope: unknown key\(s\) members, topics; known: "):
+    with pytest.raises(ScopeError, match=r"^scope: unknown keys 'members', 'topics'; known: instances, threads, "):
         from_dict({"instances": 2, "members": 2, "topics": 1})
 
 
 def test_from_dict_rejects_a_non_object():
-    with pytest.raises(ScopeError, match="^scope must be an object, got list"):
+    with pytest.raises(ScopeError, match="^scope: expected an object, got a list$"):
         from_dict([("instances", 2)])
 
 
-@pytest.mark.parametrize("d, field", [
-    ({"instances": "two"}, "instances"),
-    ({"tasks": None}, "tasks"),
-    ({"initial": "x"}, "initial"),
-    ({"plan": [{"upgrade_from": "2.3"}]}, "plan"),           # no release
-    ({"plan": 3}, "plan"),                                   # not iterable
-    ({"behaviour": {"probing": "release", "speed": 1}}, "behaviour"),
-    ({"behaviour": 5}, "behaviour"),
-    ({"faults": 7}, "faults"),
+@pytest.mark.parametrize("d, message", [
+    ({"instances": "two"}, 'scope.instances: expected an integer, got "two"'),
+    ({"instances": "2"}, 'scope.instances: expected an integer, got "2"'),     # no coercion
+    ({"instances": 2.0}, "scope.instances: expected an integer, got 2.0"),
+    ({"threads": True}, "scope.threads: expected an integer, got true"),
+    ({"tasks": None}, "scope.tasks: expected an integer, got null"),
+    ({"initial": "x"}, 'scope.initial: expected an integer, got "x"'),
+    ({"plan": [{"upgrade_from": "2.3"}]}, "scope.plan[0]: missing 'release'"),
+    ({"plan": ["2.3", {"release": "3.9", "upgrade_form": "2.3"}]},
+     "scope.plan[1]: unknown key 'upgrade_form'; known: release, upgrade_from"),
+    ({"plan": [{"release": 3.9}]}, "scope.plan[0].release: expected a string, got 3.9"),
+    ({"plan": [{"release": "3.9", "upgrade_from": 2.3}]}, "scope.plan[0].upgrade_from: expected a string, got 2.3"),
+    ({"plan": "2.3"}, 'scope.plan: expected a list, got "2.3"'),
+    ({"plan": 3}, "scope.plan: expected a list, got 3"),
+    ({"behaviour": {"probing": "release", "speed": 1}}, "scope.behaviour: unknown key 'speed'; known: probing, "),
+    ({"behaviour": {"follower_downgrades": "no"}}, 'scope.behaviour.follower_downgrades: expected true or false, got "no"'),
+    ({"behaviour": 5}, "scope.behaviour: expected an object, got 5"),
+    ({"faults": 7}, "scope.faults: expected a list, got 7"),
+    ({"faults": ["crash", 1]}, "scope.faults[1]: expected a string, got 1"),
+    ({"operations": 1}, "scope.operations: expected a list, got 1"),
+    ({"max_generation": "many"}, 'scope.max_generation: expected an integer, got "many"'),
+    ({"budget": 10 ** 20}, "scope.budget: 100000000000000000000 is out of range"),
 ])
-def test_from_dict_rejects_malformed_values(d, field):
-    # "scope.<key>: malformed value <repr> (<reason>)": the field, the value as given, why
+def test_from_dict_rejects_malformed_values_naming_the_field(d, message):
     with pytest.raises(ScopeError) as info:
         from_dict(d)
-    msg = str(info.value)
-    assert msg.startswith(f"scope.{field}: malformed value {d[field]!r} ("), msg
-    assert msg.endswith(")") and len(msg) > len(f"scope.{field}: malformed value {d[field]!r} ()"), msg
-
-
-def test_from_dict_malformed_values_name_their_field():
-    # ScopeError promises "the message names the field and the fix"
-    for d, field in (({"instances": "two"}, "instances"), ({"tasks": None}, "tasks"), ({"plan": 3}, "plan"),
-                     ({"behaviour": {"speed": 1}}, "behaviour"), ({"faults": 7}, "faults"),
-                     ({"operations": 1}, "operations"), ({"max_generation": "many"}, "max_generation")):
-        with pytest.raises(ScopeError) as info:
-            from_dict(d)
-        assert str(info.value).startswith(f"scope.{field}: malformed value "), str(info.value)
+    assert str(info.value).startswith(message), str(info.value)
 
 
 def test_from_dict_validates_what_it_builds():
     with pytest.raises(ScopeError, match=r"^scope\.plan\[1\]\.upgrade_from: "):
         from_dict({"plan": [{"release": "2.3"}, {"release": "3.9", "upgrade_from": "3.9"}]})
-    with pytest.raises(ScopeError, match=r"^scope\.instances: "):
-        from_dict({"instances": "7"})
+    with pytest.raises(ScopeError, match=r"^scope\.instances: 7 is outside 1\.\.5"):
+        from_dict({"instances": 7})
 
 
-def test_from_dict_accepts_plain_release_strings_and_numeric_strings():
-    scope = from_dict({"plan": ["2.3", {"release": "3.9", "upgrade_from": "2.3"}], "instances": "2"})
+def test_from_dict_accepts_plain_release_strings():
+    scope = from_dict({"plan": ["2.3", {"release": "3.9", "upgrade_from": "2.3"}], "instances": 2})
     assert scope.plan == (Config("2.3"), Config("3.9", "2.3"))
     assert scope.instances == 2
 

@@ -1,45 +1,100 @@
-"""``groupcheck replay``: re-run a trace through the model and re-check every property."""
+"""``groupcheck replay``: re-run a trace through the model, re-check every property
+along it, and compare what it reproduces with what the trace recorded.
+
+Outcomes (exit 1 if and only if a violation reproduces):
+
+* 1 ``reproduced``: a property is violated along the path; the output says whether it
+  is the recorded violation (property, message, step) or what differs from it;
+* 0 ``not reproduced``: the trace records a violation, but no property is violated
+  when its path is replayed through the current model (a fix, or a model change);
+* 0 ``no violation``: the trace records none and none is found;
+* 2 the trace cannot be read, is not a groupcheck trace, or its path does not replay.
+
+Whatever the verdict, every state's ``action_taken`` and fields are compared with the
+reproduced ones: the first difference (state index, field path, recorded and
+reproduced value) is shown with a count of the others.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from model.core import Step, check_state, check_step, replay as replay_path
+from model.scopes import profile_label
 
 from .. import traces
-from ..console import err, fail, out
+from ..console import fail, out
 
 
-def command(trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck")) -> None:
-    """Replay a trace through the model and re-check every property along it."""
+def _first_violation(model, scope, first, steps: list[Step]) -> tuple[str, str, int] | None:
+    """The first claim broken along the replay, as (property, message, step): state and
+    transition claims as the checker has them, and ``no_deadlock`` at the end."""
+    broken = check_state(model, scope, first)
+    if broken:
+        return broken[0][0], broken[0][1], 0
+    for i, s in enumerate(steps, start=1):
+        broken = check_state(model, scope, s.next) + check_step(model, scope, s)
+        if broken:
+            return broken[0][0], broken[0][1], i
+    last = steps[-1].next if steps else first
+    if (model.within_bounds(scope, last) and not model.actions(scope, last)
+            and not model.is_terminal_ok(scope, last)):
+        return "no_deadlock", "no action is enabled", len(steps)
+    return None
+
+
+def _verdict(recorded: dict | None, recorded_at: int, found: tuple[str, str, int] | None) -> str:
+    """One line on what reproduced, against what the trace recorded."""
+    was = (f"{recorded['property']} violated at step {recorded_at} ({recorded['message']})"
+           if recorded else None)
+    if found is None:
+        if was:
+            return f"[bold yellow]not reproduced:[/] the trace records {escape(was)}; replayed through " \
+                   "the current model, no property is violated along it"
+        return "[green]no property is violated along this trace[/]"
+    prop, message, at = found
+    line = f"[bold red]reproduced:[/] {prop} violated at step {at}"
+    if recorded is None:
+        return line + " (the trace records no violation)"
+    if (prop, message, at) == (recorded["property"], recorded["message"], recorded_at):
+        return line + ", as recorded"
+    return line + escape(f": {message}; the trace records {was}")
+
+
+def _comparison(diffs: list[traces.Difference], states: int) -> str:
+    if not diffs:
+        return f"every state matches the recorded trace ({states} states: action_taken and fields)"
+    others = len(diffs) - 1
+    in_states = len({d.state for d in diffs})
+    more = f" (and {others} more difference{'s' * (others != 1)}, in {in_states} state" \
+           f"{'s' * (in_states != 1)} in all)" if others else ""
+    return (f"the replay differs from the recorded trace (the model or the trace changed since it "
+            f"was written): {diffs[0].text()}{more}")
+
+
+def command(trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck check or upgrade-plan")) -> None:
+    """Replay a trace, re-check every property along it, compare it with the recording.
+
+    Exit 1 if a property is violated on replay; 0 if none is (the output says when
+    the recorded violation did not reproduce); 2 if the trace cannot be replayed.
+    """
     try:
-        protocol, sc, path, tr = traces.load(trace)
+        rec = traces.load(trace)
     except traces.ReplayError as e:
         raise fail(str(e)) from None
-    model = protocol.model
+    model, sc, path = rec.protocol.model, rec.scope, rec.path
+    out.print(f"replaying {trace}: {model.name}, {len(path) - 1} steps, behaviour {profile_label(sc)}\n"
+              f"scope: {rec.protocol.scope_text(sc)}", markup=False, highlight=False)
     first, steps = replay_path(model, sc, path)
-    recorded = tr.get("states", [])
-    derived = [model.state_to_itf(sc, first)] + [model.state_to_itf(sc, s.next) for s in steps]
-    for i, state in enumerate(derived):
-        if i < len(recorded):
-            rec = {k: v for k, v in recorded[i].items() if k not in ("#meta", "action_taken")}
-            if rec != state:
-                err.print(f"[yellow]note:[/] state {i} differs from the recorded one "
-                          "(the model changed since the trace was written)")
-                break
-    broken = check_state(model, sc, first)
-    at = 0
-    for i, s in enumerate(steps, start=1):
-        if broken:
-            break
-        broken = check_state(model, sc, s.next) + check_step(model, sc, Step(s.prev, s.action, s.index, s.next, s.events))
-        at = i
-    verdict = f"{broken[0][0]}: {broken[0][1]}" if broken else None
-    out.print(traces.story(model, sc, path[: at + 1] if broken else path, verdict), markup=False, highlight=False)
-    if broken:
-        out.print(f"[bold red]reproduced:[/] {broken[0][0]} violated at step {at}")
+    found = _first_violation(model, sc, first, steps)
+    verdict = f"{found[0]}: {found[1]}" if found else None
+    shown = path[: found[2] + 1] if found else path
+    out.print(traces.story(model, sc, shown, verdict), markup=False, highlight=False)
+    reproduced = traces.build(model, sc, path, {})["states"]
+    diffs = traces.differences(rec.trace["states"], traces.as_json(reproduced))
+    out.print(_comparison(diffs, len(path)), markup=False, highlight=False)
+    out.print(_verdict(rec.violation, len(path) - 1, found), highlight=False)
+    if found:
         raise typer.Exit(1)
-    out.print("[green]no property is violated along this trace[/]")
-
-

@@ -87,35 +87,57 @@ def _brief(scope: ConsumerScope, msg) -> str:
 CALLBACKS = {"assigned": "onPartitionsAssigned", "revoked": "onPartitionsRevoked", "lost": "onPartitionsLost"}
 
 
+def who(state: State, slot: int) -> str:
+    """A consumer as every text names it: ``C1`` (slot + 1), with its member id, ``C1 (m3)``."""
+    c = state.consumers[slot]
+    return f"C{slot + 1}" + (f" ({_member(c.member_id)})" if c.member_id else "")
+
+
 def describe_event(scope: ConsumerScope, event) -> str | None:
     """One line for a story: listener callbacks by their Kafka names, milestones as is."""
     if event.kind == "ignored":
         return None
-    who = f"consumer {event.slot} " if event.slot >= 0 else ""
+    name = f"C{event.slot + 1} " if event.slot >= 0 else ""
     what = (show(event.partitions, scope.stride) if event.partitions else "") + " " + event.note
-    return f"{who}{CALLBACKS.get(event.kind, event.kind)} {what.strip()}".rstrip()
+    return f"{name}{CALLBACKS.get(event.kind, event.kind)} {what.strip()}".rstrip()
 
 
 def describe_action(scope: ConsumerScope, state: State, action: Action) -> str:
     k, s = action.kind, action.slot
-    if s >= 0:
-        c = state.consumers[s]
-        who = f"consumer {s}" + (f" ({_member(c.member_id)})" if c.member_id else "")
-    else:
-        who = "coordinator"
+    name = who(state, s) if s >= 0 else "coordinator"
     if k == "receive":
-        return f"{who} receives {_brief(scope, state.consumers[s].inbox[0])}"
+        return f"{name} receives {_brief(scope, state.consumers[s].inbox[0])}"
     if k == "deliver":
-        return f"coordinator handles {_brief(scope, state.consumers[s].outbox[0])} from consumer {s}"
+        return f"coordinator handles {_brief(scope, state.consumers[s].outbox[0])} from {name}"
     if k == "lose_response":
-        return f"{_brief(scope, state.consumers[s].inbox[0])} to consumer {s} is lost"
+        return f"{_brief(scope, state.consumers[s].inbox[0])} to {name} is lost"
     if k == "session_timeout":
-        return f"session of member {_member(action.arg)} (consumer {s}) times out"
+        return f"session of C{s + 1} ({_member(action.arg)}) times out"
     if k == "subscription_change":
-        return f"{who} toggles its subscription to t{action.arg}"
+        return f"{name} toggles its subscription to t{action.arg}"
     if k in ("add_partition", "delete_topic"):
         return f"{k.replace('_', ' ')} t{action.arg}"
     if k == "bounce":
         cfg = scope.plan[state.consumers[s].config + 1]
-        return f"{who} is bounced onto {list(cfg.assignors)}"
-    return f"{who}: {k.replace('_', ' ')}" if s >= 0 else k.replace("_", " ")
+        return f"{name} is bounced onto {list(cfg.assignors)}"
+    return f"{name}: {k.replace('_', ' ')}" if s >= 0 else k.replace("_", " ")
+
+
+def _consumer_line(scope: ConsumerScope, state: State, slot: int) -> str:
+    c = state.consumers[slot]
+    parts = [c.status + (", paused" if c.paused else ""), f"generation {c.generation}",
+             f"owns {show(c.owned, scope.stride)}", f"awaits {c.awaiting or 'nothing'}"]
+    if c.outbox:
+        parts.append(f"sending {_brief(scope, c.outbox[0])}")
+    parts.append("inbox " + (", ".join(_brief(scope, m) for m in c.inbox) or "empty"))
+    return f"{who(state, slot)}: " + "; ".join(parts)
+
+
+def describe_state(scope: ConsumerScope, state: State) -> str:
+    """The group (status, generation, leader, protocol, each member's assignment) and
+    one line per consumer: status, generation, owned partitions, what it awaits, its inbox."""
+    g = state.group
+    members = ", ".join(f"{_member(m.member_id)} {show(m.assignment, scope.stride)}" for m in g.members)
+    group = (f"group {g.status}, generation {g.generation}, leader {_member(g.leader) or 'none'}, "
+             f"protocol {g.protocol or 'none'}, members {members or 'none'}")
+    return "\n".join([group] + [_consumer_line(scope, state, s) for s in range(len(state.consumers))])

@@ -6,7 +6,8 @@ differently, each behaviour is a named option and a profile fixes them all.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .. import scopes
 from ..scopes import ScopeError
@@ -85,6 +86,7 @@ class ConsumerScope:
     # "empty": every consumer starts unjoined; "stable": the group has formed and
     # settled (reached by the protocol's own steps, no faults), generation included
     start: str = "empty"
+    known_profiles: ClassVar[dict[str, Behaviour]] = PROFILES     # for scopes.profile_label
 
     @property
     def stride(self) -> int:
@@ -140,23 +142,15 @@ def validate(scope: ConsumerScope) -> ConsumerScope:
 
 
 def to_dict(scope: ConsumerScope) -> dict:
-    d = asdict(scope)
-    d["partitions"] = list(scope.partitions)
-    d["faults"] = list(scope.faults)
-    d["operations"] = list(scope.operations)
-    d["plan"] = [{"assignors": list(c.assignors), "version": c.version} for c in scope.plan]
-    return d
+    return scopes.to_dict(scope)
+
+
+_read = scopes.scope_reader(ConsumerScope, PROFILES, {
+    "plan": scopes.list_of(scopes.record(Config, required=("assignors",))),
+})
 
 
 def from_dict(d: dict) -> ConsumerScope:
-    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
-    kw = scopes.checked_keys(d, ConsumerScope)
-    scopes.convert(kw, {
-        "partitions": lambda v: tuple(int(n) for n in v),
-        "faults": lambda v: tuple(str(x) for x in v),
-        "operations": lambda v: tuple(str(x) for x in v),
-        "plan": lambda v: tuple(Config(tuple(c["assignors"]), int(c.get("version", 3))) for c in v),
-        "behaviour": lambda v: Behaviour(**v),
-        **{k: int for k in ("members", "max_generation", "budget")},
-    })
-    return validate(ConsumerScope(**scopes.profile_behaviour(kw, PROFILES)))
+    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError
+    naming the field (``scope.plan[1]: unknown key 'verison'; known: assignors, version``)."""
+    return validate(_read(d))

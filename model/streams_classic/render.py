@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..itf import itf_set
 from .scope import StreamsScope
-from .state import Action, State, task_names
+from .state import JOINING, SYNCING, UP, Action, State, task_names
 
 
 def _tasks(mask: int) -> dict:
@@ -75,3 +75,44 @@ def describe_event(scope: StreamsScope, event) -> str | None:
     if event.kind not in ("assign", "receive", "failed", "leader_failed", "shutdown"):
         return None
     return f"{name(scope, event.slot)}: {event.note}"
+
+
+def _awaits(m) -> str:
+    if m.status == JOINING:
+        return "must send JoinGroup"
+    if m.status == SYNCING and m.inbox is None:
+        return "awaits its assignment"
+    return "awaits nothing"
+
+
+def _inbox(m) -> str:
+    a = m.inbox
+    if a is None:
+        return "inbox empty"
+    what = f"error {a.error}" if a.error else (f"active {task_names(a.active)}, standby {task_names(a.standby)}"
+                                               + (f", learning {task_names(a.learning)}" if a.learning else ""))
+    return f"inbox generation {a.generation} assignment v{a.version} ({what})"
+
+
+def _thread_line(scope: StreamsScope, state: State, slot: int) -> str:
+    m = state.members[slot]
+    inst = state.instances[slot // scope.threads]
+    run = scope.plan[inst.stage].text() + ("" if inst.status == UP else f", instance {inst.status}")
+    parts = [m.status + (f" ({m.failure})" if m.failure else ""), f"uses v{m.used}", f"generation {m.generation}",
+             f"active {task_names(m.active)}", f"standby {task_names(m.standby)}"]
+    if m.learning:
+        parts.append(f"learning {task_names(m.learning)} (caught up {task_names(m.ready)})")
+    parts += [_awaits(m), _inbox(m)]
+    return f"{name(scope, slot)} [{run}]: " + "; ".join(parts)
+
+
+def describe_state(scope: StreamsScope, state: State) -> str:
+    """The group (status, generation, leader, AssignmentInfo version, who joined this
+    round) and one line per thread: its instance's release, status, used version,
+    generation, active and standby tasks, what it awaits, its unprocessed assignment."""
+    g = state.group
+    leader = name(scope, g.leader) if g.leader >= 0 else "none"
+    joined = ", ".join(name(scope, s) for s in g.joined) or "none"
+    group = (f"group {g.status}, generation {g.generation}, leader {leader}, "
+             f"version {'v' + str(g.version) if g.version else 'none'}, joined this round: {joined}")
+    return "\n".join([group] + [_thread_line(scope, state, s) for s in range(len(state.members))])

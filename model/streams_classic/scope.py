@@ -8,7 +8,8 @@ rules it shipped (the default, and what ``upgrade-plan`` uses); ``kip-268`` and
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .. import scopes
 from ..scopes import ScopeError
@@ -72,6 +73,7 @@ class StreamsScope:
     max_generation: int = 16
     profile: str = "release"
     behaviour: Behaviour = field(default_factory=Behaviour)
+    known_profiles: ClassVar[dict[str, Behaviour]] = PROFILES     # for scopes.profile_label
 
     @property
     def running(self) -> int:
@@ -144,23 +146,21 @@ def validate(scope: StreamsScope) -> StreamsScope:
 
 
 def to_dict(scope: StreamsScope) -> dict:
-    d = asdict(scope)
-    d["plan"] = [{"release": c.release, "upgrade_from": c.upgrade_from} for c in scope.plan]
-    d["faults"] = list(scope.faults)
-    d["operations"] = list(scope.operations)
-    return d
+    return scopes.to_dict(scope)
+
+
+_config = scopes.record(Config, required=("release",))
+
+
+def _plan_entry(value, path: str) -> Config:
+    """A plan entry: {"release": ..., "upgrade_from": ...}, or a release name alone."""
+    return Config(value) if isinstance(value, str) else _config(value, path)
+
+
+_read = scopes.scope_reader(StreamsScope, PROFILES, {"plan": scopes.list_of(_plan_entry)})
 
 
 def from_dict(d: dict) -> StreamsScope:
-    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError."""
-    kw = scopes.checked_keys(d, StreamsScope)
-    scopes.convert(kw, {
-        "plan": lambda v: tuple(Config(str(c["release"]), c.get("upgrade_from")) if isinstance(c, dict)
-                                else Config(str(c)) for c in v),
-        "faults": lambda v: tuple(str(x) for x in v),
-        "operations": lambda v: tuple(str(x) for x in v),
-        "behaviour": lambda v: Behaviour(**v),
-        "initial": lambda v: None if v is None else int(v),
-        **{k: int for k in ("instances", "threads", "tasks", "standbys", "budget", "max_generation")},
-    })
-    return validate(StreamsScope(**scopes.profile_behaviour(kw, PROFILES)))
+    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError
+    naming the field (``scope.plan[0]: missing 'release'``)."""
+    return validate(_read(d))

@@ -1,0 +1,69 @@
+"""describe_state: the story ends with the state in which the property broke, consumers
+named C1, C2, ... (with their member id), Streams threads S1, S1-2, ..."""
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from groupcheck import traces
+from groupcheck.checker import bfs
+from model.consumer import MODEL as CONSUMER
+from model.core import Model, replay
+from model.streams_classic import MODEL as STREAMS
+from properties.known_bugs import variant
+from properties.streams_known_bugs import streams_variant
+
+
+def _last(model, scope, path):
+    first, steps = replay(model, scope, path)
+    return steps[-1].next if steps else first
+
+
+def test_consumer_state_names_the_group_and_every_consumer():
+    scope = variant("KIP-429-no-withholding").buggy_scope()
+    path = bfs(CONSUMER, scope).violation.path
+    assert CONSUMER.describe_state(scope, _last(CONSUMER, scope, path)).splitlines() == [
+        "group Stable, generation 2, leader m1, protocol cooperative-sticky, members m1 {t0-0}, m2 {t0-1}",
+        "C1 (m1): syncing; generation 2; owns {t0-0, t0-1}; awaits SyncGroup; inbox SyncGroupResponse({t0-0})",
+        "C2 (m2): stable; generation 2; owns {t0-1}; awaits nothing; inbox empty",
+    ]
+    first = CONSUMER.init_states(scope)[0]
+    assert CONSUMER.describe_state(scope, first).splitlines() == [
+        "group Empty, generation 0, leader none, protocol none, members none",
+        "C1: idle; generation -1; owns {}; awaits nothing; inbox empty",
+        "C2: idle; generation -1; owns {}; awaits nothing; inbox empty",
+    ]
+
+
+def test_streams_state_names_the_group_and_every_thread():
+    v = streams_variant("KAFKA-8649")
+    scope = replace(v.buggy_scope(), threads=2)
+    path = bfs(STREAMS, scope).violation.path
+    assert STREAMS.describe_state(scope, _last(STREAMS, scope, path)).splitlines() == [
+        "group Stable, generation 2, leader S1-1, version v3, joined this round: none",
+        "S1-1 [2.3]: syncing; uses v4; generation -1; active []; standby []; awaits nothing; "
+        "inbox generation 2 assignment v3 (active [T1], standby [])",
+        "S1-2 [2.3]: syncing; uses v4; generation -1; active []; standby []; awaits nothing; "
+        "inbox generation 2 assignment v3 (active [], standby [])",
+        "S2-1 [2.0]: stable; uses v4; generation 2; active [T2]; standby []; awaits nothing; inbox empty",
+        "S2-2 [2.0]: syncing; uses v3; generation 1; active []; standby []; awaits nothing; "
+        "inbox generation 2 assignment v3 (active [], standby [])",
+    ]
+
+
+def test_the_story_ends_with_the_state_where_the_property_broke():
+    scope = variant("KIP-429-no-withholding").buggy_scope()
+    v = bfs(CONSUMER, scope).violation
+    lines = traces.story(CONSUMER, scope, v.path, v.message).splitlines()
+    state = CONSUMER.describe_state(scope, _last(CONSUMER, scope, v.path)).splitlines()
+    assert lines[-len(state) - 1:] == [f"state after step {len(v.path) - 1}:"] + ["  " + s for s in state]
+    steps = lines[1:-len(state) - 1]
+    assert steps and all("consumer " not in line for line in steps), steps     # C1, C2: one name
+    assert "C2 (m2) receives SyncGroupResponse({t0-1})" in "\n".join(steps)
+
+
+def test_a_model_without_describe_state_keeps_its_story():
+    scope = variant("KIP-429-no-withholding").buggy_scope()
+    bare = Model(**{f.name: getattr(CONSUMER, f.name) for f in fields(Model) if f.name != "describe_state"})
+    assert bare.describe_state(scope, CONSUMER.init_states(scope)[0]) == ""
+    story = traces.story(bare, scope, [0, 0])
+    assert story.splitlines() == ["consumer counterexample, 1 steps", "  1. C1: join"]
