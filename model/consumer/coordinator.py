@@ -84,7 +84,7 @@ def maybe_complete_join(group: Group) -> Outcome:
     group = group._replace(status=COMPLETING, generation=generation, protocol=protocol,
                            leader=leader, members=members)
     out = tuple((m.slot, _join_response(group, m)) for m in group.members)
-    return Outcome(group, out, (Event("join_completed", note=f"generation {generation}, leader {leader}"),))
+    return Outcome(group, out, (Event("join_completed", note=f"generation {generation}, leader m{leader}"),))
 
 
 def _chain(first: Outcome, second: Outcome) -> Outcome:
@@ -105,9 +105,9 @@ def remove_member(group: Group, member_id: int, why: str) -> Outcome:
     members = tuple(x for x in group.members if x.member_id != member_id)
     leader = NO_MEMBER if group.leader == member_id else group.leader
     group = group._replace(members=members, leader=leader)
-    result = Outcome(group, tuple(out), (Event("member_removed", m.slot, note=f"member {member_id}: {why}"),))
+    result = Outcome(group, tuple(out), (Event("member_removed", m.slot, note=f"m{member_id}: {why}"),))
     if group.status in (STABLE, COMPLETING):
-        result = _chain(result, prepare_rebalance(group, f"member {member_id} left"))
+        result = _chain(result, prepare_rebalance(group, f"m{member_id} left"))
     return _chain(result, maybe_complete_join(result.group))
 
 
@@ -127,9 +127,9 @@ def join_group(group: Group, slot: int, req: JoinGroup) -> Outcome:
             return Outcome(group, ((slot, JoinGroupResponse(to=req.member_id, error=UNKNOWN_MEMBER_ID)),), ())
         member = GroupMember(req.member_id, slot, req.protocols, req.subscription, True, False, 0)
         group = group._replace(pending=tuple(p for p in group.pending if p != req.member_id))
-        added = Outcome(group, (), (Event("member_added", slot, note=f"member {req.member_id}"),))
+        added = Outcome(group, (), (Event("member_added", slot, note=f"m{req.member_id}"),))
         if group.status != PREPARING:
-            added = _chain(added, prepare_rebalance(group, f"member {req.member_id} joined"))
+            added = _chain(added, prepare_rebalance(group, f"m{req.member_id} joined"))
         group = _with_member(added.group, member)
         return _chain(added._replace(group=group), maybe_complete_join(group))
     updated = known._replace(slot=slot, protocols=req.protocols, subscription=req.subscription, joined=True)
@@ -141,7 +141,7 @@ def join_group(group: Group, slot: int, req: JoinGroup) -> Outcome:
         return Outcome(group, ((slot, _join_response(group, known)),), ())
     if group.status == STABLE and matches and known.member_id != group.leader:
         return Outcome(group, ((slot, _join_response(group, known)),), ())
-    why = "leader rejoined" if known.member_id == group.leader and matches else f"member {req.member_id} metadata changed"
+    why = "leader rejoined" if known.member_id == group.leader and matches else f"m{req.member_id} metadata changed"
     prepared = prepare_rebalance(group, why)
     group = _with_member(prepared.group, updated)
     return _chain(prepared._replace(group=group), maybe_complete_join(group))

@@ -37,7 +37,7 @@ def callbacks_consistent(scope: ConsumerScope, prev: State, action, nxt: State, 
     if not (resp.kind == "SyncGroupResponse" and resp.error == "NONE" and c.awaiting == "SyncGroup"
             and resp.to == c.member_id):
         return None
-    who = f"consumer {action.slot}"
+    who = f"C{action.slot + 1}"
     calls = [(e.kind, e.partitions) for e in events if e.slot == action.slot and e.kind in CALLBACK_KINDS]
     owned, assigned, after = c.owned, resp.assignment, nxt.consumers[action.slot].owned
     if assigned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions)):
@@ -77,12 +77,12 @@ def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State,
         c = prev.consumers[slot]
         reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
         if reset and nxt.consumers[slot].owned:
-            return (f"consumer {slot} rejoined after a reset still claiming "
+            return (f"C{slot + 1} rejoined after a reset still claiming "
                     f"{show(nxt.consumers[slot].owned, scope.stride)}")
     for e in events:
         if e.kind != "lost" or not e.partitions & alive or reset or action.kind == "bounce":
             continue
-        return (f"consumer {e.slot} called onPartitionsLost({show(e.partitions, scope.stride)}) "
+        return (f"C{e.slot + 1} called onPartitionsLost({show(e.partitions, scope.stride)}) "
                 f"on {action.kind} without being fenced")
     return None
 
@@ -123,9 +123,9 @@ def callbacks_before_join(scope: ConsumerScope, prev: State, action, nxt: State,
         gone = c.owned & ~of_topics(c.subscribed, scope.stride, len(scope.partitions))
         expected, owns = ([("revoked", gone)] if gone else []), c.owned & ~gone
     if calls != expected:
-        return f"consumer {slot} sent JoinGroup with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+        return f"C{slot + 1} sent JoinGroup with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
     if after != owns:
-        return f"consumer {slot} sent JoinGroup owning {show(after, scope.stride)}, expected {show(owns, scope.stride)}"
+        return f"C{slot + 1} sent JoinGroup owning {show(after, scope.stride)}, expected {show(owns, scope.stride)}"
     return None
 
 
@@ -152,5 +152,5 @@ def callbacks_on_leave(scope: ConsumerScope, prev: State, action, nxt: State, ev
         reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
         expected = [("lost" if reset or in_rebalance else "revoked", c.owned)]
     if calls != expected:
-        return f"consumer {slot} left with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
+        return f"C{slot + 1} left with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
     return None

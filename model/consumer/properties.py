@@ -46,7 +46,7 @@ def _overlap(scope: ConsumerScope, state: State, slots: list[int]) -> str | None
         for other, mask in seen.items():
             both = owned & mask
             if both:
-                return f"consumers {other} and {s} both own {show(both, scope.stride)}"
+                return f"C{other + 1} and C{s + 1} both own {show(both, scope.stride)}"
         seen[s] = owned
     return None
 
@@ -92,8 +92,8 @@ def revoke_before_reassign(scope: ConsumerScope, prev: State, action, nxt: State
             continue
         for s, c in enumerate(nxt.consumers):
             if s != e.slot and c.status != DOWN and c.member_id in members and c.owned & e.partitions:
-                return (f"consumer {e.slot} was assigned {show(c.owned & e.partitions, scope.stride)} "
-                        f"still owned by member {c.member_id} (consumer {s})")
+                return (f"C{e.slot + 1} was assigned {show(c.owned & e.partitions, scope.stride)} "
+                        f"still owned by C{s + 1} (m{c.member_id})")
     return None
 
 
@@ -106,10 +106,10 @@ def selected_protocol_everywhere(scope: ConsumerScope, state: State) -> str | No
         return None
     for m in group.members:
         if group.protocol not in m.protocols:
-            return f"member {m.member_id} does not support the selected protocol {group.protocol!r}"
+            return f"m{m.member_id} does not support the selected protocol {group.protocol!r}"
     for s, c in enumerate(state.consumers):
         if c.status == ASSIGNED and _current(state, s) and group.protocol not in scope.plan[c.config].assignors:
-            return f"consumer {s} runs without the selected assignor {group.protocol!r}"
+            return f"C{s + 1} runs without the selected assignor {group.protocol!r}"
     return None
 
 
@@ -162,7 +162,7 @@ def settles_fully_owned(scope: ConsumerScope, state: State) -> str | None:
         mine = existing(state.partitions, scope.stride, c.subscribed)
         wanted |= mine
         if c.owned & ~mine:
-            return f"consumer {s} owns {show(c.owned & ~mine, scope.stride)} outside its subscription"
+            return f"C{s + 1} owns {show(c.owned & ~mine, scope.stride)} outside its subscription"
         if seen & c.owned:
             return f"{show(seen & c.owned, scope.stride)} owned twice after settling"
         seen |= c.owned
@@ -199,7 +199,7 @@ def sometimes_zombie(scope: ConsumerScope, state: State) -> str | None:
     members = _members(state)
     for s, c in enumerate(state.consumers):
         if c.paused and c.owned and c.member_id not in members:
-            return f"consumer {s} is a zombie owning {show(c.owned, scope.stride)}"
+            return f"C{s + 1} is a zombie owning {show(c.owned, scope.stride)}"
     return None
 
 
