@@ -10,7 +10,8 @@ A job is a scope and what it must show (``protocols.Job``). Its verdict:
                  its reach was not reached, or BFS saw fewer than TINY states  exit 3
     incomplete   a limit (--max-states, --max-seconds, --max-memory) cut the
                  search before anything was violated: not a proof              exit 3
-    not run      a limit of the whole command was spent before the job began   exit 3
+    not run      a limit of the whole command (or Ctrl-C) came before the job
+                 began                                                         exit 3 (130)
     violated     a property was violated                                       exit 1
     missed       a known bug's job found no violation of the expected property
                  (or found another one first)                                  exit 1
@@ -61,8 +62,8 @@ def run(jobs: list[Job], settings: Settings, limits: Limits) -> list[Outcome]:
     for job in jobs:
         spent = limits.budget.spent()
         if spent is not None:
-            outcomes.append(Outcome(job, [], "interrupted" if spent == "interrupted" else "not run",
-                                    f"{limits.value(spent)} was spent before it began"))
+            cause = "Ctrl-C" if spent == "interrupted" else limits.value(spent)
+            outcomes.append(Outcome(job, [], "not run", f"{cause} stopped the command before it began"))
             continue
         outcomes.append(run_job(job, settings, limits))
     return outcomes

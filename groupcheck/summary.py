@@ -47,7 +47,7 @@ def table(outcomes: list[Outcome], limits: Limits) -> Table:
     for o in outcomes:
         head = (o.job.protocol.name, getattr(o.job.scope, "profile", ""), o.job.name)
         if not o.reports:
-            t.add_row(*head, "-", "", "", "", o.verdict if o.verdict == "not run" else "interrupted (not run)", "")
+            t.add_row(*head, "-", "", "", "", "not run", "")
         for r in o.reports:
             states = f"{r.walks} walks" if r.mode == "walks" else f"{r.states:,}"
             t.add_row(*head, r.mode, states, f"{r.transitions:,}", str(r.depth), _result(o, r, limits),
@@ -122,7 +122,13 @@ def summary(outcomes: list[Outcome], code: int) -> str:
     names = {"caught": "caught (expected)"}
     lines = ["", "summary: " + ", ".join(f"{n} {names.get(v, v)}" for v, n in counts.items())]
     for o in outcomes:
-        if o.detail:
+        if o.detail and o.verdict != "not run":
             lines.append(f"  {o.verdict}: {o.label}: {o.detail}")
+    skipped: dict[str, list[str]] = {}
+    for o in outcomes:
+        if o.verdict == "not run":
+            skipped.setdefault(o.detail, []).append(o.label)
+    for detail, labels in skipped.items():
+        lines.append(f"  not run: {', '.join(labels)}: {detail}")
     lines.append(f"{EXITS[code]} (exit {code}): {EXIT_MEANING[code]}")
     return "\n".join(lines)
