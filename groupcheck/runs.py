@@ -96,7 +96,7 @@ def weakness(job: Job, bfs: checker.Report) -> list[str]:
     far = job.protocol.out_of_reach(job.scope)
     reasons = [f"witness {name} not reached" for name, hit in bfs.witnessed.items() if not hit and name not in far]
     if bfs.states < TINY:
-        reasons.append(f"only {bfs.states:,} states (fewer than {TINY})")
+        reasons.append(f"only {bfs.states:,} state{'s' if bfs.states != 1 else ''} (fewer than {TINY})")
     return reasons
 
 
