@@ -22,7 +22,7 @@ import psutil
 from model.core import Model, Step, check_state, check_step
 
 
-TICK = 256       # new states (BFS) between two looks at the budget and the progress display
+TICK = 256       # states BFS expands between two looks at the budget and the progress display
 
 
 def resident() -> int:
@@ -176,8 +176,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
-    states are kept or ``budget`` is spent (looked at every ``TICK`` new states, when
-    ``progress(states, depth)`` is called too). ``on_state(state)``, if given, is called
+    states are kept or ``budget`` is spent (looked at every ``TICK`` expanded states,
+    when ``progress(states, depth)`` is called too). ``on_state(state)``, if given, is called
     once per distinct (canonical) state the search keeps, with the first concrete state
     found for it, initial states included.
     """
@@ -186,15 +186,15 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     search = _Search(model, scope, symmetry, on_state)
     report = search.report
     search.start()
-    next_tick = TICK
+    expanded = 0
     while search.queue and report.violation is None and report.cut is None:
         search.expand(stop_at_first)
+        expanded += 1
         if report.violation is not None:
             break
         if max_states is not None and len(search.parents) >= max_states:
             report.cut = "max-states"
-        elif len(search.parents) >= next_tick:
-            next_tick = len(search.parents) + TICK
+        elif expanded % TICK == 0:
             report.cut = budget.spent()
             if progress is not None:
                 progress(len(search.parents), report.depth)
