@@ -18,7 +18,6 @@ import typer
 
 from . import upgrade_plan
 from .commands import check, listing, replay
-from .console import INTERRUPTED
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
 
@@ -38,10 +37,7 @@ app.command(name="upgrade-plan")(upgrade_plan.command)
 
 
 def main() -> None:
-    try:
-        app()
-    except KeyboardInterrupt:      # a second Ctrl-C: stop at once, without a traceback
-        raise SystemExit(INTERRUPTED) from None
+    app()
 
 
 if __name__ == "__main__":

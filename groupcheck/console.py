@@ -129,14 +129,14 @@ class Ticker:
 def interruptible(budget: Budget) -> Iterator[None]:
     """Within: the first Ctrl-C sets ``budget.interrupted`` (searches stop at their next
     look at the budget and the command reports what it explored); a second one stops
-    the command at once (KeyboardInterrupt)."""
+    the command at once, exit 130."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame) -> None:
         if budget.interrupted:
-            raise KeyboardInterrupt
+            raise typer.Exit(INTERRUPTED)
         budget.interrupted = True
         print("interrupted: finishing the report (Ctrl-C again stops at once)", file=sys.stderr, flush=True)
 
