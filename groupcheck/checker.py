@@ -55,7 +55,6 @@ class Budget:
         return None
 
 
-
 @dataclass
 class Violation:
     property: str
@@ -142,7 +141,7 @@ class _Search:
 
     def expand(self, stop_at_first: bool) -> None:
         """Expand the next queued state: witnesses, deadlock, every successor."""
-        model, scope, report = self.model, self.scope, self.report
+        model, scope, report, key, parents = self.model, self.scope, self.report, self.key, self.parents
         state, k, depth = self.queue.popleft()
         report.depth = max(report.depth, depth)
         for prop in self.sometimes:
@@ -159,14 +158,14 @@ class _Search:
             report.transitions += 1
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
-            nk = self.key(nxt)
-            found = check_state(model, scope, nxt) if nk not in self.parents else []
+            nk = key(nxt)
+            found = check_state(model, scope, nxt) if nk not in parents else []
             found += check_step(model, scope, Step(state, action, index, nxt, events))
             if found:
                 self.violate(found, self.path_to(k) + [index])
                 if stop_at_first:
                     return
-            if nk not in self.parents:
+            if nk not in parents:
                 self.keep(nxt, nk, k, index, depth + 1)
 
 
