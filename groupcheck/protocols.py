@@ -1,6 +1,7 @@
 """The protocols groupcheck knows, each with its model and its default scopes."""
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -109,13 +110,6 @@ def _consumer() -> Protocol:
     def stage(text: str) -> dict:
         return {"assignors": [x.strip() for x in text.split(",") if x.strip()]}
 
-    def variants() -> tuple:
-        try:
-            from properties.known_bugs import VARIANTS
-        except ImportError:       # installed without the properties/ folder
-            return ()
-        return VARIANTS
-
     def out_of_reach(scope) -> dict[str, str]:
         if "pause" not in scope.faults or scope.budget == 0:
             return {"sometimes_zombie": "no pause fault in the scope"}
@@ -123,14 +117,13 @@ def _consumer() -> Protocol:
 
     return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile, text,
                     ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage,
-                    variants=variants, out_of_reach=out_of_reach)
+                    variants=lambda: _variants("known_bugs", "VARIANTS"), out_of_reach=out_of_reach)
 
 
 def _streams_classic() -> Protocol:
     from model.streams_classic import MODEL
     from model.streams_classic import releases as rel
     from model.streams_classic.scope import PROFILES, Config, StreamsScope, with_profile
-    from model.streams_classic.step import first_version
 
     def scopes() -> dict[str, object]:
         return {
@@ -189,24 +182,29 @@ def _streams_classic() -> Protocol:
         return [("Kafka Streams releases (model/streams_classic/releases.py)",
                  ["release", "metadata", "version probing", "rebalance", "accepts upgrade.from"], rows)]
 
-    def variants() -> tuple:
-        try:
-            from properties.streams_known_bugs import STREAMS_VARIANTS
-        except ImportError:       # installed without the properties/ folder
-            return ()
-        return STREAMS_VARIANTS
-
-    def out_of_reach(scope) -> dict[str, str]:
-        far = {}
-        if scope.task_assignor != "learner":
-            far["some_warmup_caught_up"] = f"the {scope.task_assignor} assignor has no warm-up tasks"
-        if "bounce" not in scope.operations or len({first_version(scope, i) for i in range(len(scope.plan))}) == 1:
-            far["some_thread_downgraded"] = "no bounce onto a configuration subscribing with another version"
-        return far
-
     return Protocol("streams-classic", MODEL, scopes, tuple(PROFILES), with_profile, text,
                     ("instances", "tasks", "max_generation", "budget", "faults", "operations", "plan"), stage,
-                    reference, variants=variants, out_of_reach=out_of_reach)
+                    reference, variants=lambda: _variants("streams_known_bugs", "STREAMS_VARIANTS"),
+                    out_of_reach=_streams_out_of_reach)
+
+
+def _streams_out_of_reach(scope) -> dict[str, str]:
+    from model.streams_classic.step import first_version
+    far = {}
+    if scope.task_assignor != "learner":
+        far["some_warmup_caught_up"] = f"the {scope.task_assignor} assignor has no warm-up tasks"
+    if "bounce" not in scope.operations or len({first_version(scope, i) for i in range(len(scope.plan))}) == 1:
+        far["some_thread_downgraded"] = "no bounce onto a configuration subscribing with another version"
+    return far
+
+
+def _variants(module: str, name: str) -> tuple:
+    """properties/<module>.py's known-bug variants; none when groupcheck was installed
+    without the properties/ folder."""
+    try:
+        return getattr(importlib.import_module(f"properties.{module}"), name)
+    except ImportError:
+        return ()
 
 
 PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic}
