@@ -1,7 +1,16 @@
 """groupcheck's command line: check, replay, list, upgrade-plan (one module each).
 
-Exit codes: 0 every property held; 1 a property was violated (the counterexample is
-written first); 2 bad options or files.
+Exit codes (every command; ``console`` names them):
+
+    0    passed: every property held (and every known bug of the main job was caught)
+    1    failed: a property was violated (the counterexample is written first), or a
+         known bug's expected violation was not found
+    2    bad options or files (the message names what was wrong)
+    3    not proved: nothing was violated, but a limit (--max-states, --max-seconds,
+         --max-memory) cut a search, or a scope is weak (a witness in its reach not
+         reached, or fewer than 100 states)
+    130  interrupted (Ctrl-C): the summary of what was explored is printed and the
+         counterexamples found are written
 """
 from __future__ import annotations
 
@@ -10,10 +19,19 @@ import typer
 from . import upgrade_plan
 from .commands import check, listing, replay
 
+HELP = """Check Kafka group rebalance protocols against their KIPs.
+
+
+Exit codes:
+0 passed;
+1 a property violated, or a known bug not caught;
+2 bad options or files;
+3 not proved: a limit cut a search, or a scope is weak;
+130 interrupted (Ctrl-C)."""
+
 # rich_markup_mode=None: click's plain help, which wraps every option's text within the
 # terminal (rich's tables crop long words such as crash,pause,lose_response at 80 columns)
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  help="Check Kafka group rebalance protocols against their KIPs.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help=HELP)
 app.command(name="check")(check.check)
 app.command(name="replay")(replay.command)
 app.command(name="list")(listing.command)

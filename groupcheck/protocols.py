@@ -1,6 +1,7 @@
 """The protocols groupcheck knows, each with its model and its default scopes."""
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -24,11 +25,73 @@ class Protocol:
     plan_stage: Callable[[str], dict] = lambda text: {}
     # reference tables for `groupcheck list`: (title, columns, rows)
     reference: Callable[[], list[tuple[str, list[str], list[list[str]]]]] = field(default=lambda: [])
+    # the known-bug variants (properties/known_bugs.py, properties/streams_known_bugs.py)
+    variants: Callable[[], tuple] = lambda: ()
+    # the sometimes-claims (witnesses) a scope cannot reach, with the reason, e.g.
+    # {"sometimes_zombie": "no pause fault"}; every other witness must be reached
+    out_of_reach: Callable[[object], dict[str, str]] = lambda scope: {}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One search ``groupcheck check`` runs: a named scope of one protocol, and what it
+    must show. ``expect`` None: every property holds; a property name: the scope runs a
+    known bug, and the job passes only when BFS finds a violation of exactly that one."""
+
+    protocol: Protocol
+    name: str                  # a reference scope's name, "custom", or a variant's key
+    scope: object
+    expect: str | None = None
+    note: str = ""             # added to the scope's line in the legend
+
+
+def reference_jobs(protocol: Protocol, scopes: dict[str, object]) -> list[Job]:
+    return [Job(protocol, name, scope) for name, scope in scopes.items()]
+
+
+def expected_jobs(protocol: Protocol) -> list[Job]:
+    """Every known-bug variant at the scope that shows it, expected to be caught."""
+    return [Job(protocol, v.key, v.buggy_scope(), v.expect, f"known bug: {v.title}")
+            for v in protocol.variants()]
+
+
+def shipped_jobs(protocol: Protocol, profile: str) -> list[Job]:
+    """The variants whose behaviour is ``profile``'s (the bugs that release shipped), at
+    the scope that shows each, under ``profile``: their violation is the honest answer."""
+    jobs = []
+    for v in protocol.variants():
+        scope = protocol.with_profile(v.scope, profile)
+        if scope.behaviour == v.behaviour:
+            jobs.append(Job(protocol, v.key, scope, None, f"the scope that shows {v.key}, which {profile} ships"))
+    return jobs
+
+
+class UnknownVariant(ValueError):
+    pass
+
+
+def variant_job(key: str) -> Job:
+    """The known-bug variant ``key`` at the scope that shows it, run as a plain check
+    (its violation fails the run); the protocol follows from the key."""
+    known = []
+    for name in PROTOCOLS:
+        protocol = get(name)
+        for v in protocol.variants():
+            if v.key == key:
+                return Job(protocol, v.key, v.buggy_scope(), None, f"known bug: {v.title}")
+        known.append(f"{name}: {', '.join(v.key for v in protocol.variants())}")
+    raise UnknownVariant(f"unknown variant {key!r}; known: {'; '.join(known)}")
 
 
 def _consumer() -> Protocol:
     from model.consumer import MODEL
-    from model.consumer.scope import PROFILES, Config, ConsumerScope, to_dict, with_profile
+    from model.consumer.scope import (
+        PROFILES,
+        Config,
+        ConsumerScope,
+        to_dict,
+        with_profile,
+    )
 
     def scopes() -> dict[str, object]:
         return {
@@ -53,8 +116,14 @@ def _consumer() -> Protocol:
     def stage(text: str) -> dict:
         return {"assignors": [x.strip() for x in text.split(",") if x.strip()]}
 
+    def out_of_reach(scope) -> dict[str, str]:
+        if "pause" not in scope.faults or scope.budget == 0:
+            return {"sometimes_zombie": "no pause fault in the scope"}
+        return {}
+
     return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile, text,
-                    ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage)
+                    ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage,
+                    variants=lambda: _variants("known_bugs", "VARIANTS"), out_of_reach=out_of_reach)
 
 
 def _streams_classic() -> Protocol:
@@ -121,7 +190,27 @@ def _streams_classic() -> Protocol:
 
     return Protocol("streams-classic", MODEL, scopes, tuple(PROFILES), with_profile, text,
                     ("instances", "tasks", "max_generation", "budget", "faults", "operations", "plan"), stage,
-                    reference)
+                    reference, variants=lambda: _variants("streams_known_bugs", "STREAMS_VARIANTS"),
+                    out_of_reach=_streams_out_of_reach)
+
+
+def _streams_out_of_reach(scope) -> dict[str, str]:
+    from model.streams_classic.step import first_version
+    far = {}
+    if scope.task_assignor != "learner":
+        far["some_warmup_caught_up"] = f"the {scope.task_assignor} assignor has no warm-up tasks"
+    if "bounce" not in scope.operations or len({first_version(scope, i) for i in range(len(scope.plan))}) == 1:
+        far["some_thread_downgraded"] = "no bounce onto a configuration subscribing with another version"
+    return far
+
+
+def _variants(module: str, name: str) -> tuple:
+    """properties/<module>.py's known-bug variants; none when groupcheck was installed
+    without the properties/ folder."""
+    try:
+        return getattr(importlib.import_module(f"properties.{module}"), name)
+    except ImportError:
+        return ()
 
 
 PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic}

@@ -7,13 +7,14 @@ It also counts the rebalances the upgrade takes: the group generations from the 
 to every state where the plan is complete and the group has settled.
 
 Exit codes as for ``check``: 0 safe, 1 unsafe (the counterexample is written first),
-2 bad options (an unknown release, a plan Kafka rejects).
+2 bad options (an unknown release, a plan Kafka rejects), 3 not proved (a limit cut the
+search before anything was violated), 130 interrupted (Ctrl-C). The limits are
+``check``'s: states, wall time and resident memory.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -27,7 +28,21 @@ from model.streams_classic.state import UP
 from model.streams_classic.step import first_version, quiescent
 
 from . import checker, traces
-from .console import err, fail, out, progress
+from .console import (
+    FAILED,
+    INTERRUPTED,
+    MAX_MEMORY,
+    MAX_SECONDS,
+    MAX_STATES,
+    NOT_PROVED,
+    PROGRESS_EVERY,
+    Limits,
+    Ticker,
+    err,
+    fail,
+    interruptible,
+    out,
+)
 
 
 def finished(scope: StreamsScope, state) -> bool:
@@ -45,7 +60,8 @@ class Answer:
     at_bound: bool                # some run reached scope.max_generation, where exploration stops
 
 
-def analyse(scope: StreamsScope, *, max_states: int | None = None, on_progress=None) -> Answer:
+def analyse(scope: StreamsScope, *, max_states: int | None = None, on_progress=None,
+            budget: checker.Budget | None = None) -> Answer:
     """BFS over ``scope``, counting the rebalances on the way to every finished state."""
     start = min(s.group.generation for s in MODEL.init_states(scope))
     rebalances: set[int] = set()
@@ -58,7 +74,7 @@ def analyse(scope: StreamsScope, *, max_states: int | None = None, on_progress=N
             seen["finished"] += 1
             rebalances.add(state.group.generation - start)
 
-    report = checker.bfs(MODEL, scope, max_states=max_states, progress=on_progress, on_state=visit)
+    report = checker.bfs(MODEL, scope, max_states=max_states, progress=on_progress, on_state=visit, budget=budget)
     return Answer(report, rebalances, seen["finished"], seen["at_bound"])
 
 
@@ -86,6 +102,50 @@ def _plan_table(scope: StreamsScope) -> Table:
     return table
 
 
+def _verdict(answer: Answer, scope: StreamsScope, limits: Limits) -> int:
+    """Print the verdict and what was explored; return the exit code (0: safe)."""
+    r, v = answer.report, answer.report.violation
+    if v is not None:
+        out.print(f"\nverdict: [bold red]UNSAFE[/]: {v.property} is violated after {len(v.path) - 1} steps")
+    elif r.complete:
+        out.print("\nverdict: [bold green]SAFE[/]: every property holds over every bounce order "
+                  "and every interleaving of the rebalance steps")
+    else:
+        word = "INTERRUPTED" if r.cut == "interrupted" else "NOT PROVED"
+        out.print(f"\nverdict: [bold yellow]{word}[/]: no violation in the first {r.states:,} states; "
+                  f"{escape(limits.value(r.cut))} stopped the search, so this is not a proof", highlight=False)
+    out.print(f"states explored: {r.states:,} (depth {r.depth}, {r.transitions:,} transitions) in {r.seconds:.1f}s",
+              highlight=False)
+    if v is not None:
+        return FAILED
+    if answer.rebalances:
+        low, high = min(answer.rebalances), max(answer.rebalances)
+        more = f" (or more: runs stop at generation {scope.max_generation})" if answer.at_bound else ""
+        more += "" if r.complete else " so far"
+        out.print(f"rebalances: {low}-{high}{more} (group generations from the start until the upgrade "
+                  f"has settled, over {answer.finished:,} settled end states)", highlight=False)
+    else:
+        out.print("rebalances: no run completed the plan and settled within the search", highlight=False)
+    if r.complete:
+        return 0
+    return INTERRUPTED if r.cut == "interrupted" else NOT_PROVED
+
+
+def _counterexample(scope: StreamsScope, v: checker.Violation, out_dir: Path, meta: dict, stem: str) -> None:
+    out.print(f"\n[bold red]{v.property} violated[/]: {escape(v.message)}")
+    out.print(f"  claim: {escape(explain(v.property))}", highlight=False)
+    text = traces.story(MODEL, scope, v.path, f"{v.property}: {v.message}")
+    out.print(text, markup=False, highlight=False)
+    meta = {**meta, "violation": {"property": v.property, "message": v.message, "kind": v.kind}}
+    try:
+        paths = traces.write(out_dir, stem, traces.build(MODEL, scope, v.path, meta), text)
+    except OSError as e:
+        err.print(f"[bold red]error:[/] cannot write the counterexample to {escape(str(out_dir))}: {e.strerror}")
+    else:
+        out.print(f"written: {paths[0]}  {paths[1]}  (groupcheck replay {paths[0]})", markup=False,
+                  highlight=False)
+
+
 def command(
     frm: str = typer.Option(..., "--from", help="the Kafka Streams release the group runs now, e.g. 0.10.2"),
     to: str = typer.Option(..., "--to", help="the release to upgrade to, e.g. 3.9"),
@@ -95,9 +155,20 @@ def command(
     crash: bool = typer.Option(False, "--crash", help="any one instance may also crash (and restart) once"),
     profile: str = typer.Option("release", help=f"version-probing rules: {', '.join(PROFILES)}"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where a counterexample is written"),
-    max_states: Optional[int] = typer.Option(None, min=1, help="stop BFS after this many states"),
+    max_states: int = typer.Option(MAX_STATES, min=0, help="stop BFS after this many distinct states (0: no limit)"),
+    max_seconds: float = typer.Option(MAX_SECONDS, min=0, help="stop after this many seconds of wall time "
+                                      "(0: no limit)"),
+    max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this, e.g. 4GiB, 512MiB "
+                                   "(0: no limit)"),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on "
+                                         "stderr when it is not a terminal (a terminal shows a bar)"),
 ) -> None:
-    """Is a Kafka Streams rolling upgrade safe over every bounce order? Exit 1 if not."""
+    """Is a Kafka Streams rolling upgrade safe over every bounce order?
+
+    Exit 0 safe; 1 unsafe; 2 bad options; 3 not proved: a limit cut the search;
+    130 interrupted (Ctrl-C).
+    """
+    limits = Limits(max_states, max_seconds, max_memory)
     try:
         scope = upgrade_scope(frm, to, bounces, instances=instances, tasks=tasks, crash=crash, profile=profile)
         MODEL.init_states(scope)
@@ -109,46 +180,18 @@ def command(
               f"bounce{'s' if n > 1 else ''}, {scope.instances} instances, {scope.tasks} tasks{crashes}, "
               f"profile {profile}", highlight=False)
     out.print(_plan_table(scope))
+    out.print(limits.line(), markup=False, highlight=False)
 
-    with progress() as bar:
-        task = bar.add_task("upgrade-plan BFS", total=None, unit="states")
-        answer = analyse(scope, max_states=max_states, on_progress=lambda n, d: bar.update(task, completed=n))
-    r = answer.report
-    v = r.violation
-    if v is not None:
-        out.print(f"\nverdict: [bold red]UNSAFE[/]: {v.property} is violated after {len(v.path) - 1} steps")
-    elif r.complete:
-        out.print("\nverdict: [bold green]SAFE[/]: every property holds over every bounce order "
-                  "and every interleaving of the rebalance steps")
-    else:
-        out.print(f"\nverdict: [bold yellow]NO VIOLATION FOUND[/] in the first {r.states:,} states "
-                  "(--max-states cut the search: this is not a proof)")
-    out.print(f"states explored: {r.states:,} (depth {r.depth}) in {r.seconds:.1f}s", highlight=False)
-    if v is None:
-        if answer.rebalances:
-            low, high = min(answer.rebalances), max(answer.rebalances)
-            more = f" (or more: runs stop at generation {scope.max_generation})" if answer.at_bound else ""
-            more += "" if r.complete else " so far"
-            out.print(f"rebalances: {low}-{high}{more} (group generations from the start until the upgrade "
-                      f"has settled, over {answer.finished:,} settled end states)", highlight=False)
-        else:
-            out.print("rebalances: no run completed the plan and settled within the search", highlight=False)
-        return
-
-    out.print(f"\n[bold red]{v.property} violated[/]: {escape(v.message)}")
-    out.print(f"  claim: {escape(explain(v.property))}", highlight=False)
-    text = traces.story(MODEL, scope, v.path, f"{v.property}: {v.message}")
-    out.print(text, markup=False, highlight=False)
-    meta = {"profile": scope.profile, "mode": "bfs",
-            "upgrade": {"from": frm, "to": to, "bounces": bounces, "crash": crash},
-            "violation": {"property": v.property, "message": v.message, "kind": v.kind}}
-    stem = f"{MODEL.name}-upgrade-{frm}-to-{to}-{bounces}-bounce-{v.property}"
-    try:
-        paths = traces.write(out_dir, stem, traces.build(MODEL, scope, v.path, meta), text)
-    except OSError as e:
-        err.print(f"[bold red]error:[/] cannot write the counterexample to {escape(str(out_dir))}: {e.strerror}")
-    else:
-        out.print(f"written: {paths[0]}  {paths[1]}  (groupcheck replay {paths[0]})", markup=False,
-                  highlight=False)
-    raise typer.Exit(1)
-
+    with interruptible(limits.budget):
+        with Ticker("upgrade-plan bfs", "states", progress_every) as tick:
+            answer = analyse(scope, max_states=limits.max_states, on_progress=tick, budget=limits.budget)
+        code = _verdict(answer, scope, limits)
+        v = answer.report.violation
+        if v is not None:
+            meta = {"profile": scope.profile, "mode": "bfs",
+                    "upgrade": {"from": frm, "to": to, "bounces": bounces, "crash": crash}}
+            _counterexample(scope, v, out_dir, meta, f"{MODEL.name}-upgrade-{frm}-to-{to}-{bounces}-bounce-{v.property}")
+    if limits.budget.interrupted:
+        code = INTERRUPTED
+    if code:
+        raise typer.Exit(code)

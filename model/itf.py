@@ -102,14 +102,27 @@ def _int(text: str) -> int:
 
 
 def _depth(value: Any) -> int:
-    """How deeply ``value`` nests lists and objects (iteratively: no recursion limit)."""
+    """How deeply ``value`` nests lists and objects (iteratively: no recursion limit);
+    on the way, a string (or key) that cannot be written out as UTF-8 is refused: JSON's
+    ``\\ud800`` escapes decode to an unpaired surrogate."""
     deepest, stack = 0, [(value, 0)]
     while stack:
         v, d = stack.pop()
         deepest = max(deepest, d)
-        if d <= MAX_DEPTH and isinstance(v, (dict, list)):
-            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+        if isinstance(v, str):
+            _utf8(v)
+        elif d <= MAX_DEPTH and isinstance(v, dict):
+            stack.extend((x, d + 1) for x in (*v.keys(), *v.values()))
+        elif d <= MAX_DEPTH and isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
     return deepest
+
+
+def _utf8(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise JsonError(f"a string holds an unpaired surrogate ({text[e.start:e.end]!a}): not UTF-8") from None
 
 
 def parse_json(text: str) -> Any:

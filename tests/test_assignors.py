@@ -5,13 +5,27 @@ Partition sets are bitmasks: with stride S, topic t partition p is bit t*S+p.
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from model.assignors import (
-    ASSIGNORS, COOPERATIVE, EAGER, Assignor, AssignorConfigError, Member, rebalance_protocol,
+    ASSIGNORS,
+    COOPERATIVE,
+    EAGER,
+    Assignor,
+    AssignorConfigError,
+    Member,
+    rebalance_protocol,
+    roundrobin,
+    sticky,
 )
-from model.assignors import range as range_assignor, roundrobin, sticky
-from model.assignors.ownership import Claim, cooperative_violation, resolve_claims, withhold
+from model.assignors import range as range_assignor
+from model.assignors.ownership import (
+    Claim,
+    cooperative_violation,
+    resolve_claims,
+    withhold,
+)
 from model.partitions import bits, count, topic_mask
 
 FAST = settings(max_examples=150, deadline=None)

@@ -1,7 +1,9 @@
 """BFS returns shortest counterexamples; walks are reproducible by seed."""
 from __future__ import annotations
 
-from groupcheck.checker import bfs, walk, walks
+from dataclasses import replace
+
+from groupcheck.checker import TICK, Budget, bfs, walk, walks
 from model.consumer import MODEL
 from model.core import check_state, replay
 from properties.known_bugs import variant
@@ -50,3 +52,30 @@ def test_max_states_cuts_bfs_and_says_so():
     report = bfs(MODEL, variant("KAFKA-12983").reference_scope(), max_states=100)
     assert not report.complete
     assert 100 <= report.states < 200
+    assert report.cut == "max-states"
+
+
+def test_a_spent_budget_stops_bfs_and_walks_and_names_the_limit():
+    scope = variant("KAFKA-12983").reference_scope()          # 10,308 states: many looks at the budget
+    for budget, limit in [(Budget(max_seconds=0), "max-seconds"), (Budget(max_memory=1), "max-memory"),
+                          (Budget(interrupted=True), "interrupted")]:
+        report = bfs(MODEL, scope, budget=budget)
+        assert report.cut == limit and not report.complete and report.violation is None
+        assert TICK < report.states < 10 * TICK      # stopped at the first look
+        walked = walks(MODEL, scope, count=10, budget=budget)
+        assert walked.cut == limit and walked.walks == 0 and not walked.complete
+
+
+def test_an_unspent_budget_changes_nothing():
+    scope = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)    # 4,252 states
+    report = bfs(MODEL, scope, budget=Budget(max_seconds=3600, max_memory=2**40))
+    assert report.complete and report.cut is None and report.states == bfs(MODEL, scope).states
+
+
+def test_bfs_reports_progress_every_tick():
+    seen = []
+    scope = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)
+    report = bfs(MODEL, scope, progress=lambda n, d: seen.append((n, d)))
+    assert len(seen) >= report.states // (10 * TICK)
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(seen, seen[1:]))
+    assert all(n <= report.states and d <= report.depth for n, d in seen)

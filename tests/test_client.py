@@ -7,18 +7,23 @@ topic t partition p is bit t*S+p.
 from __future__ import annotations
 
 import pytest
+from consumer_run import BOTH, COOP, RANGE, Run, scope_for
 
 from model.assignors import COOPERATIVE, EAGER
 from model.consumer import client
 from model.consumer.properties import quiescent, settles_fully_owned
 from model.consumer.scope import Config
 from model.consumer.state import (
-    ASSIGNED, DOWN, IDLE, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, NO_GENERATION, NO_MEMBER,
-    UNKNOWN_MEMBER_ID, HeartbeatResponse,
+    ASSIGNED,
+    DOWN,
+    IDLE,
+    ILLEGAL_GENERATION,
+    INCONSISTENT_GROUP_PROTOCOL,
+    NO_GENERATION,
+    NO_MEMBER,
+    UNKNOWN_MEMBER_ID,
+    HeartbeatResponse,
 )
-
-from consumer_run import BOTH, COOP, RANGE, Run, scope_for
-
 
 # ------------------------------------------------------------------------------ EAGER
 

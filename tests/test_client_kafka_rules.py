@@ -10,17 +10,23 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from consumer_run import COOP, RANGE, Run, scope_for
 
 from model.consumer import MODEL
 from model.consumer.properties import PROPERTIES
 from model.consumer.scope import PROFILES
 from model.consumer.state import (
-    IDLE, ILLEGAL_GENERATION, NO_GENERATION, NO_MEMBER, REBALANCE_IN_PROGRESS, SYNCING,
-    UNKNOWN_MEMBER_ID, HeartbeatResponse, SyncGroupResponse,
+    IDLE,
+    ILLEGAL_GENERATION,
+    NO_GENERATION,
+    NO_MEMBER,
+    REBALANCE_IN_PROGRESS,
+    SYNCING,
+    UNKNOWN_MEMBER_ID,
+    HeartbeatResponse,
+    SyncGroupResponse,
 )
 from model.core import Step, check_step
-
-from consumer_run import COOP, RANGE, Run, scope_for
 
 T0_0, T1_0 = 0b01, 0b10       # partitions (1, 1): t0-0 is bit 0, t1-0 is bit 1
 

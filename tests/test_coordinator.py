@@ -9,8 +9,20 @@ from __future__ import annotations
 from model.consumer import coordinator as gc
 from model.consumer.selection import candidates, select_protocol, supports
 from model.consumer.state import (
-    COMPLETING, DEAD, EMPTY, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED, NONE,
-    PREPARING, REBALANCE_IN_PROGRESS, STABLE, UNKNOWN_MEMBER_ID, Group, JoinGroup, Subscription,
+    COMPLETING,
+    DEAD,
+    EMPTY,
+    ILLEGAL_GENERATION,
+    INCONSISTENT_GROUP_PROTOCOL,
+    MEMBER_ID_REQUIRED,
+    NONE,
+    PREPARING,
+    REBALANCE_IN_PROGRESS,
+    STABLE,
+    UNKNOWN_MEMBER_ID,
+    Group,
+    JoinGroup,
+    Subscription,
 )
 
 RANGE = ("range",)

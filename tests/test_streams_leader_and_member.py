@@ -18,8 +18,21 @@ from model.streams_classic.member import on_assignment, subscribe
 from model.streams_classic.properties import used_version_supported
 from model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
 from model.streams_classic.state import (
-    ASSIGNMENT_ERROR, FAILED, GROUP_STABLE, JOINING, NO_LEADER, PREPARING, STABLE, SYNCING, UP, Assignment, Group,
-    Instance, Member, State, Subscription,
+    ASSIGNMENT_ERROR,
+    FAILED,
+    GROUP_STABLE,
+    JOINING,
+    NO_LEADER,
+    PREPARING,
+    STABLE,
+    SYNCING,
+    UP,
+    Assignment,
+    Group,
+    Instance,
+    Member,
+    State,
+    Subscription,
 )
 
 T1, T2, T3, T4 = 1, 2, 4, 8

@@ -12,7 +12,16 @@ import pytest
 from model.streams_classic import MODEL
 from model.streams_classic import releases as rel
 from model.streams_classic.scope import (
-    PROFILES, Behaviour, Config, ScopeError, StreamsScope, family, from_dict, to_dict, validate, with_profile,
+    PROFILES,
+    Behaviour,
+    Config,
+    ScopeError,
+    StreamsScope,
+    family,
+    from_dict,
+    to_dict,
+    validate,
+    with_profile,
 )
 
 # ------------------------------------------------------------------------------ the release table

@@ -21,7 +21,16 @@ import pytest
 
 from model.streams_classic.scope import Config, StreamsScope
 from model.streams_classic.state import (
-    ABSENT, GROUP_STABLE, OFF, STABLE, UP, Action, Group, Instance, Member, State,
+    ABSENT,
+    GROUP_STABLE,
+    OFF,
+    STABLE,
+    UP,
+    Action,
+    Group,
+    Instance,
+    Member,
+    State,
 )
 from model.streams_classic.step import actions, init_states, step
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kafka.protocol.consumer.metadata import (
     ConsumerProtocolAssignment as KpAssignment,
+)
+from kafka.protocol.consumer.metadata import (
     ConsumerProtocolSubscription as KpSubscription,
 )
 

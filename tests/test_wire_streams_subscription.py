@@ -29,7 +29,6 @@ from tests.streams_wire_helpers import (
     versioned_subscriptions,
 )
 
-
 # ------------------------------------------------------------------------------ golden bytes (by hand)
 
 @pytest.mark.parametrize("info, data", GOLDEN_SUBSCRIPTIONS, ids=lambda x: None)

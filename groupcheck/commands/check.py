@@ -1,21 +1,85 @@
-"""``groupcheck check``: explore protocols exhaustively (BFS) and by random walks."""
+"""``groupcheck check``: explore protocols exhaustively (BFS) and by random walks.
+
+What runs is a list of jobs (``protocols.Job``): with no protocol named, the main job
+(every protocol's reference scopes, and every known-bug variant expected to be caught);
+with a protocol, its reference scopes or the scope the options give (and, under a
+profile that ships a known bug, the scope that shows it); with ``--variant``, one
+known bug. ``runs`` runs and judges them, ``summary`` prints the result.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
-from .. import checker, traces
-from ..console import err, fail, out, progress as _progress
-from ..protocols import PROTOCOLS, UnknownProtocol, get
-from ..scope_input import build_scopes as _scopes, one_protocol_options as _one_protocol_options, overrides as _overrides
+from .. import runs, summary
+from ..console import (
+    MAX_MEMORY,
+    MAX_SECONDS,
+    MAX_STATES,
+    PASSED,
+    PROGRESS_EVERY,
+    Limits,
+    fail,
+    interruptible,
+    out,
+)
+from ..protocols import (
+    PROTOCOLS,
+    Job,
+    UnknownProtocol,
+    UnknownVariant,
+    expected_jobs,
+    get,
+    reference_jobs,
+    shipped_jobs,
+    variant_job,
+)
+from ..scope_input import build_scopes as _scopes
+from ..scope_input import one_protocol_options as _one_protocol_options
+from ..scope_input import overrides as _overrides
+
+
+def _variant(key: str, protocol: str | None, profile: str | None, scope: str | None, flags: dict) -> Job:
+    """``--variant KEY``: the known bug at its own scope and behaviour; scope options,
+    a profile or another protocol contradict it."""
+    try:
+        job = variant_job(key)
+    except UnknownVariant as e:
+        raise fail(f"--variant: {e}") from None
+    given = ["--" + k.replace("_", "-") for k, v in flags.items() if v is not None]
+    given += (["--scope"] if scope else []) + (["--profile"] if profile else [])
+    if given:
+        raise fail(f"--variant {key} runs the variant's own scope and behaviour; drop {' '.join(given)}")
+    if protocol is not None and protocol != job.protocol.name:
+        raise fail(f"--variant {key} is a {job.protocol.name} variant, not {protocol}'s")
+    return job
+
+
+def _jobs(protocol: str | None, variant: str | None, profile: str | None, scope: str | None,
+          flags: dict) -> list[Job]:
+    if variant is not None:
+        return [_variant(variant, protocol, profile, scope, flags)]
+    try:
+        protocols = [get(protocol)] if protocol else [get(name) for name in PROTOCOLS]
+    except UnknownProtocol as e:
+        raise fail(str(e)) from None
+    if protocol is None:          # the main job
+        _one_protocol_options(protocols, flags, scope, profile)
+        return [job for p in protocols for job in reference_jobs(p, _scopes(p, None, {})) + expected_jobs(p)]
+    p = protocols[0]
+    if profile is not None and profile not in p.profiles:
+        raise fail(f"unknown profile {profile!r} for {p.name}; known: {', '.join(p.profiles)}")
+    overrides = _overrides(p, scope, flags)
+    jobs = reference_jobs(p, _scopes(p, profile, overrides))
+    if profile is not None and not overrides:
+        jobs += shipped_jobs(p, profile)
+    return jobs
 
 
 def check(
-    protocol: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(PROTOCOLS)} (default: all)"),
+    protocol: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(PROTOCOLS)} (default: the main job)"),
     profile: Optional[str] = typer.Option(None, help="behaviour profile, e.g. kafka-3.5+ (see `groupcheck list`)"),
     scope: Optional[str] = typer.Option(None, "--scope", help="scope as JSON, or @file.json"),
     members: Optional[int] = typer.Option(None, help="consumer: number of consumers"),
@@ -29,72 +93,41 @@ def check(
         None, help="e.g. add_partition,delete_topic,subscription_change (streams: bounce,scale_up,scale_down)"),
     plan: Optional[str] = typer.Option(
         None, help="configs in bounce order: 'range | cooperative-sticky,range' (streams: '2.3 | 3.9 upgrade.from=2.3 | 3.9')"),
+    variant: Optional[str] = typer.Option(
+        None, help="run a known-bug variant at the scope that shows it, e.g. KAFKA-14639 (implies its protocol)"),
     walks: int = typer.Option(200, min=0, help="random walks after BFS"),
     walk_length: int = typer.Option(80, min=1, help="steps per walk"),
     seed: int = typer.Option(0, help="seed of the random walks"),
     symmetry: bool = typer.Option(True, help="symmetry reduction in BFS"),
-    max_states: Optional[int] = typer.Option(None, min=1, help="stop BFS after this many states"),
+    max_states: int = typer.Option(MAX_STATES, min=0, help="stop a search after this many distinct states "
+                                   "(per search; 0: no limit)"),
+    max_seconds: float = typer.Option(MAX_SECONDS, min=0, help="stop after this many seconds of wall time "
+                                      "(whole command; 0: no limit)"),
+    max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this, e.g. 4GiB, 512MiB "
+                                   "(whole command; 0: no limit)"),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on "
+                                         "stderr when it is not a terminal (a terminal shows a bar)"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where counterexamples are written"),
 ) -> None:
-    """Explore protocols exhaustively (BFS) and by random walks; exit 1 on a violation."""
-    try:
-        protocols = [get(protocol)] if protocol else [get(name) for name in PROTOCOLS]
-    except UnknownProtocol as e:
-        raise fail(str(e)) from None
+    """Explore protocols exhaustively (BFS) and by random walks, within limits.
+
+    Exit 0 passed; 1 a property violated, or a known bug not caught; 2 bad options;
+    3 not proved: a limit cut a search, or a scope is weak; 130 interrupted (Ctrl-C).
+    """
+    limits = Limits(max_states, max_seconds, max_memory)
     flags = {"members": members, "partitions": partitions, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
-    if protocol is None:
-        _one_protocol_options(protocols, flags, scope, profile)
-    for p in protocols:
-        if profile is not None and profile not in p.profiles:
-            raise fail(f"unknown profile {profile!r} for {p.name}; known: {', '.join(p.profiles)}")
-    work = [(p, _scopes(p, profile, _overrides(p, scope, flags))) for p in protocols]
-    table = Table(title="groupcheck check")
-    for col in ("protocol", "profile", "scope", "mode", "states", "depth", "held", "time"):
-        table.add_column(col, justify="right" if col in ("states", "depth", "time") else "left")
-    found = []
-    legend: list[str] = []
-    for p, scopes in work:
-        for name, sc in scopes.items():
-            model = p.model
-            with _progress() as bar:
-                task = bar.add_task(f"{p.name}/{name} BFS", total=None, unit="states")
-                report = checker.bfs(model, sc, symmetry=symmetry, max_states=max_states,
-                                     progress=lambda n, d: bar.update(task, completed=n))
-            reports = [report]
-            if report.violation is None and walks:
-                with _progress() as bar:
-                    task = bar.add_task(f"{p.name}/{name} walks", total=walks, unit="walks")
-                    reports.append(checker.walks(model, sc, seed=seed, count=walks, length=walk_length,
-                                                 progress=lambda n: bar.update(task, completed=n)))
-            for r in reports:
-                held = f"{len(r.held)}/{len(r.checked)}" + ("" if r.violation is None else f" ✗ {r.violation.property}")
-                states = f"{r.states:,}" + ("" if r.complete or r.violation else " (cut)")
-                if r.mode == "walks":
-                    states = f"{r.walks} walks, {r.states:,} steps"
-                table.add_row(p.name, getattr(sc, "profile", ""), name, r.mode,
-                              states, str(r.depth), held, f"{r.seconds:.1f}s")
-                if r.violation is not None:
-                    found.append((p, name, sc, r))
-            legend.append(f"  {p.name}/{name}: {p.scope_text(sc)}")
-    out.print(table)
-    out.print("scopes:\n" + "\n".join(legend), markup=False, highlight=False)
-    for p, name, sc, r in found:
-        v = r.violation
-        meta = {"profile": getattr(sc, "profile", ""), "seed": seed, "mode": r.mode,
-                "violation": {"property": v.property, "message": v.message, "kind": v.kind}}
-        text = traces.story(p.model, sc, v.path, f"{v.property}: {v.message}")
-        out.print(f"\n[bold red]{v.property} violated[/] in {p.name}/{name}: {escape(v.message)}")
-        out.print(text, markup=False, highlight=False)
-        try:
-            paths = traces.write(out_dir, f"{p.name}-{name}-{v.property}",
-                                 traces.build(p.model, sc, v.path, meta), text)
-        except OSError as e:
-            err.print(f"[bold red]error:[/] cannot write the counterexample to {escape(str(out_dir))}: {e.strerror}")
-            continue
-        out.print(f"written: {paths[0]}  {paths[1]}", markup=False, highlight=False)
-    if found:
-        raise typer.Exit(1)
-
-
+    jobs = _jobs(protocol, variant, profile, scope, flags)
+    settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every)
+    out.print(limits.line(), markup=False, highlight=False)
+    with interruptible(limits.budget):
+        outcomes = runs.run(jobs, settings, limits)
+        out.print(summary.table(outcomes, limits))
+        out.print(summary.legend(outcomes), markup=False, highlight=False)
+        out.print(summary.witnesses(outcomes), markup=False, highlight=False)
+        summary.counterexamples(outcomes, out_dir, seed)
+    code = runs.exit_code(outcomes, limits)
+    out.print(summary.summary(outcomes, code), markup=False, highlight=False)
+    if code != PASSED:
+        raise typer.Exit(code)

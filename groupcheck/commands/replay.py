@@ -21,7 +21,8 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from model.core import Step, check_state, check_step, replay as replay_path
+from model.core import Step, check_state, check_step
+from model.core import replay as replay_path
 from model.scopes import profile_label
 
 from .. import traces

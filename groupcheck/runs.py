@@ -1,0 +1,135 @@
+"""Running ``groupcheck check``'s jobs within the command's limits, and judging each.
+
+A job is a scope and what it must show (``protocols.Job``). Its verdict:
+
+    held         BFS explored the whole scope, nothing was violated, and the scope is
+                 not weak (below)                                              exit 0
+    caught       a known bug's job: BFS found a violation of exactly the
+                 expected property ("caught (expected)")                       exit 0
+    weak         nothing violated, but the scope proves little: a witness in
+                 its reach was not reached, or BFS saw fewer than TINY states  exit 3
+    incomplete   a limit (--max-states, --max-seconds, --max-memory) cut the
+                 search before anything was violated: not a proof              exit 3
+    not run      a limit of the whole command (or Ctrl-C) came before the job
+                 began                                                         exit 3 (130)
+    violated     a property was violated                                       exit 1
+    missed       a known bug's job found no violation of the expected property
+                 (or found another one first)                                  exit 1
+    interrupted  Ctrl-C stopped the search                                     exit 130
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import checker
+from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, Limits, Ticker
+from .protocols import Job
+
+TINY = 100      # a BFS that sees fewer distinct states than this proves little ("weak")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How each job is searched (the ``check`` options other than scope and limits)."""
+
+    symmetry: bool = True
+    walks: int = 200
+    walk_length: int = 80
+    seed: int = 0
+    progress_every: float = 10.0
+
+
+@dataclass
+class Outcome:
+    job: Job
+    reports: list[checker.Report]     # BFS, then the walks if they ran; none if not run
+    verdict: str
+    detail: str = ""                  # one sentence for the summary
+
+    @property
+    def label(self) -> str:
+        return f"{self.job.protocol.name}/{self.job.name}"
+
+    @property
+    def violation(self) -> checker.Violation | None:
+        return next((r.violation for r in self.reports if r.violation is not None), None)
+
+
+def run(jobs: list[Job], settings: Settings, limits: Limits) -> list[Outcome]:
+    """Every job in order; once Ctrl-C or a limit of the whole command stops one, the
+    rest are not run."""
+    outcomes = []
+    for job in jobs:
+        spent = limits.budget.spent()
+        if spent is not None:
+            cause = "Ctrl-C" if spent == "interrupted" else limits.value(spent)
+            outcomes.append(Outcome(job, [], "not run", f"{cause} stopped the command before it began"))
+            continue
+        outcomes.append(run_job(job, settings, limits))
+    return outcomes
+
+
+def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
+    """BFS; then, when BFS explored everything and found nothing, the random walks."""
+    model, label = job.protocol.model, f"{job.protocol.name}/{job.name}"
+    with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
+        report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
+                             progress=tick, budget=limits.budget)
+    reports = [report]
+    if report.complete and job.expect is None and settings.walks:
+        with Ticker(f"{label} walks", "walks", settings.progress_every, total=settings.walks) as tick:
+            reports.append(checker.walks(model, job.scope, seed=settings.seed, count=settings.walks,
+                                         length=settings.walk_length, progress=tick, budget=limits.budget))
+    return Outcome(job, reports, *judge(job, reports, limits))
+
+
+def cut_text(report: checker.Report, limits: Limits) -> str:
+    """What a limit left of a search: the partial result, in one sentence."""
+    what = (f"{report.states:,} states (depth {report.depth}, {report.transitions:,} transitions)"
+            if report.mode == "bfs" else f"{report.walks} walks ({report.states:,} steps)")
+    return (f"{limits.value(report.cut)} stopped {report.mode} after {what}; none of its "
+            f"{len(report.checked)} properties violated so far: incomplete, not a proof")
+
+
+def weakness(job: Job, bfs: checker.Report) -> list[str]:
+    """Why a clean, complete BFS of ``job`` proves little (empty: it does not)."""
+    far = job.protocol.out_of_reach(job.scope)
+    reasons = [f"witness {name} not reached" for name, hit in bfs.witnessed.items() if not hit and name not in far]
+    if bfs.states < TINY:
+        reasons.append(f"only {bfs.states:,} state{'s' if bfs.states != 1 else ''} (fewer than {TINY})")
+    return reasons
+
+
+def judge(job: Job, reports: list[checker.Report], limits: Limits) -> tuple[str, str]:
+    """(verdict, one sentence for the summary) of a job that ran."""
+    bfs = reports[0]
+    v = next((r.violation for r in reports if r.violation is not None), None)
+    cut = next((r for r in reports if r.cut is not None), None)
+    if job.expect is not None and v is not None:
+        if v.property == job.expect:
+            return "caught", ""
+        return "missed", f"expected {job.name} to violate {job.expect}; BFS found {v.property} first"
+    if v is not None:
+        return "violated", f"{v.property}: {v.message}"
+    if cut is not None:
+        verdict = "interrupted" if cut.cut == "interrupted" else "incomplete"
+        expected = f"expected {job.name} to violate {job.expect}, not found yet: " if job.expect else ""
+        return verdict, expected + cut_text(cut, limits)
+    if job.expect is not None:
+        return "missed", (f"expected {job.name} to violate {job.expect}; "
+                          f"BFS explored {bfs.states:,} states and found none")
+    reasons = weakness(job, bfs)
+    if reasons:
+        return "weak", f"nothing violated, but {'; '.join(reasons)}: the pass says little"
+    return "held", ""
+
+
+def exit_code(outcomes: list[Outcome], limits: Limits) -> int:
+    verdicts = {o.verdict for o in outcomes}
+    if limits.budget.interrupted or "interrupted" in verdicts:
+        return INTERRUPTED
+    if verdicts & {"violated", "missed"}:
+        return FAILED
+    if verdicts & {"weak", "incomplete", "not run"}:
+        return NOT_PROVED
+    return PASSED
