@@ -52,12 +52,12 @@ def test_ctrl_c_prints_what_was_explored_and_exits_130(tmp_path):
 
 
 def test_ctrl_c_writes_the_counterexamples_found_before_it(tmp_path):
-    # under kafka-2.4-2.8 the first two reference scopes break lost_only_when_fenced at once;
-    # the interrupt lands in a later scope
+    # under kafka-2.4-2.8 the first reference scope breaks lost_only_when_fenced at once
+    # (KAFKA-12983 needs COOPERATIVE: an EAGER member owns nothing mid-rebalance); the
+    # interrupt lands in a later scope
     code, text, err = interrupt_once(["consumer", "--profile", "kafka-2.4-2.8", "--walks", "0", "--out", str(tmp_path)],
                                      "progress consumer/metadata bfs:")
     assert code == 130, (text, err)
     assert "lost_only_when_fenced violated in consumer/cooperative" in text
     assert list(tmp_path.glob("consumer-cooperative-lost_only_when_fenced-*.itf.json"))
-    assert list(tmp_path.glob("consumer-eager-lost_only_when_fenced-*.itf.json"))
     assert "interrupted:" in text and "not run" in text and "INTERRUPTED (exit 130)" in text
