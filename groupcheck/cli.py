@@ -9,11 +9,12 @@ import typer
 
 from . import upgrade_plan
 from .commands import check, listing, replay
+from .commands.guard import user_code_errors
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Check Kafka group rebalance protocols against their KIPs.")
-app.command(name="check")(check.check)
-app.command(name="replay")(replay.command)
+app.command(name="check")(user_code_errors(check.check))
+app.command(name="replay")(user_code_errors(replay.command))
 app.command(name="list")(listing.command)
 # groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?
 app.command(name="upgrade-plan")(upgrade_plan.command)

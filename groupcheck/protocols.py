@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from model.core import Model
@@ -28,7 +28,13 @@ class Protocol:
 
 def _consumer() -> Protocol:
     from model.consumer import MODEL
-    from model.consumer.scope import PROFILES, Config, ConsumerScope, to_dict, with_profile
+    from model.consumer.scope import PROFILES, Config, ConsumerScope, from_dict, to_dict, with_profile
+
+    from .api.custom import register_plan_assignors
+
+    # a scope may name a user's own assignor (import path or entry point): groupcheck
+    # registers it with the model's registry before the model reads the scope
+    model = replace(MODEL, scope_from_dict=lambda d: from_dict(register_plan_assignors(d)))
 
     def scopes() -> dict[str, object]:
         return {
@@ -53,7 +59,7 @@ def _consumer() -> Protocol:
     def stage(text: str) -> dict:
         return {"assignors": [x.strip() for x in text.split(",") if x.strip()]}
 
-    return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile, text,
+    return Protocol("consumer", model, scopes, tuple(PROFILES), with_profile, text,
                     ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage)
 
 

@@ -206,7 +206,7 @@ def _resolve(name: str) -> Any:
     points = entry_points()
     if name not in points:
         raise AssignorLoadError(
-            f"unknown assignor {name!r}; known: {', '.join(list(registry.ASSIGNORS) + list(points))}; "
+            f"unknown assignor(s): {name}; known: {', '.join(list(registry.ASSIGNORS) + list(points))}; "
             f"your own assignor: its import path (package.module:Class) or an entry point in {ENTRY_POINT_GROUP}")
     try:
         obj = points[name].load()

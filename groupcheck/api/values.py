@@ -50,9 +50,9 @@ def _sequence(value: Any, where: str) -> tuple:
     return tuple(value)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, repr=False)
 class TopicPartition:
-    """org.apache.kafka.common.TopicPartition; prints as Kafka does: ``orders-0``."""
+    """org.apache.kafka.common.TopicPartition; ``str`` prints it as Kafka does: ``orders-0``."""
 
     topic: str
     partition: int
@@ -63,6 +63,9 @@ class TopicPartition:
 
     def __str__(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+    def __repr__(self) -> str:
+        return f"TopicPartition({self.topic!r}, {self.partition})"
 
 
 def topic_partition(value: Any, where: str) -> TopicPartition:
@@ -134,7 +137,7 @@ class ClaimResolution:
     partitions_with_multiple_previous_owners: tuple[TopicPartition, ...]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, repr=False)
 class TaskId:
     """org.apache.kafka.streams.processor.TaskId: subtopology and partition; prints ``0_1``."""
 
@@ -147,6 +150,9 @@ class TaskId:
 
     def __str__(self) -> str:
         return f"{self.subtopology}_{self.partition}"
+
+    def __repr__(self) -> str:
+        return f"TaskId({self.subtopology}, {self.partition})"
 
 
 def task_ids(value: Any, where: str) -> tuple[TaskId, ...]:
