@@ -6,6 +6,7 @@ Write a class with Kafka's ConsumerPartitionAssignor surface (subclass
     name                     the protocol name the consumer lists in JoinGroup
     supported_protocols      ("EAGER",), ("COOPERATIVE",) or both (supportedProtocols())
     reads_owned_partitions   whether assign() looks at ownedPartitions / generation
+                             (False: it is handed none)
     assign(cluster, subscriptions) -> {member id: [TopicPartition, ...]}
 
 ``cluster`` maps each topic the group subscribes to (that exists) to its partition

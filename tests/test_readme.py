@@ -1,0 +1,96 @@
+"""The README's library examples, its own-assignor commands and its trace -> replay ->
+regression -> pytest chain, run as written (commands in a copy of examples/)."""
+from __future__ import annotations
+
+import doctest
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import Phase, settings
+
+from model import assignors
+from model.assignors import ASSIGNORS, rebalance_protocol
+from properties.stateful import PropertyViolated
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+TOOLS = {"groupcheck": str(Path(sys.executable).parent / "groupcheck"), "python": sys.executable}
+
+
+def section(title: str) -> str:
+    """The text of the README's ``## title`` section."""
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end != -1 else len(README)]
+
+
+def blocks(title: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section(title), re.S)
+
+
+def commands(*titles: str) -> list[tuple[list[str], int]]:
+    """Each ``$ command  # exit N`` line of the sections' console blocks: (argv, exit code)."""
+    out = []
+    for title in titles:
+        for block in blocks(title, "console"):
+            for line in block.splitlines():
+                if line.startswith("$ "):
+                    argv = shlex.split(line[2:], comments=True)
+                    code = re.search(r"#\s*exit (\d)", line)
+                    out.append(([TOOLS.get(argv[0], argv[0])] + argv[1:], int(code.group(1)) if code else 0))
+    return out
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    monkeypatch.setattr(assignors, "ASSIGNORS", dict(ASSIGNORS))
+    yield
+    rebalance_protocol.cache_clear()
+
+
+def test_the_library_examples_print_what_the_readme_says():
+    text = "\n".join(blocks("Use it as a library", "python"))
+    test = doctest.DocTestParser().get_doctest(text, {}, "README: Use it as a library", "README.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+    assert len(test.examples) >= 15
+
+
+def test_the_commands_run_as_written_each_reading_what_the_one_before_wrote(tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    runs = commands("Check your own assignor", "From a counterexample to a regression test")
+    assert [argv[1] for argv, _ in runs][-4:] == ["check", "replay", "regression", "-m"]
+    outputs = []
+    for argv, code in runs:
+        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == code, (argv, done.stdout[-2000:], done.stderr[-2000:])
+        assert "Traceback" not in done.stderr, done.stderr
+        outputs.append(" ".join(done.stdout.split()))
+    check, replay, regression, pytest_run = outputs[-4:]
+    assert "converges_within_k violated" in check and "10/10" in outputs[0]
+    assert "reproduced: converges_within_k violated at step 33" in replay
+    assert "asserts converges_within_k at step 33" in regression
+    assert "1 passed" in pytest_run
+
+
+def test_the_hypothesis_snippet_runs_and_catches_the_broken_assignor(registry):
+    snippet = blocks("Check your own assignor", "python")[0]
+    found: dict = {}
+    exec(snippet, found)
+    case = found["TestBalancedCooperative"]
+    case.settings = settings(max_examples=25, stateful_step_count=60, deadline=None, database=None)
+    case("runTest").runTest()
+    broken: dict = {}
+    exec(snippet.replace("BalancedCooperative", "RangeClaimingCooperative"), broken)
+    case = broken["TestRangeClaimingCooperative"]
+    case.settings = settings(max_examples=100, stateful_step_count=60, deadline=None, database=None,
+                             phases=[Phase.generate])
+    with pytest.raises(PropertyViolated) as e:
+        case("runTest").runTest()
+    assert e.value.property == "converges_within_k"
