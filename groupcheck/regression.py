@@ -11,7 +11,7 @@ from __future__ import annotations
 import pprint
 from dataclasses import dataclass
 
-from model.core import Step, check_state, check_step, replay
+from model.core import Model, check_state, check_step, replay
 
 from .protocols import get
 
@@ -24,19 +24,26 @@ class Found:
 
 
 def first_violation(protocol: str, scope: dict, path: list[int]) -> Found | None:
-    """Replay ``path`` in ``protocol``'s model with the JSON ``scope``; the first always
-    or within property violated along it (as ``groupcheck replay`` checks), or None."""
+    """Replay ``path`` in ``protocol``'s model with the JSON ``scope``; the first claim
+    broken along it, or None (``violation_along``)."""
     model = get(protocol).model
-    sc = model.scope_from_dict(scope)
-    first, steps = replay(model, sc, path)
-    found = check_state(model, sc, first)
+    return violation_along(model, model.scope_from_dict(scope), path)
+
+
+def violation_along(model: Model, scope, path: list[int]) -> Found | None:
+    """The first claim broken along ``path`` as the checker has them: state and
+    transition claims at each step, then ``no_deadlock`` at the last state."""
+    first, steps = replay(model, scope, path)
+    found = check_state(model, scope, first)
     if found:
         return Found(*found[0], 0)
     for at, s in enumerate(steps, start=1):
-        found = check_state(model, sc, s.next) + check_step(model, sc, Step(s.prev, s.action, s.index, s.next,
-                                                                             s.events))
+        found = check_state(model, scope, s.next) + check_step(model, scope, s)
         if found:
             return Found(*found[0], at)
+    last = steps[-1].next if steps else first
+    if model.within_bounds(scope, last) and not model.actions(scope, last) and not model.is_terminal_ok(scope, last):
+        return Found("no_deadlock", "no action is enabled", len(steps))
     return None
 
 

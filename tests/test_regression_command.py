@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from groupcheck.cli import app
-from groupcheck.regression import first_violation
+from groupcheck.regression import Found, first_violation, violation_along
 from model.consumer.scope import to_dict
+from model.core import Model
 from properties.known_bugs import variant
 
 runner = CliRunner()
@@ -26,7 +27,7 @@ def trace(tmp_path_factory):
     scope = json.dumps(to_dict(BUG.buggy_scope()))
     result = runner.invoke(app, ["check", "consumer", "--scope", scope, "--walks", "0", "--out", str(out)])
     assert result.exit_code == 1, result.output
-    return out / f"consumer-custom-{BUG.expect}.itf.json"
+    return next(out.glob(f"consumer-custom-{BUG.expect}*.itf.json"))
 
 
 def test_first_violation_finds_the_recorded_property_at_the_last_step(trace):
@@ -81,3 +82,13 @@ def test_a_trace_recording_no_violation_needs_fixed(trace, tmp_path):
     assert "records no violated property; give --fixed" in " ".join(result.output.split())
     missing = runner.invoke(app, ["regression", str(tmp_path / "missing.itf.json")])
     assert missing.exit_code == 2 and "cannot read" in missing.output
+
+
+def test_a_path_ending_where_nothing_is_enabled_is_a_deadlock():
+    """As the checker reports it: no action enabled at a state that is not a fine end."""
+    stuck = Model("stuck", lambda sc: (0,), lambda sc, s: (), None, (), None, lambda sc, s: True,
+                  lambda sc, s: False, None, None, None, None, None, None)
+    assert violation_along(stuck, None, [0]) == Found("no_deadlock", "no action is enabled", 0)
+    done = Model("done", lambda sc: (0,), lambda sc, s: (), None, (), None, lambda sc, s: True,
+                 lambda sc, s: True, None, None, None, None, None, None)
+    assert violation_along(done, None, [0]) is None

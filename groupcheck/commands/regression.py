@@ -9,7 +9,17 @@ import typer
 
 from .. import traces
 from ..console import err, fail, out
+from ..protocols import Protocol
 from ..regression import first_violation, render
+
+
+def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
+    """The trace's protocol, path and #meta, once ``traces.load`` found it replayable."""
+    try:
+        protocol, _, path, tr = traces.load(trace)
+    except traces.ReplayError as e:
+        raise fail(str(e)) from None
+    return protocol, path, tr["#meta"]
 
 
 def command(
@@ -20,11 +30,7 @@ def command(
 ) -> None:
     """Write a pytest file that replays the trace and asserts its violation still happens
     at the same step (or, with --fixed, that nothing is violated along it)."""
-    try:
-        protocol, _, path, tr = traces.load(trace)
-    except traces.ReplayError as e:
-        raise fail(str(e)) from None
-    meta = tr["#meta"]
+    protocol, path, meta = _recorded(trace)
     recorded = (meta.get("violation") or {}).get("property")
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
