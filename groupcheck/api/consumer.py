@@ -53,7 +53,9 @@ def assign(assignor: str, cluster: Mapping[str, int], subscriptions: Mapping[str
     The sticky assignors read previous ownership as Kafka's do (StickyAssignor from
     ``user_data``, cooperative-sticky from ``owned_partitions`` and ``generation``) and
     keep only the claims the profile's rule keeps; cooperative-sticky then withholds
-    the partitions changing owner (adjustAssignment). Runs ``model.consumer.leader.run_assignor``."""
+    the partitions changing owner (adjustAssignment). Members are numbered in member-id
+    order, as Kafka's assignors sort them, so ties go the way Kafka's go.
+    Runs ``model.consumer.leader.run_assignor``."""
     if assignor not in PACKAGED:
         raise ApiError(f"assignor: {assignor!r} is not a packaged assignor ({', '.join(sorted(PACKAGED))}); "
                        "call your own assignor's assign() directly")

@@ -28,8 +28,10 @@ def command(
     fixed: bool = typer.Option(False, "--fixed",
                                help="assert no property is violated along the path (the bug stays fixed)"),
 ) -> None:
-    """Write a pytest file that replays the trace and asserts its violation still happens
-    at the same step (or, with --fixed, that nothing is violated along it)."""
+    """Turn a counterexample trace into a pytest regression test.
+
+    The test replays the trace's path and asserts that its violation still happens at
+    the same step (or, with --fixed, that nothing is violated along it)."""
     protocol, path, meta = _recorded(trace)
     recorded = (meta.get("violation") or {}).get("property")
     if not fixed and not recorded:
