@@ -1,4 +1,4 @@
-"""groupcheck's command line: check, replay, list, upgrade-plan (one module each).
+"""groupcheck's command line: check, replay, regression, list, upgrade-plan (one module each).
 
 Exit codes (every command; ``console`` names them):
 
@@ -17,11 +17,12 @@ from __future__ import annotations
 import typer
 
 from . import upgrade_plan
-from .commands import check, listing, replay
+from .commands import check, listing, regression, replay
+from .commands.guard import user_code_errors
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
 
-
+\b
 Exit codes:
 0 passed;
 1 a property violated, or a known bug not caught;
@@ -32,8 +33,10 @@ Exit codes:
 # rich_markup_mode=None: click's plain help, which wraps every option's text within the
 # terminal (rich's tables crop long words such as crash,pause,lose_response at 80 columns)
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help=HELP)
-app.command(name="check")(check.check)
-app.command(name="replay")(replay.command)
+app.command(name="check")(user_code_errors(check.check))
+app.command(name="replay")(user_code_errors(replay.command))
+# groupcheck regression TRACE -o tests/test_x.py: a counterexample as a pytest regression test
+app.command(name="regression")(user_code_errors(regression.command))
 app.command(name="list")(listing.command)
 # groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?
 app.command(name="upgrade-plan")(upgrade_plan.command)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from model.core import Model
@@ -85,13 +85,13 @@ def variant_job(key: str) -> Job:
 
 def _consumer() -> Protocol:
     from model.consumer import MODEL
-    from model.consumer.scope import (
-        PROFILES,
-        Config,
-        ConsumerScope,
-        to_dict,
-        with_profile,
-    )
+    from model.consumer.scope import PROFILES, Config, ConsumerScope, from_dict, to_dict, with_profile
+
+    from .api.custom import register_plan_assignors
+
+    # a scope may name a user's own assignor (import path or entry point): groupcheck
+    # registers it with the model's registry before the model reads the scope
+    model = replace(MODEL, scope_from_dict=lambda d: from_dict(register_plan_assignors(d)))
 
     def scopes() -> dict[str, object]:
         return {
@@ -121,7 +121,7 @@ def _consumer() -> Protocol:
             return {"sometimes_zombie": "no pause fault in the scope"}
         return {}
 
-    return Protocol("consumer", MODEL, scopes, tuple(PROFILES), with_profile, text,
+    return Protocol("consumer", model, scopes, tuple(PROFILES), with_profile, text,
                     ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage,
                     variants=lambda: _variants("known_bugs", "VARIANTS"), out_of_reach=out_of_reach)
 

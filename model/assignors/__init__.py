@@ -4,6 +4,10 @@ Each assignor is a pure function from the leader's view of the group to an inten
 assignment ``{member_id: partition mask}``. Members are ordered by member id, as
 Kafka's assignors sort them. Sticky assignors start from the *resolved* claims
 (``ownership.resolve_claims``); cooperative withholding is ``ownership.withhold``.
+
+``ASSIGNORS`` is the registry the consumer model reads (``lookup``). A user's own
+assignor is adapted by ``groupcheck.api`` and added with ``register``: the model
+itself never imports anything by name.
 """
 from __future__ import annotations
 
@@ -19,11 +23,19 @@ PROTOCOL_IDS = {EAGER: 0, COOPERATIVE: 1}
 
 
 class Member(NamedTuple):
-    """One member as the assignor sees it: its eligible partitions and kept claims."""
+    """One member as the assignor sees it: its eligible partitions and kept claims.
+
+    ``topics``, ``owned`` and ``generation`` are its subscription as the leader read
+    it (ownedPartitions and generation only when the assignor reads claims): what a
+    non-built-in assignor gets in Kafka, unresolved. The built-in plans ignore them.
+    """
 
     member_id: int
     eligible: int   # partitions of its subscribed topics that exist
     claims: int     # resolved previous ownership (sticky assignors only)
+    topics: int = 0         # subscribed topics (a topic bitmask)
+    owned: int = 0          # raw ownedPartitions claim
+    generation: int = -1    # the claim's generation (KIP-792)
 
 
 Plan = Callable[[tuple[Member, ...], int], dict[int, int]]  # (members, stride)
@@ -53,8 +65,34 @@ ASSIGNORS: dict[str, Assignor] = {
 }
 
 
+PACKAGED = frozenset(ASSIGNORS)   # the assignors above; ``register`` never replaces them
+
+
 class AssignorConfigError(ValueError):
     """The configured assignor list cannot select a rebalance protocol."""
+
+
+def lookup(name: str) -> Assignor:
+    """The registered assignor called ``name``; AssignorConfigError naming the known ones."""
+    try:
+        return ASSIGNORS[name]
+    except KeyError:
+        raise AssignorConfigError(f"unknown assignor {name!r}; known: {', '.join(ASSIGNORS)}") from None
+
+
+def register(assignor: Assignor) -> None:
+    """Add a non-built-in assignor under ``assignor.name`` (replacing one registered
+    earlier under that name, never one of the packaged assignors)."""
+    if assignor.name in PACKAGED:
+        raise AssignorConfigError(f"{assignor.name!r} is a packaged assignor; choose another name")
+    if assignor.builtin:
+        raise AssignorConfigError(f"{assignor.name!r}: a registered assignor is not built-in "
+                                  "(validateCooperativeAssignment applies to it)")
+    if not assignor.supported_protocols or set(assignor.supported_protocols) - set(PROTOCOL_IDS):
+        raise AssignorConfigError(f"{assignor.name!r}: supported_protocols {list(assignor.supported_protocols)}; "
+                                  f"give a non-empty list of {', '.join(PROTOCOL_IDS)}")
+    ASSIGNORS[assignor.name] = assignor
+    rebalance_protocol.cache_clear()
 
 
 @lru_cache(maxsize=256)
@@ -71,9 +109,9 @@ def rebalance_protocol(assignors: tuple[str, ...]) -> str:
     unknown = [a for a in assignors if a not in ASSIGNORS]
     if unknown:
         raise AssignorConfigError(f"unknown assignor(s): {', '.join(unknown)}; known: {', '.join(ASSIGNORS)}")
-    common = set(ASSIGNORS[assignors[0]].supported_protocols)
+    common = set(lookup(assignors[0]).supported_protocols)
     for name in assignors[1:]:
-        common &= set(ASSIGNORS[name].supported_protocols)
+        common &= set(lookup(name).supported_protocols)
     if not common:
         raise AssignorConfigError(
             f"assignors {list(assignors)} have no rebalance protocol in common"

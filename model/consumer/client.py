@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..assignors import ASSIGNORS, EAGER, rebalance_protocol
+from ..assignors import EAGER, lookup, rebalance_protocol
 from ..partitions import existing, of_topics
 from .coordinator import Event
 from .leader import perform_assignment
@@ -55,7 +55,7 @@ def protocol_of(scope: ConsumerScope, c: Consumer) -> str:
 
 def subscription(scope: ConsumerScope, c: Consumer) -> Subscription:
     cfg = scope.plan[c.config]
-    sticky_family = any(ASSIGNORS[a].claims_from for a in cfg.assignors)
+    sticky_family = any(lookup(a).claims_from for a in cfg.assignors)
     return Subscription(
         version=cfg.version,
         topics=c.subscribed,

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..assignors import ASSIGNORS, COOPERATIVE, Member
+from ..assignors import COOPERATIVE, Assignor, Member, lookup
 from ..assignors.ownership import Claim, cooperative_violation, resolve_claims, withhold
 from ..partitions import existing, show
 from .coordinator import Event
-from .scope import ConsumerScope
+from .scope import Behaviour, ConsumerScope
 from .state import JoinGroupResponse, Subscription
 
 
@@ -39,23 +39,33 @@ def claim_of(sub: Subscription, claims_from: str | None) -> Claim:
     return Claim(0, owned, generation)
 
 
-def perform_assignment(scope: ConsumerScope, slot: int, leader_protocol: str,
-                       resp: JoinGroupResponse, partitions: tuple[int, ...]) -> LeaderResult:
-    behaviour = scope.behaviour
-    assignor = ASSIGNORS[resp.protocol]
-    stride = scope.stride
-    subs = resp.members
+def run_assignor(assignor: Assignor, behaviour: Behaviour, subs: tuple[tuple[int, Subscription], ...],
+                 partitions: tuple[int, ...], stride: int) -> dict[int, int]:
+    """ConsumerPartitionAssignor#assign as the leader runs it: the claims it reads,
+    resolved by the profile's rule (sticky family), the plan, then the cooperative
+    assignor's adjustAssignment. ``subs`` are (member id, subscription) by member id."""
     claims_used = assignor.claims_from is not None and behaviour.leader_cooperative_aware
     claims = [claim_of(sub, assignor.claims_from)._replace(member_id=mid) for mid, sub in subs]
     if claims_used:
         kept, contested = resolve_claims(claims, behaviour.claim_resolution)
     else:
         kept, contested = {mid: 0 for mid, _ in subs}, 0
-    members = tuple(Member(mid, existing(partitions, stride, sub.topics), kept[mid]) for mid, sub in subs)
+    members = tuple(Member(mid, existing(partitions, stride, sub.topics), kept[mid], sub.topics,
+                           claim.owned if claims_used else 0, claim.generation if claims_used else -1)
+                    for (mid, sub), claim in zip(subs, claims))
     intended = assignor.plan(members, stride)
-    final = intended
     if assignor.withholds and behaviour.withhold and behaviour.leader_cooperative_aware:
-        final = withhold(intended, kept, contested)
+        return withhold(intended, kept, contested)
+    return intended
+
+
+def perform_assignment(scope: ConsumerScope, slot: int, leader_protocol: str,
+                       resp: JoinGroupResponse, partitions: tuple[int, ...]) -> LeaderResult:
+    behaviour = scope.behaviour
+    assignor = lookup(resp.protocol)
+    stride = scope.stride
+    subs = resp.members
+    final = run_assignor(assignor, behaviour, subs, partitions, stride)
     note = ", ".join(f"{mid}:{show(final[mid], stride)}" for mid, _ in subs)
     events = [Event("assignment", slot, note=f"{resp.protocol} gen {resp.generation}: {note}")]
     if leader_protocol == COOPERATIVE and (not assignor.builtin or behaviour.validate_builtin):

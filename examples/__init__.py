@@ -1,0 +1,1 @@
+"""Examples of groupcheck used from outside the package: your own assignors."""

@@ -1,0 +1,54 @@
+"""``groupcheck regression``: turn a counterexample trace into a pytest regression test."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .. import traces
+from ..console import err, fail, out
+from ..protocols import Protocol
+from ..regression import first_violation, render
+
+
+def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
+    """The trace's protocol, path and #meta, once ``traces.load`` found it replayable."""
+    try:
+        rec = traces.load(trace)
+    except traces.ReplayError as e:
+        raise fail(str(e)) from None
+    return rec.protocol, rec.path, rec.trace["#meta"]
+
+
+def command(
+    trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck check"),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="write the test here (default: stdout)"),
+    fixed: bool = typer.Option(False, "--fixed",
+                               help="assert no property is violated along the path (the bug stays fixed)"),
+) -> None:
+    """Turn a counterexample trace into a pytest regression test.
+
+    The test replays the trace's path and asserts that its violation still happens at
+    the same step (or, with --fixed, that nothing is violated along it)."""
+    protocol, path, meta = _recorded(trace)
+    recorded = (meta.get("violation") or {}).get("property")
+    if not fixed and not recorded:
+        raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
+    expected = None if fixed else recorded
+    text = render(trace.name, protocol.name, meta["scope"], path, expected)
+    now = first_violation(protocol.name, meta["scope"], path)
+    if (now is None) != (expected is None) or (now and (now.property, now.step) != (expected, len(path) - 1)):
+        seen = f"{now.property} at step {now.step}" if now else "no violation"
+        err.print(f"[yellow]note:[/] the model now shows {seen} along this path: the test fails until that changes")
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text)
+    except OSError as e:
+        raise fail(f"-o: cannot write {output}: {e.strerror}") from None
+    claim = "no property is violated along the path" if fixed else f"{recorded} at step {len(path) - 1}"
+    out.print(f"written: {output} (asserts {claim})", markup=False, highlight=False)

@@ -1,0 +1,72 @@
+"""From a counterexample to a regression test: the replay a written test runs, and its text.
+
+``groupcheck regression TRACE`` writes a pytest file holding the trace's protocol, scope
+(from ``#meta``) and path. The test replays the path through the model and asserts
+either that the recorded property is still violated at the same step (a known bug
+still caught) or, with ``--fixed``, that no property is violated along it (a fixed bug
+stays fixed).
+"""
+from __future__ import annotations
+
+import pprint
+from dataclasses import dataclass
+
+from model.core import Model, check_state, check_step, replay
+
+from .protocols import get
+
+
+@dataclass(frozen=True)
+class Found:
+    property: str
+    message: str
+    step: int        # 0: the initial state; i: after the i-th action of the path
+
+
+def first_violation(protocol: str, scope: dict, path: list[int]) -> Found | None:
+    """Replay ``path`` in ``protocol``'s model with the JSON ``scope``; the first claim
+    broken along it, or None (``violation_along``)."""
+    model = get(protocol).model
+    return violation_along(model, model.scope_from_dict(scope), path)
+
+
+def violation_along(model: Model, scope, path: list[int]) -> Found | None:
+    """The first claim broken along ``path`` as the checker has them: state and
+    transition claims at each step, then ``no_deadlock`` at the last state."""
+    first, steps = replay(model, scope, path)
+    found = check_state(model, scope, first)
+    if found:
+        return Found(*found[0], 0)
+    for at, s in enumerate(steps, start=1):
+        found = check_state(model, scope, s.next) + check_step(model, scope, s)
+        if found:
+            return Found(*found[0], at)
+    last = steps[-1].next if steps else first
+    if model.within_bounds(scope, last) and not model.actions(scope, last) and not model.is_terminal_ok(scope, last):
+        return Found("no_deadlock", "no action is enabled", len(steps))
+    return None
+
+
+def render(source: str, protocol: str, scope: dict, path: list[int], violation: str | None) -> str:
+    """The text of a pytest module replaying ``path``: it asserts ``violation`` at the
+    path's last step, or (``violation`` None) that nothing is violated along it."""
+    step = len(path) - 1
+    if violation is None:
+        claim = "no property is violated along the path (the bug stays fixed)"
+        test = ('def test_no_property_violated_along_the_path():\n'
+                '    found = first_violation(PROTOCOL, SCOPE, PATH)\n'
+                '    assert found is None, f"{found.property} violated at step {found.step}: {found.message}"\n')
+    else:
+        claim = f"{violation} is still violated at step {step}, and nothing earlier"
+        test = (f'def test_{violation}_still_violated_at_step_{step}():\n'
+                '    found = first_violation(PROTOCOL, SCOPE, PATH)\n'
+                '    assert found is not None, "no property is violated along the path any more"\n'
+                f'    assert (found.property, found.step) == ({violation!r}, {step}), found.message\n')
+    return (f'"""Regression test written by `groupcheck regression` from {source}.\n\n'
+            f'Replays the trace\'s path through the {protocol} model with the scope it was found in;\n'
+            f'asserts that {claim}.\n"""\n'
+            'from groupcheck.regression import first_violation\n\n'
+            f'PROTOCOL = {protocol!r}\n'
+            f'SCOPE = {pprint.pformat(scope, width=100, sort_dicts=False)}\n'
+            f'PATH = {pprint.pformat(path, width=100, compact=True)}\n\n\n'
+            f'{test}')

@@ -1,0 +1,69 @@
+"""The model's assignor registry and the leader's run_assignor (model/assignors, model/consumer/leader.py)."""
+from __future__ import annotations
+
+import pytest
+
+from model import assignors
+from model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Assignor, AssignorConfigError, Member, lookup,
+                             rebalance_protocol, register)
+from model.consumer.leader import run_assignor
+from model.consumer.scope import Behaviour
+from model.consumer.state import Subscription
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """ASSIGNORS as it was after the test; rebalance_protocol forgets the test's assignors."""
+    monkeypatch.setattr(assignors, "ASSIGNORS", dict(ASSIGNORS))
+    yield assignors.ASSIGNORS
+    rebalance_protocol.cache_clear()
+
+
+def recording(seen: list) -> Assignor:
+    def plan(members, stride):
+        seen.append(members)
+        return {m.member_id: 0 for m in members}
+    return Assignor("mine", (COOPERATIVE,), False, "owned", False, plan)
+
+
+def test_lookup_names_the_known_assignors_when_one_is_unknown():
+    assert lookup("range").name == "range"
+    with pytest.raises(AssignorConfigError, match="unknown assignor 'nope'; known: range, roundrobin"):
+        lookup("nope")
+
+
+def test_register_adds_an_assignor_that_protocol_selection_sees(registry):
+    with pytest.raises(AssignorConfigError):
+        rebalance_protocol(("mine",))
+    register(recording([]))
+    assert rebalance_protocol(("mine",)) == COOPERATIVE
+    register(Assignor("mine", (EAGER,), False, None, False, lambda m, s: {}))     # replaced: cache cleared
+    assert rebalance_protocol(("mine",)) == EAGER
+
+
+@pytest.mark.parametrize("assignor, message", [
+    (Assignor("range", (EAGER,), False, None, False, None), "packaged"),
+    (Assignor("x", (EAGER,), True, None, False, None), "not built-in"),
+    (Assignor("x", (), False, None, False, None), "supported_protocols"),
+    (Assignor("x", ("LAZY",), False, None, False, None), "supported_protocols"),
+])
+def test_register_refuses_what_would_change_the_packaged_rules(registry, assignor, message):
+    with pytest.raises(AssignorConfigError, match=message):
+        register(assignor)
+
+
+def test_a_non_built_in_assignor_sees_the_raw_claims_unresolved():
+    """Two members claim partition 0 at the same generation: the resolved claims keep it
+    for nobody, but the plan also gets each member's raw ownedPartitions and generation,
+    as Kafka hands them to a non-built-in assignor."""
+    seen: list = []
+    subs = ((1, Subscription(3, 0b1, 0b01, 2, 0, -1)), (2, Subscription(3, 0b1, 0b01, 2, 0, -1)))
+    run_assignor(recording(seen), Behaviour(), subs, (2,), 2)
+    assert seen == [(Member(1, 0b11, 0, 0b1, 0b01, 2), Member(2, 0b11, 0, 0b1, 0b01, 2))]
+
+
+def test_a_pre_kip_429_leader_hands_no_claims_even_to_an_assignor_that_reads_them():
+    seen: list = []
+    subs = ((1, Subscription(3, 0b1, 0b01, 2, 0, -1)),)
+    run_assignor(recording(seen), Behaviour(leader_cooperative_aware=False), subs, (2,), 2)
+    assert seen == [(Member(1, 0b11, 0, 0b1, 0, -1),)]
