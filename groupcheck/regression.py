@@ -11,7 +11,8 @@ from __future__ import annotations
 import pprint
 from dataclasses import dataclass
 
-from model.core import Model, check_state, check_step, replay
+from model.core import Model, replay
+from model.core import first_violation as first_claim_broken
 
 from .protocols import get
 
@@ -31,20 +32,10 @@ def first_violation(protocol: str, scope: dict, path: list[int]) -> Found | None
 
 
 def violation_along(model: Model, scope, path: list[int]) -> Found | None:
-    """The first claim broken along ``path`` as the checker has them: state and
-    transition claims at each step, then ``no_deadlock`` at the last state."""
+    """The first claim broken along ``path`` as the checker has them (``model.core.first_violation``)."""
     first, steps = replay(model, scope, path)
-    found = check_state(model, scope, first)
-    if found:
-        return Found(*found[0], 0)
-    for at, s in enumerate(steps, start=1):
-        found = check_state(model, scope, s.next) + check_step(model, scope, s)
-        if found:
-            return Found(*found[0], at)
-    last = steps[-1].next if steps else first
-    if model.within_bounds(scope, last) and not model.actions(scope, last) and not model.is_terminal_ok(scope, last):
-        return Found("no_deadlock", "no action is enabled", len(steps))
-    return None
+    found = first_claim_broken(model, scope, first, steps)
+    return Found(*found) if found else None
 
 
 def render(source: str, protocol: str, scope: dict, path: list[int], violation: str | None) -> str:

@@ -151,3 +151,19 @@ def check_step(model: Model, scope: Scope, step: Step) -> list[tuple[str, str]]:
             if msg is not None:
                 out.append((prop.name, msg))
     return out
+
+
+def first_violation(model: Model, scope: Scope, first: State, steps: list[Step]) -> tuple[str, str, int] | None:
+    """The first claim broken along a replayed path, as (property, message, step): state
+    and transition claims as the checker has them, then ``no_deadlock`` at the end."""
+    broken = check_state(model, scope, first)
+    if broken:
+        return broken[0][0], broken[0][1], 0
+    for i, s in enumerate(steps, start=1):
+        broken = check_state(model, scope, s.next) + check_step(model, scope, s)
+        if broken:
+            return broken[0][0], broken[0][1], i
+    last = steps[-1].next if steps else first
+    if model.within_bounds(scope, last) and not model.actions(scope, last) and not model.is_terminal_ok(scope, last):
+        return "no_deadlock", "no action is enabled", len(steps)
+    return None

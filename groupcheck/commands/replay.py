@@ -21,29 +21,12 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from model.core import Step, check_state, check_step
+from model.core import first_violation
 from model.core import replay as replay_path
 from model.scopes import profile_label
 
 from .. import traces
 from ..console import fail, out
-
-
-def _first_violation(model, scope, first, steps: list[Step]) -> tuple[str, str, int] | None:
-    """The first claim broken along the replay, as (property, message, step): state and
-    transition claims as the checker has them, and ``no_deadlock`` at the end."""
-    broken = check_state(model, scope, first)
-    if broken:
-        return broken[0][0], broken[0][1], 0
-    for i, s in enumerate(steps, start=1):
-        broken = check_state(model, scope, s.next) + check_step(model, scope, s)
-        if broken:
-            return broken[0][0], broken[0][1], i
-    last = steps[-1].next if steps else first
-    if (model.within_bounds(scope, last) and not model.actions(scope, last)
-            and not model.is_terminal_ok(scope, last)):
-        return "no_deadlock", "no action is enabled", len(steps)
-    return None
 
 
 def _verdict(recorded: dict | None, recorded_at: int, found: tuple[str, str, int] | None) -> str:
@@ -89,7 +72,7 @@ def command(trace: Path = typer.Argument(..., help="an ITF trace written by grou
     out.print(f"replaying {trace}: {model.name}, {len(path) - 1} steps, behaviour {profile_label(sc)}\n"
               f"scope: {rec.protocol.scope_text(sc)}", markup=False, highlight=False)
     first, steps = replay_path(model, sc, path)
-    found = _first_violation(model, sc, first, steps)
+    found = first_violation(model, sc, first, steps)
     verdict = f"{found[0]}: {found[1]}" if found else None
     shown = path[: found[2] + 1] if found else path
     out.print(traces.story(model, sc, shown, verdict), markup=False, highlight=False)
