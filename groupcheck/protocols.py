@@ -8,6 +8,8 @@ from typing import Callable
 
 from model.core import Model
 
+from . import reference_scopes
+
 
 @dataclass(frozen=True)
 class Protocol:
@@ -85,26 +87,13 @@ def variant_job(key: str) -> Job:
 
 def _consumer() -> Protocol:
     from model.consumer import MODEL
-    from model.consumer.scope import PROFILES, Config, ConsumerScope, from_dict, to_dict, with_profile
+    from model.consumer.scope import PROFILES, from_dict, to_dict, with_profile
 
     from .api.custom import register_plan_assignors
 
     # a scope may name a user's own assignor (import path or entry point): groupcheck
     # registers it with the model's registry before the model reads the scope
     model = replace(MODEL, scope_from_dict=lambda d: from_dict(register_plan_assignors(d)))
-
-    def scopes() -> dict[str, object]:
-        return {
-            "cooperative": ConsumerScope(budget=1, faults=("crash", "pause", "lose_response", "timeout")),
-            "eager": ConsumerScope(plan=(Config(("range",)),), budget=1),
-            "metadata": ConsumerScope(partitions=(1, 1), budget=1, faults=(),
-                                      operations=("add_partition", "delete_topic", "subscription_change",
-                                                  "delete_group")),
-            # KIP-429's two rolling bounces, eager range -> cooperative-sticky, of a running group
-            "upgrade": ConsumerScope(plan=(Config(("range",), 1), Config(("cooperative-sticky", "range")),
-                                           Config(("cooperative-sticky",))), budget=0, max_generation=8,
-                                     start="stable"),
-        }
 
     def text(scope) -> str:
         d = to_dict(scope)
@@ -121,7 +110,7 @@ def _consumer() -> Protocol:
             return {"sometimes_zombie": "no pause fault in the scope"}
         return {}
 
-    return Protocol("consumer", model, scopes, tuple(PROFILES), with_profile, text,
+    return Protocol("consumer", model, reference_scopes.consumer, tuple(PROFILES), with_profile, text,
                     ("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"), stage,
                     variants=lambda: _variants("known_bugs", "VARIANTS"), out_of_reach=out_of_reach)
 
@@ -129,23 +118,7 @@ def _consumer() -> Protocol:
 def _streams_classic() -> Protocol:
     from model.streams_classic import MODEL
     from model.streams_classic import releases as rel
-    from model.streams_classic.scope import PROFILES, Config, StreamsScope, with_profile
-
-    def scopes() -> dict[str, object]:
-        return {
-            # one rolling bounce; a 2.4 leader answers the 3.9 subscriptions by version probing
-            "bounce-2.4-3.9": StreamsScope(instances=3, tasks=3, plan=(Config("2.4"), Config("3.9"))),
-            # KIP-429's two bounces: eager (upgrade.from=2.3) first, then cooperative
-            "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
-                                               plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),
-                                               faults=("crash",), budget=1),
-            # the KIP-268 test plan's simulated next metadata version
-            "next-version": StreamsScope(instances=3, tasks=3, plan=(Config("3.9"), Config("next"))),
-            # seed 002's warm-up (learner) tasks under scale-up, scale-down and a crash
-            "warm-ups": StreamsScope(instances=3, initial=2, tasks=3, standbys=1, plan=(Config("3.9"),),
-                                     task_assignor="learner", operations=("scale_up", "scale_down"),
-                                     faults=("crash",), budget=2),
-        }
+    from model.streams_classic.scope import PROFILES, with_profile
 
     def text(scope) -> str:
         running = f" ({scope.initial} running at the start)" if scope.initial is not None else ""
@@ -188,7 +161,7 @@ def _streams_classic() -> Protocol:
         return [("Kafka Streams releases (model/streams_classic/releases.py)",
                  ["release", "metadata", "version probing", "rebalance", "accepts upgrade.from"], rows)]
 
-    return Protocol("streams-classic", MODEL, scopes, tuple(PROFILES), with_profile, text,
+    return Protocol("streams-classic", MODEL, reference_scopes.streams_classic, tuple(PROFILES), with_profile, text,
                     ("instances", "tasks", "max_generation", "budget", "faults", "operations", "plan"), stage,
                     reference, variants=lambda: _variants("streams_known_bugs", "STREAMS_VARIANTS"),
                     out_of_reach=_streams_out_of_reach)
@@ -199,9 +172,24 @@ def _streams_out_of_reach(scope) -> dict[str, str]:
     far = {}
     if scope.task_assignor != "learner":
         far["some_warmup_caught_up"] = f"the {scope.task_assignor} assignor has no warm-up tasks"
-    if "bounce" not in scope.operations or len({first_version(scope, i) for i in range(len(scope.plan))}) == 1:
-        far["some_thread_downgraded"] = "no bounce onto a configuration subscribing with another version"
+    if "bounce" not in scope.operations or not _can_probe(scope, first_version):
+        far["some_thread_downgraded"] = ("no bounce meets a group that can answer with a lower version (a v3+ "
+                                         "one, or a 2.0+ leader facing a future subscription)")
     return far
+
+
+def _can_probe(scope, first_version) -> bool:
+    """Some bounce brings a thread whose subscription version the instances still on the
+    previous configuration answer with a lower one a thread can adopt: both v3+ (KIP-268's
+    version fields), or a future version met by a leader that probes (2.0+)."""
+    from model.streams_classic import releases as rel
+    for j in range(1, len(scope.plan)):
+        old, new = first_version(scope, j - 1), first_version(scope, j)
+        before = rel.release(scope.plan[j - 1].release)
+        probes = before.family != rel.PRE_PROBING and new > before.latest
+        if new > old and (old >= rel.EARLIEST_PROBEABLE_VERSION or probes):
+            return True
+    return False
 
 
 def _variants(module: str, name: str) -> tuple:

@@ -1,0 +1,81 @@
+"""The reference scopes ``groupcheck check`` explores for each protocol.
+
+Together they reach every rule family the model has (each scope's comment names the
+ones it is there for): faults, operations, rolling upgrades and downgrades, every
+assignor, every profile that ships no known bug (the known bugs' own scopes run as
+expected violations, ``protocols.expected_jobs``), and, for Streams, version probing
+under each family, stream threads, standbys and warm-up tasks. The main job must stay
+within about a minute; ``benchmarks/bench.py`` and the README give the time.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+
+def consumer() -> dict[str, object]:
+    from model.consumer.scope import PROFILES, Config, ConsumerScope
+
+    coop, rng = Config(("cooperative-sticky",)), Config(("range",))
+    return {
+        # every fault: crash, a zombie (pause), a lost response, a SyncGroup timeout
+        "cooperative": ConsumerScope(budget=1, faults=("crash", "pause", "lose_response", "timeout")),
+        # EAGER: revoke everything before each JoinGroup
+        "eager": ConsumerScope(plan=(rng,), budget=1),
+        # every operation: partitions added, a topic deleted, a subscription changed, the group deleted
+        "metadata": ConsumerScope(partitions=(1, 1), budget=1, faults=(),
+                                  operations=("add_partition", "delete_topic", "subscription_change",
+                                              "delete_group")),
+        # subscription v0 carries no ownedPartitions or generation: a leader rejoining with the
+        # same metadata is the only way new partitions reach the group ("force a rebalance if
+        # the leader sends JoinGroup")
+        "eager-v0-metadata": ConsumerScope(plan=(Config(("range",), 0),), partitions=(1, 1), faults=(),
+                                           operations=("add_partition", "subscription_change"), budget=1),
+        # KIP-429's two rolling bounces, eager range -> cooperative-sticky, of a running group
+        "upgrade": ConsumerScope(plan=(Config(("range",), 1), Config(("cooperative-sticky", "range")), coop),
+                                 budget=0, max_generation=8, start="stable"),
+        # the downgrade back to eager, onto roundrobin
+        "downgrade": ConsumerScope(plan=(coop, Config(("cooperative-sticky", "roundrobin")),
+                                         Config(("roundrobin",))), start="stable", budget=0, max_generation=8),
+        # KIP-54's sticky assignor: claims from userData, zombies and crashes
+        "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), faults=("pause", "crash"), budget=1),
+        # three members, one lost response: where KAFKA-14639 and KAFKA-13406 live
+        "three-members": ConsumerScope(members=3, partitions=(1,), faults=("lose_response",), budget=1),
+        # KIP-429's own text: a deleted topic's partitions are lost
+        "kip-429-text": replace(ConsumerScope(partitions=(1, 1), budget=1, faults=(),
+                                              operations=("delete_topic", "subscription_change")),
+                                profile="kip-429", behaviour=PROFILES["kip-429"]),
+    }
+
+
+def streams_classic() -> dict[str, object]:
+    from model.streams_classic.scope import PROFILES, Config, StreamsScope
+
+    def under(profile: str, scope: StreamsScope) -> StreamsScope:
+        return replace(scope, profile=profile, behaviour=PROFILES[profile])
+
+    return {
+        # one rolling bounce; a 2.4 leader answers the 3.9 subscriptions by version probing
+        "bounce-2.4-3.9": StreamsScope(instances=3, tasks=3, plan=(Config("2.4"), Config("3.9"))),
+        # KIP-429's two bounces: eager (upgrade.from=2.3) first, then cooperative
+        "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
+                                           plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),
+                                           faults=("crash",), budget=1),
+        # KIP-268's two bounces from before version probing (upgrade.from=0.10.2 sends v2)
+        "two-bounce-0.10.2-2.0": StreamsScope(instances=2, tasks=2, plan=(Config("0.10.2"), Config("2.0", "0.10.2"),
+                                                                          Config("2.0"))),
+        # the KIP-268 test plan's simulated next metadata version
+        "next-version": StreamsScope(instances=3, tasks=3, plan=(Config("3.9"), Config("next"))),
+        # 2.0 -> next under each probing family: KIP-268's text, and Kafka 2.6+'s rules
+        "kip-268-2.0-next": under("kip-268", StreamsScope(instances=3, tasks=3, plan=(Config("2.0"), Config("next")))),
+        "kafka-2.6+-2.0-next": under("kafka-2.6+", StreamsScope(instances=3, tasks=3,
+                                                               plan=(Config("2.0"), Config("next")))),
+        # two stream threads per instance: members of one instance share its tasks
+        "threads": StreamsScope(instances=2, threads=2, tasks=3, plan=(Config("2.4"), Config("3.9"))),
+        # standby replicas with the sticky assignor, a crash and a scale-down
+        "standbys": StreamsScope(instances=3, tasks=3, standbys=1, plan=(Config("3.9"),), faults=("crash",),
+                                 operations=("scale_down",), budget=1),
+        # seed 002's warm-up (learner) tasks under scale-up, scale-down and a crash
+        "warm-ups": StreamsScope(instances=3, initial=2, tasks=3, standbys=1, plan=(Config("3.9"),),
+                                 task_assignor="learner", operations=("scale_up", "scale_down"),
+                                 faults=("crash",), budget=2),
+    }
