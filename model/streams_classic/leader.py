@@ -76,11 +76,6 @@ def _check_round(scope: StreamsScope, state: State, leader: int) -> None:
             raise bad(f"slot {s}'s instance runs no configuration of the plan")
 
 
-def _latest(sub: Subscription) -> int | None:
-    """latestSupportedVersion: v1/v2 do not carry it (SubscriptionInfo.decode: UNKNOWN)."""
-    return sub.latest if sub.used >= PROBEABLE else None
-
-
 def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> Outcome:
     _check_round(scope, state, leader)
     cfg = scope.plan[state.instances[leader // scope.threads].stage]
@@ -93,13 +88,14 @@ def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> O
     if fam == rel.PRE_PROBING and future:
         # SubscriptionInfo.decode (0.10.0-1.1): "unable to decode subscription data"
         v = max(subs[s].used for s in future)
-        return Outcome(f"Kafka Streams {own.name} cannot decode a v{v} subscription (knows up to "
-                       f"v{own.latest}): TaskAssignmentException", (), "")
+        return Outcome(f"TaskAssignmentException: Kafka Streams {own.name} cannot decode a v{v} "
+                       f"subscription (knows up to v{own.latest})", (), "")
     min_received = min([own.latest] + [subs[s].used for s in known])
     # 2.0-2.3 fold in the readable subscriptions' latestSupportedVersion, 2.4+ every one
-    # (updateMinSupportedVersion, 2.4.1); v1/v2 carry none
+    # (updateMinSupportedVersion, 2.4.1). (v1/v2 carry none; with one of them readable,
+    # minReceived < 3 and no supported version goes on the wire)
     counted = joined if fam == rel.KAFKA_26 else known
-    min_supported = min([own.latest] + [v for v in map(_latest, (subs[s] for s in counted)) if v is not None])
+    min_supported = min([own.latest] + [subs[s].latest for s in counted])
     if future and min_received < PROBEABLE:
         return _future_next_to_old(scope, own, fam, joined, future, subs, min_received, generation)
     if fam == rel.KIP_268 and not kafka_8649_fixed(scope, own):

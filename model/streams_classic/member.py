@@ -64,7 +64,8 @@ def on_assignment(scope: StreamsScope, cfg: Config, m: Member, a: Assignment) ->
     if not 1 <= a.version <= own.latest:
         # AssignmentInfo.decode: "Unknown assignment data version" (0.10.x-1.1), "Unable to
         # decode assignment data" (2.0+), both TaskAssignmentException
-        return _dies(m, f"cannot decode a v{a.version} assignment (knows up to v{own.latest})",
+        return _dies(m, f"TaskAssignmentException: cannot decode a v{a.version} assignment (knows up to "
+                        f"v{own.latest})",
                      "unreadable assignment")
     # commonlySupportedVersion is on the wire from v3 only (v1/v2 decode it as UNKNOWN)
     supported = a.supported if a.version >= PROBEABLE else 0
