@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from groupcheck.checker import bfs
 from model.streams_classic import MODEL
 from model.streams_classic import releases as rel
 from model.streams_classic.leader import RoundError, assign
@@ -483,3 +484,17 @@ def test_the_assignment_error_answer_in_a_model_run_kills_every_thread():
         state, _ = MODEL.step(scope, state, acts[0])
     assert [m.status for m in state.members] == [FAILED, FAILED]
     assert all(m.failure.startswith(ASSIGNMENT_ERROR) for m in state.members)
+
+
+def test_kafka_2_0_probing_round_with_two_threads_runs_a_task_twice():
+    # consequence of 2.0.1's versionProbingAssignment (clientMetadata.state.prevActiveTasks() to
+    # every consumer of the client; fixed by KAFKA-8649's commit, "dont send entire client's
+    # prevTasks to each consumer"): a 2.0 group with two threads per instance, one instance bounced
+    # onto 2.3, hands both threads of the other instance the same tasks
+    plan = (Config("2.0"), Config("2.3"))
+    found = bfs(MODEL, StreamsScope(instances=2, threads=2, tasks=2, plan=plan, max_generation=12)).violation
+    assert found is not None and found.property == "no_task_active_twice" and len(found.path) == 8
+    # a 2.3 leader probed by a 2.4 instance (EAGER through upgrade.from) answers per thread
+    fixed = bfs(MODEL, StreamsScope(instances=2, threads=2, tasks=2, plan=(Config("2.3"), Config("2.4", "2.3")),
+                                    max_generation=12))
+    assert fixed.violation is None and fixed.complete and fixed.witnessed["some_thread_downgraded"]
