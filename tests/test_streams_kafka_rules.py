@@ -310,6 +310,9 @@ def test_a_state_that_is_no_round_is_a_round_error_naming_the_fix():
     unsent = state._replace(members=(state.members[0], state.members[1]._replace(sub=None)))
     with pytest.raises(RoundError, match="joined slot 1 has no subscription"):
         assign(scope, unsent, 0, GEN)
+    one_instance = state._replace(instances=state.instances[:1])
+    with pytest.raises(RoundError, match="slot 1's instance runs no configuration of the plan"):
+        assign(scope, one_instance, 0, GEN)
 
 
 # ============================================================================ member, pre-probing (< 2.0)

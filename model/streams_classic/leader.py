@@ -72,7 +72,8 @@ def _check_round(scope: StreamsScope, state: State, leader: int) -> None:
     for s in state.group.joined:
         if not 0 <= s < n or state.members[s].sub is None:
             raise bad(f"joined slot {s} has no subscription")
-        if not 0 <= state.instances[s // scope.threads].stage < len(scope.plan):
+        if s // scope.threads >= len(state.instances) or \
+                not 0 <= state.instances[s // scope.threads].stage < len(scope.plan):
             raise bad(f"slot {s}'s instance runs no configuration of the plan")
 
 
