@@ -10,9 +10,10 @@ counterexamples, and cross-checks against ``model/streams_classic``.
   1-3 members, every release in ``RELEASES`` as leader with every usedVersion it can
   start with, every profile, KAFKA-8649 on and off; the row the table selects must be
   the only one, and its outcome must be exactly what ``assign`` returns. The same runs
-  check the claims of (e) on ``member.on_assignment``, and that every member handed the
-  ASSIGNMENT_ERROR answer (at the leader's LATEST) dies: unable to decode it, or on the
-  error code;
+  check the claims of (e) on ``member.on_assignment``, and that a member handed the
+  ASSIGNMENT_ERROR answer (at the leader's LATEST) dies when it cannot decode it or
+  knows the code (2.7+), and otherwise carries on without its tasks (2.6.1 next to a
+  2.7 leader);
 * query (e)'s encoding, with inputs pinned, equals ``assign`` + ``on_assignment``: the
   versions, the leader's follow-up (final rebalance), and per member decodable, readable,
   the used version after and whether it rejoins.
@@ -27,7 +28,7 @@ from itertools import combinations_with_replacement
 import pytest
 
 from model.streams_classic import releases as rel
-from model.streams_classic.leader import assign
+from model.streams_classic.leader import answers_with_error, assign
 from model.streams_classic.member import on_assignment
 from model.streams_classic.scope import PROFILES, Config, StreamsScope, family
 from model.streams_classic.state import (
@@ -40,10 +41,20 @@ from properties.smt import streams_probing_decision_table as qf
 from properties.smt._common import evaluate
 
 # One release per LATEST_SUPPORTED_VERSION (under the "release" profile a release's
-# family is a function of its LATEST, so any of them stands for the others).
+# family is a function of its LATEST, so any of them stands for the others as a member;
+# as a leader, 2.6.1 and 2.7 differ: ``leader_release`` picks by the witness's fact).
 REPS: dict[int, str] = {}
 for _name, _r in rel.RELEASES.items():
     REPS.setdefault(_r.latest, _name)
+
+
+def leader_release(latest: int, assignment_error: bool) -> str:
+    return s.leader_classes()[(latest, assignment_error)]
+
+
+def errors(leader: str, profile: str) -> bool:
+    """``leader.answers_with_error`` for this leader under ``profile``."""
+    return answers_with_error(scope_for((leader,), profile, True), rel.release(leader))
 
 
 def startup_versions(name: str) -> list[int]:
@@ -138,9 +149,10 @@ def test_every_row_is_reachable_and_selected_alone():
         for row in rows:
             w = qf.reachable(fam, row)
             assert w is not None, (fam, row.name)
-            releases = [REPS[lat] for lat in w["latest"]]
+            releases = [leader_release(w["latest"][0], w["leader_assignment_error"])]
+            releases += [REPS[lat] for lat in w["latest"][1:]]
             sub_latest = [lat if u >= s.PROBEABLE else u for lat, u in zip(w["latest"], w["used"])]
-            v = s.py_view(w["used"], sub_latest, w["latest"][0], fam)
+            v = s.py_view(w["used"], sub_latest, w["latest"][0], fam, errors(releases[0], w["profile"]))
             assert qf.select(rows, v) == [row]
             assert s.py_family(w["latest"][0], w["profile"]) == fam
             out, _ = run_model(releases, w["used"], w["profile"])
@@ -149,13 +161,14 @@ def test_every_row_is_reachable_and_selected_alone():
 
 # ============================================================================ weakenings
 
-def py_claims_broken(cex: dict) -> set[str]:
+def py_claims_broken(cex: dict, advertise: bool = True) -> set[str]:
     """Query (e)'s claims read in plain Python on a counterexample's assignments, with
-    each member's ``on_assignment`` from the model (not the encoding)."""
+    each member's ``on_assignment`` from the model (not the encoding); ``advertise`` is
+    KAFKA-8649's switch the counterexample was found with."""
     broken = set()
     for i, (lat, u) in enumerate(zip(cex["latest"], cex["used"])):
         name = REPS[lat]
-        scope = scope_for((name,), cex["profile"], True, cex["follower_downgrades"])
+        scope = scope_for((name,), cex["profile"], advertise, cex["follower_downgrades"])
         m = Member(SYNCING, u, 0, 0, 0, 0, 0, 0, 0, None, None, -1)
         a = Assignment(cex["version"][i], cex["supported"][i], "", 0, 0, 0, 0, False, 1)
         done = on_assignment(scope, scope.plan[0], m, a)
@@ -176,9 +189,10 @@ def test_negotiation_weakened_counterexample(weakening):
     print(result)
     cex = result.counterexample
     assert cex["outcome"] == qe.NO_ERROR and cex["violated"]
-    assert py_claims_broken(cex) == set(cex["violated"]), cex
+    assert py_claims_broken(cex, weakening != "kafka-8649") == set(cex["violated"]), cex
     # the real leader on the same mix breaks nothing
-    releases = [REPS[lat] for lat in cex["latest"]]
+    releases = [leader_release(cex["latest"][0], cex["leader_assignment_error"])]
+    releases += [REPS[lat] for lat in cex["latest"][1:]]
     out, processed = run_model(releases, cex["used"], cex["profile"], downgrade=cex["follower_downgrades"])
     assert not out.failure
     for (slot, a), done in zip(out.assignments, processed):
@@ -210,7 +224,7 @@ def test_negotiation_weakened_profile(weakening):
     assert broken == EXPECTED_PROFILES[weakening], {k: str(v) for k, v in profile.items()}
     for part in broken:
         cex = profile[part].counterexample
-        assert cex["violated"] == [part] and part in py_claims_broken(cex), cex
+        assert cex["violated"] == [part] and part in py_claims_broken(cex, weakening != "kafka-8649"), cex
 
 
 def test_negotiation_weakened_with_startup_versions_only():
@@ -261,26 +275,32 @@ def outcome_kind(out) -> str:
     return qf.NORMAL if placed == ALL_TASKS else qf.PROBING if placed == 0 else "partial"
 
 
-def expected(outcome: str, v: s.View, advertise: bool):
-    """What ``assign`` hands each member under a row's outcome: (version, supported, error)."""
+def expected(outcome: str, v: s.View, advertise: bool, profile: str):
+    """What ``assign`` hands each member under a row's outcome: (version, supported, error).
+    A kip-268 leader without KAFKA-8649's fix (2.0, or the switch off) advertises its own
+    LATEST; with it (2.1+), under the release profile, the probing answer is at
+    (minReceived, minSupported), else at the leader's LATEST."""
     if outcome == qf.LEADER_FAILS:
         return None
-    adv = v.leader_latest if v.leader_family == s.KIP and not advertise else v.min_supported
+    fixed = v.leader_latest >= 4 and advertise
+    adv = v.leader_latest if v.leader_family == s.KIP and not fixed else v.min_supported
     sup = adv if v.min_received >= s.PROBEABLE else 0
     if outcome == qf.ASSIGNMENT_ERROR:      # StreamsPartitionAssignor#errorAssignment
         return [(v.leader_latest, v.leader_latest, ASSIGNMENT_ERROR)] * len(v.future)
     if outcome == qf.PROBING:
-        return [(v.leader_latest, v.leader_latest, "") if f else (v.min_received, sup, "") for f in v.future]
+        answer = (v.min_received, sup, "") if fixed and profile == "release" else (v.leader_latest,) * 2 + ("",)
+        return [answer if f else (v.min_received, sup, "") for f in v.future]
     return [(v.min_received, sup, "")] * len(v.future)
 
 
 def small_mixes():
     """1-2 members: every release as leader x every usedVersion it can start with; the
     other member on one release per LATEST, with every startup version or v3 (a
-    downgraded member). 3 members: one leader release per LATEST, the others on one
+    downgraded member). 3 members: one leader release per leader class (LATEST and
+    ``assignment_error``: 2.6.1 and 2.7 both), the others on one
     release per LATEST at its default version, or the newest release at v1/v2."""
     leaders = [(name, u) for name in rel.RELEASES for u in startup_versions(name)]
-    reps = [(REPS[lat], u) for lat in sorted(REPS) for u in startup_versions(REPS[lat])]
+    reps = [(name, u) for name in s.leader_classes().values() for u in startup_versions(name)]
     two = sorted({(REPS[lat], u) for lat in REPS for u in startup_versions(REPS[lat]) + [3] if u <= lat})
     top = REPS[max(REPS)]
     three = sorted({(REPS[lat], lat) for lat in REPS} | {(top, 1), (top, 2)})
@@ -290,36 +310,44 @@ def small_mixes():
         yield tuple(r for r, _ in case), tuple(u for _, u in case)
 
 
-def error_received(latest: int, version: int, done) -> None:
+def error_received(release: str, profile: str, version: int, done) -> bool:
     """A member handed the ASSIGNMENT_ERROR answer: it first checks it can decode the
-    version, then shuts down on the error code; either way it does not rejoin."""
-    if version > latest:
-        assert done.member.failure == f"cannot decode a v{version} assignment (knows up to v{latest})", done
+    version; then a 2.7+ thread (any 2.0+ one under the kafka-2.6+ profile) throws
+    TaskAssignmentException on the code, an older one carries on without the assignment's
+    tasks (it owned none here, so it does not rejoin). Returns whether it survived."""
+    own = rel.release(release)
+    knows = own.assignment_error or (profile == rel.KAFKA_26 and own.family != rel.PRE_PROBING)
+    if version > own.latest:
+        assert done.member.failure == f"TaskAssignmentException: cannot decode a v{version} assignment " \
+                                      f"(knows up to v{own.latest})", done
+    elif knows:
+        assert done.member.failure == f"{ASSIGNMENT_ERROR}: TaskAssignmentException, the thread dies", done
     else:
-        assert done.member.failure == f"{ASSIGNMENT_ERROR}: the thread shuts down", done
+        assert not done.member.failure and done.member.active == 0 and done.note.startswith("ignores"), done
     assert not done.rejoin
+    return not done.member.failure
 
 
 def test_decision_table_matches_leader_assign_on_small_mixes():
-    checked, seen, undecodable = 0, set(), 0
+    checked, seen, undecodable, survived = 0, set(), 0, 0
     for releases, used in small_mixes():
         leader = rel.release(releases[0])
         sub_latest = [rel.release(r).latest if u >= s.PROBEABLE else u for r, u in zip(releases, used)]
         for profile, advertise in behaviours(releases[0]):
             fam = family(scope_for((releases[0],), profile, advertise), releases[0])
-            v = s.py_view(used, sub_latest, leader.latest, fam)
+            v = s.py_view(used, sub_latest, leader.latest, fam, errors(releases[0], profile))
             rows = qf.select(qf.TABLE[fam], v)
             assert len(rows) == 1, (releases, used, profile, rows)
             seen.add((fam, rows[0].name))
             out, processed = run_model(releases, used, profile, advertise)
             case = (releases, used, profile, advertise, out)
             assert outcome_kind(out) == rows[0].outcome, case
-            want = expected(rows[0].outcome, v, advertise)
+            want = expected(rows[0].outcome, v, advertise, profile)
             got = None if out.failure else [(a.version, a.supported, a.error) for _, a in out.assignments]
             assert got == want, case
             if got is not None and got[0][2]:
                 for i, done in enumerate(processed):
-                    error_received(rel.release(releases[i]).latest, got[i][0], done)
+                    survived += error_received(releases[i], profile, got[i][0], done)
                     undecodable += got[i][0] > rel.release(releases[i]).latest
             if got is None or got[0][2] or not advertise:
                 continue
@@ -331,7 +359,8 @@ def test_decision_table_matches_leader_assign_on_small_mixes():
             checked += 1
     assert seen == {(fam, r.name) for fam, rows in qf.TABLE.items() for r in rows}
     assert checked > 5_000, checked
-    assert undecodable > 0          # an older member next to a newer 2.6+ leader's error answer
+    assert undecodable > 0          # an older member next to a newer 2.7+ leader's error answer
+    assert survived > 0             # a 2.6.1 member reads a 2.7 leader's v8 error answer and carries on
 
 
 @lru_cache(maxsize=None)
@@ -357,6 +386,7 @@ def encoding_matches_model(releases, used, profile, advertise, downgrade, final_
             e.final_rebalance == final_rebalance]
     pins += [x == rel.release(r).latest for x, r in zip(m.latest, releases)]
     pins += [x == u for x, u in zip(m.used, used)]
+    pins.append(m.leader_error == rel.release(releases[0]).assignment_error)
     got = evaluate(e.premises, pins, outputs)
     assert got is not None
     out, processed = run_model(releases, used, profile, advertise, downgrade, final_rebalance)
@@ -369,7 +399,7 @@ def encoding_matches_model(releases, used, profile, advertise, downgrade, final_
     for (slot, a), done in zip(out.assignments, processed):
         assert (got[f"version_{slot}"], got[f"supported_{slot}"]) == (a.version, a.supported), case
         assert got[f"followup_{slot}"] == a.followup, case
-        assert got[f"decodable_{slot}"] == (not done.member.failure.startswith("cannot decode")), case
+        assert got[f"decodable_{slot}"] == ("cannot decode" not in done.member.failure), case
         if got["error"]:
             kinds.add("error, undecodable" if not got[f"decodable_{slot}"] else "error")
             continue
@@ -379,9 +409,12 @@ def encoding_matches_model(releases, used, profile, advertise, downgrade, final_
             assert got[f"rejoin_{slot}"] == done.rejoin, case
             if a.followup:
                 kinds.add("final rebalance")
+            fam = family(scope_for((releases[slot],), profile, advertise), releases[slot])
             if a.version >= s.PROBEABLE and a.version < used[slot] and a.version != a.supported and \
-                    family(scope_for((releases[slot],), profile, advertise), releases[slot]) == rel.KIP_268:
+                    fam == rel.KIP_268:
                 kinds.add(f"kip-268 older, {'rejoins' if done.rejoin else 'stays'}")
+            if a.version >= s.PROBEABLE and a.version < used[slot] and fam == rel.KAFKA_26:
+                kinds.add("kafka-2.6+ older")
     return kinds
 
 
@@ -403,13 +436,16 @@ def test_negotiation_encoding_matches_model():
     # a 2.3 group after the last bounce from 2.0: the v4 member gets a v3 assignment advertising v4
     (("2.3", "2.3"), (3, 4), "kip-268 older"),
     (("2.3", "2.3"), (3, 3), "final rebalance"),           # every member supports v4, uses v3
-    (("2.5", "2.3", "2.4"), (6, 4, 5), "kip-268 older"),
+    (("2.3", "2.1", "2.3"), (4, 3, 4), "kip-268 older"),
+    (("2.5", "2.3", "2.4"), (6, 4, 5), "kafka-2.6+ older"),
     (("3.9", "3.9", "next"), (2, 11, 12), "error"),
+    (("2.6.1", "2.6.1", "3.9"), (2, 8, 11), "leader fails"),
     (("3.9", "2.8", "next", "3.9"), (11, 9, 12, 2), "error, undecodable"),
 ])
 def test_negotiation_encoding_matches_model_on_the_rounds_the_fixes_touch(releases, used, kind):
-    """The 2.1-2.5 member rejoin, the kip-268-profile final rebalance and the error answer at
-    the leader's LATEST, on chosen mixes under every profile and switch."""
+    """The 2.1-2.3 member rejoin, the kip-268-profile final rebalance, the 2.4+ leader's
+    normal answer, the error answer at the leader's LATEST (2.7+) and the 2.6 leader's
+    IllegalStateException, on chosen mixes under every profile and switch."""
     kinds = set()
     for profile, advertise in behaviours(releases[0]):
         for downgrade in (True, False):

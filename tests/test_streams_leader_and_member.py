@@ -79,8 +79,7 @@ def test_pre_probing_leader_fails_on_a_newer_subscription():
     scope = scope_of(Config("1.1"), Config("2.0"))
     state = joined_round((0, 1), (sub(2, protocol=EAGER, prev=T1), sub(3, protocol=EAGER, prev=T2)))
     out = assign(scope, state, 0, GEN)
-    assert out.failure.startswith("Kafka Streams 1.1 cannot decode a v3 subscription (knows up to v2)")
-    assert "TaskAssignmentException" in out.failure
+    assert out.failure == "TaskAssignmentException: Kafka Streams 1.1 cannot decode a v3 subscription (knows up to v2)"
     assert out.assignments == ()
 
 
@@ -107,24 +106,27 @@ def test_a_pre_probing_leader_dies_in_the_model_run():
     assert "cannot decode a v3 subscription" in run.state.members[0].failure
 
 
-# ------------------------------------------------------------------------------ leader: KIP-268 (2.0-2.5)
+# ------------------------------------------------------------------------------ leader: KIP-268 (2.0-2.3)
 
 def test_kip_268_probing_answer():
     """KIP-268: the old leader "sends empty Assignment back to the corresponding instance that
-    sent the newer Subscription [...] (used-version == supported-version) as leader's
-    supported-version X. For all other instances the leader sends a regular Assignment in
-    version X back" - kafka-behavior.md: "old members get back exactly their previous
-    active/standby tasks (at minReceived)"."""
+    sent the newer Subscription [...]. For all other instances the leader sends a regular
+    Assignment in version X back" - kafka-behavior.md: "old members get back exactly their
+    previous active/standby tasks (at minReceived)". Kafka 2.3.1 (KAFKA-8649's fix,
+    versionProbingAssignment) encodes the empty answer at AssignmentInfo(minReceived,
+    minSupported); the KIP's text (kip-268 profile) at the leader's LATEST, both fields."""
     scope = scope_of(Config("2.0"), Config("2.3"), Config("3.9"), tasks=3)
     state = joined_round((0, 1, 2), (sub(3, protocol=EAGER, prev=T1, standby=T2),
                                      sub(4, protocol=EAGER, prev=T2),
                                      sub(11, prev=T3)))
     out, got = outcome_by_slot(scope, state, leader=1)
     assert out.failure == ""
-    assert got[2] == empty(4, 4)                      # the 2.3 leader's latest, both fields
+    assert got[2] == empty(3, 3)                      # minReceived, minSupported
     assert got[0] == Assignment(3, 3, "", T1, T2, 0, 0, False, GEN)   # minReceived, group min
     assert got[1] == Assignment(3, 3, "", T2, 0, 0, 0, False, GEN)
     assert "version probing" in out.note
+    _, got = outcome_by_slot(with_profile(scope, rel.KIP_268), state, leader=1)
+    assert got[2] == empty(4, 4)                      # the 2.3 leader's latest, both fields
 
 
 def test_kip_268_leader_fails_on_a_future_and_a_v2_subscription():
@@ -199,10 +201,11 @@ def final_round() -> State:
 
 
 def test_kip_268_release_profile_the_member_triggers_the_final_rebalance():
-    """Kafka 2.1-2.5: the leader sets no follow-up; the member that sent v4 and got a v3
-    assignment advertising v4 logs "Setting subscription metadata to leaders supported
-    version 4 and trigger new rebalance" and rejoins; the one that sent v3 takes v4 from
-    the next rebalance."""
+    """Kafka 2.1-2.3 (2.3.1, maybeUpdateSubscriptionVersion): the leader sets no follow-up;
+    the member that sent v4 and got a v3 assignment advertising v4 logs "Downgrade
+    subscription metadata to commonly supported version 4 and trigger new rebalance", the
+    one that sent v3 "Upgrading subscription metadata version to 4 for next rebalance";
+    both return VERSION_PROBING before creating tasks, and StreamThread rejoins."""
     scope = StreamsScope(instances=2, tasks=2, plan=(Config("2.3"),))
     state = final_round()
     out, got = outcome_by_slot(scope, state, leader=0)
@@ -210,9 +213,10 @@ def test_kip_268_release_profile_the_member_triggers_the_final_rebalance():
     assert "final rebalance" not in out.note
     leader = on_assignment(scope, scope.plan[0], state.members[0], got[0])
     other = on_assignment(scope, scope.plan[0], state.members[1], got[1])
-    assert (leader.member.used, leader.rejoin) == (4, False)
+    assert (leader.member.used, leader.rejoin) == (4, True)
     assert (other.member.used, other.rejoin) == (4, True)
-    assert other.member.failure == "" and other.note.endswith("and rejoins")
+    assert other.member.failure == "" and other.note.endswith("and rejoins; creates no task")
+    assert leader.member.active == other.member.active == 0
 
 
 def test_kip_268_profile_the_leader_triggers_the_final_rebalance_not_the_member():
@@ -269,7 +273,7 @@ def test_kafka_2_6_assignment_error_to_everyone():
     assert set(got.values()) == {empty(11, 11, ASSIGNMENT_ERROR)}
     for slot, a in got.items():
         done = on_assignment(scope, scope.plan[slot], state.members[slot], a)
-        assert done.member.failure == f"{ASSIGNMENT_ERROR}: the thread shuts down"
+        assert done.member.failure == f"{ASSIGNMENT_ERROR}: TaskAssignmentException, the thread dies"
         assert not done.rejoin
 
 
@@ -282,7 +286,7 @@ def test_kafka_2_6_assignment_error_a_member_cannot_decode():
     out, got = outcome_by_slot(scope, state, leader=1)
     assert out.failure == "" and set(got.values()) == {empty(11, 11, ASSIGNMENT_ERROR)}
     done = on_assignment(scope, scope.plan[3], state.members[3], got[3])
-    assert done.member.failure == "cannot decode a v11 assignment (knows up to v9)"
+    assert done.member.failure == "TaskAssignmentException: cannot decode a v11 assignment (knows up to v9)"
     assert not done.rejoin
     # a 2.6+ leader at an older latest encodes at its own latest: readable by a newer member
     scope = scope_of(Config("3.9", "1.1"), Config("2.8"), Config("next"), tasks=3)
@@ -291,7 +295,7 @@ def test_kafka_2_6_assignment_error_a_member_cannot_decode():
     assert set(got.values()) == {empty(9, 9, ASSIGNMENT_ERROR)}
     for slot in (0, 2):
         done = on_assignment(scope, scope.plan[slot], state.members[slot], got[slot])
-        assert done.member.failure == f"{ASSIGNMENT_ERROR}: the thread shuts down"
+        assert done.member.failure == f"{ASSIGNMENT_ERROR}: TaskAssignmentException, the thread dies"
 
 
 def test_profile_makes_a_2_3_leader_follow_kafka_2_6_rules():
@@ -361,7 +365,7 @@ def test_kafka_2_6_below_probeable_version_keeps_the_used_version():
 
 def test_any_release_dies_on_an_assignment_newer_than_it_can_read():
     done = on_assignment(NEW, Config("2.3"), member(4), give(11, 11))
-    assert done.member.failure == "cannot decode a v11 assignment (knows up to v4)"
+    assert done.member.failure == "TaskAssignmentException: cannot decode a v11 assignment (knows up to v4)"
 
 
 # ------------------------------------------------------------------------------ member: KIP-268 (2.0-2.5)
@@ -372,8 +376,10 @@ def test_kip_268_probing_downgrade_and_rejoin():
     a new Subscription with old version X"."""
     done = on_assignment(NEW, Config("2.3"), member(4, T1), empty(3, 3))
     assert (done.member.used, done.rejoin) == (3, True)
-    assert done.member.active == 0
-    assert done.note.startswith("probed")
+    assert done.member.active == 0 and done.member.prev == T1     # no task created, prevTasks kept
+    assert done.note == "downgrades to v3 and rejoins; creates no task"
+    done = on_assignment(with_profile(NEW, rel.KIP_268), Config("2.3"), member(4, T1), empty(3, 3))
+    assert (done.member.used, done.rejoin, done.note) == (3, True, "probed: uses v3 and rejoins")
 
 
 def test_kip_268_probing_downgrade_switched_off():
@@ -384,18 +390,33 @@ def test_kip_268_probing_downgrade_switched_off():
 
 @pytest.mark.parametrize("followup", [False, True])
 def test_kip_268_bump_without_rejoin(followup):
-    """KIP-268: "checks the leaders supported-version and update its downgraded used-version
-    if possible"; kafka-behavior.md: in 2.0 "an upgrade only took effect at the next rebalance"."""
-    done = on_assignment(NEW, Config("2.3"), member(3, T1), give(3, 4, T1, followup))
+    """KIP-268 (kip-268 profile): "checks the leaders supported-version and update its
+    downgraded used-version if possible"; kafka-behavior.md: in 2.0 "an upgrade only took
+    effect at the next rebalance"."""
+    done = on_assignment(with_profile(NEW, rel.KIP_268), Config("2.3"), member(3, T1), give(3, 4, T1, followup))
     assert done.member.used == 4
     assert done.rejoin is followup
+    assert done.member.active == T1
+
+
+def test_kafka_2_1_bump_rejoins_without_creating_tasks():
+    """Kafka 2.3.1 (KAFKA-8649's fix): maybeUpdateSubscriptionVersion returns true on an
+    upgrade too, onAssignment sets VERSION_PROBING and returns before the tasks are created,
+    and StreamThread enforces the rebalance. With the fix switched off (2.3.0's code, as 2.0)
+    the version is raised for the next rebalance and the tasks are created."""
+    done = on_assignment(NEW, Config("2.3"), member(3, T1), give(3, 4, T1))
+    assert (done.member.used, done.rejoin, done.member.active) == (4, True, 0)
+    off = replace(NEW, profile="custom", behaviour=Behaviour(advertise_group_min=False))
+    done = on_assignment(off, Config("2.3"), member(3, T1), give(3, 4, T1))
+    assert (done.member.used, done.rejoin, done.member.active) == (4, False, T1)
 
 
 def test_kip_268_member_getting_an_older_assignment_than_it_sent_rejoins():
-    """Kafka 2.1-2.5 onAssignment treats every received < used (>= 3) as version probing:
-    "Sent a version 4 subscription and group leader's latest supported version is 4. Setting
-    subscription metadata to leaders supported version 4 and trigger new rebalance"
-    (VERSION_PROBING). Reachable in a 2.0 -> 2.3 rolling upgrade."""
+    """Kafka 2.1+ onAssignment treats every received < used (>= 3) as version probing:
+    "Sent a version 4 subscription and got version 3 assignment back (successful version
+    probing). Downgrade subscription metadata to commonly supported version 4 and trigger
+    new rebalance" (maybeUpdateSubscriptionVersion, 2.3.1 and 2.5.1). Reachable in a
+    2.0 -> 2.3 rolling upgrade."""
     done = on_assignment(NEW, Config("2.3"), member(4), give(3, 4, T1))
     assert done.member.used == 4
     assert done.rejoin
@@ -415,13 +436,17 @@ def test_kip_268_profile_member_getting_an_older_assignment_takes_it_from_the_ne
     assert (done.member.used, done.rejoin) == (3, True)
 
 
-@pytest.mark.parametrize("profile", ["release", rel.KIP_268])
-def test_kip_268_member_getting_a_newer_assignment_than_it_sent_throws(profile):
-    """2.0-2.5 onAssignment: "Sent a version X subscription but got an assignment with higher
-    version Y" is an IllegalStateException, even when the member could read Y."""
-    scope = with_profile(NEW, profile)
-    done = on_assignment(scope, Config("2.3"), member(3, T1), give(4, 4, T2))
-    assert done.member.failure == "IllegalStateException: sent a v3 subscription, got a v4 assignment"
+@pytest.mark.parametrize("profile, cfg, used, exception", [
+    ("release", Config("2.3"), 3, "TaskAssignmentException"),
+    (rel.KIP_268, Config("2.3"), 3, "IllegalStateException"),
+    ("release", Config("2.0", "1.1"), 2, "IllegalStateException"),
+])
+def test_kip_268_member_getting_a_newer_assignment_than_it_sent_throws(profile, cfg, used, exception):
+    """onAssignment: "Sent a version X subscription but got an assignment with higher version
+    Y", even when the member could read Y: an IllegalStateException in 2.0.1, a
+    TaskAssignmentException from 2.1 (validateMetadataVersions, 2.3.1)."""
+    done = on_assignment(with_profile(NEW, profile), cfg, member(used, T1), give(used + 1, used + 1, T2))
+    assert done.member.failure.startswith(f"{exception}: sent a v{used} subscription")
     assert not done.rejoin
 
 
@@ -508,13 +533,13 @@ def test_only_a_cooperative_leader_runs_the_learner_assignor():
 
 # ------------------------------------------------------------------------------ revocation at JoinGroup
 
-def running(active: int, learned: int = 0) -> Member:
-    return Member(STABLE, 11, GEN, active, active, 0, 0, 0, learned, None, None, -1)
+def running(active: int, learned: int = 0, used: int = 11) -> Member:
+    return Member(STABLE, used, GEN, active, active, 0, 0, 0, learned, None, None, -1)
 
 
 @pytest.mark.parametrize("cfg", [Config("2.3"), Config("3.9", "2.3"), Config("2.4", "2.0")])
 def test_eager_members_revoke_every_active_task_at_join(cfg):
-    m, revoked = subscribe(NEW, cfg, running(T1 | T2, learned=T1), False)
+    m, revoked = subscribe(NEW, cfg, running(T1 | T2, learned=T1, used=rel.release(cfg.release).latest), False)
     assert revoked == T1 | T2
     assert m.active == 0 and m.learned == 0
     assert m.sub.protocol == EAGER and m.sub.owned == 0

@@ -78,7 +78,7 @@ def test_unknown_release_is_a_key_error_listing_the_known_ones():
 
 @pytest.mark.parametrize("name, family", [
     ("0.10.0", rel.PRE_PROBING), ("0.10.1", rel.PRE_PROBING), ("1.0", rel.PRE_PROBING), ("1.1", rel.PRE_PROBING),
-    ("2.0", rel.KIP_268), ("2.1", rel.KIP_268), ("2.3", rel.KIP_268), ("2.4", rel.KIP_268), ("2.5", rel.KIP_268),
+    ("2.0", rel.KIP_268), ("2.1", rel.KIP_268), ("2.3", rel.KIP_268), ("2.4", rel.KAFKA_26), ("2.5", rel.KAFKA_26),
     ("2.6.0", rel.KAFKA_26), ("2.6.1", rel.KAFKA_26), ("2.8", rel.KAFKA_26), ("3.9", rel.KAFKA_26),
     ("4.1", rel.KAFKA_26), ("next", rel.KAFKA_26),
 ])

@@ -105,10 +105,11 @@ def no_task_active_twice(scope: StreamsScope, prev: State, action: Action, nxt: 
 
 def assignment_error_reaches_everyone(scope: StreamsScope, prev: State, action: Action, nxt: State,
                                       events) -> str | None:
-    """Kafka 2.6+ (StreamsPartitionAssignor#assign): a future subscription next to a
-    v1/v2 one is a TaskAssignmentException, and every member gets ASSIGNMENT_ERROR. KIP-268
-    asks that the leader never fail silently on one member. Claim: an assignment error
-    in a generation reaches every member of it."""
+    """Kafka 2.7+ (StreamsPartitionAssignor#assign, a7ec005): a future subscription next
+    to a v1/v2 one is a TaskAssignmentException, and every member gets ASSIGNMENT_ERROR
+    (errorAssignment walks every client, the FUTURE_ID one included). KIP-268 asks that
+    the leader never fail silently on one member. Claim: an assignment error in a
+    generation reaches every member of it."""
     got = _round(nxt, action)
     errors = [s for s, a in got if a.error]
     if errors and len(errors) != len(got):

@@ -14,8 +14,8 @@ EARLIEST_PROBEABLE_VERSION = 3   # the first version carrying latestSupportedVer
 
 # How a release's StreamsPartitionAssignor treats a subscription version it does not know.
 PRE_PROBING = "pre-probing"      # < 2.0: decoding fails, the leader's thread dies
-KIP_268 = "kip-268"              # 2.0-2.5: an empty assignment encoding the leader's version
-KAFKA_26 = "kafka-2.6+"          # 2.6+: a normal assignment at the lowest used version
+KIP_268 = "kip-268"              # 2.0-2.3: an empty assignment for the future member, the rest keep their tasks
+KAFKA_26 = "kafka-2.6+"          # 2.4+: a normal assignment at the lowest used version, future members included
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
 
@@ -29,6 +29,26 @@ class Release(NamedTuple):
     def cooperative(self) -> bool:
         """StreamsPartitionAssignor supports COOPERATIVE from 2.4 (KIP-429)."""
         return _key(self.name) >= _key("2.4")
+
+    @property
+    def kafka_8649_fix(self) -> bool:
+        """KAFKA-8649's fix (8da6993 "Send latest commonly supported version in assignment",
+        2.4, backported to the 2.1-2.3 branches; 2.0 never got it). The leader advertises
+        the group's lowest latestSupportedVersion, answers a future subscription at
+        (minReceived, minSupported) and returns each thread its own previous tasks
+        (versionProbingAssignment); the member throws TaskAssignmentException on a version
+        above its own (validateMetadataVersions) and rejoins on an upgrade too
+        (maybeUpdateSubscriptionVersion)."""
+        return _key(self.name) >= _key("2.1")
+
+    @property
+    def assignment_error(self) -> bool:
+        """From 2.7 (a7ec005, #9446) a future subscription next to a v1/v2 one is a
+        TaskAssignmentException that assign() catches: every member gets ASSIGNMENT_ERROR
+        (errorAssignment), and a thread handed that code throws TaskAssignmentException
+        (StreamsRebalanceListener#onPartitionsAssigned). 2.0-2.6 throw IllegalStateException
+        from assign() instead (checkMetadataVersions, 2.6.3), and know no such code."""
+        return _key(self.name) >= _key("2.7")
 
 
 def _key(name: str) -> tuple[int, ...]:
@@ -49,10 +69,14 @@ _TABLE = (
 def _family(name: str) -> str:
     if _key(name) < _key("2.0"):
         return PRE_PROBING
-    # 2.4-2.5 answered future subscriptions through a dummy client with error code
-    # VERSION_PROBING; the outcome is KIP-268's (future members get no task, the rest keep
-    # theirs), which is what the model follows. KAFKA-10079 (2.6) replaced it.
-    return KIP_268 if _key(name) < _key("2.6.0") else KAFKA_26
+    # 2.0-2.3 answer a future subscription with an empty assignment and give everyone else
+    # their previous tasks (StreamsPartitionAssignor#versionProbingAssignment, 2.3.1). From
+    # 2.4 (KAFKA-8179 part 7, 133c33f) the future members join a dummy client and the whole
+    # group gets a normal, cooperative-safe assignment (versionProbingAssignment, 2.4.1),
+    # which 2.6's rewrite (KAFKA-10079) keeps: the leader rules of 2.4-2.5 are 2.6's, and
+    # so are the member rules (validateMetadataVersions, maybeUpdateSubscriptionVersion,
+    # tasks created anyway).
+    return KIP_268 if _key(name) < _key("2.4") else KAFKA_26
 
 
 RELEASES: dict[str, Release] = {n: Release(n, v, _family(n)) for n, v in _TABLE}

@@ -146,6 +146,10 @@ def step(scope: StreamsScope, state: State, action: Action) -> tuple[State, tupl
     if k == "join":
         m, revoked = subscribe(scope, config(scope, state, s), members[s],
                                state.instances[s // scope.threads].leaving)
+        if m.failure:
+            g = _drop(scope, members, g, [s], FAILED)
+            members[s] = members[s]._replace(failure=m.failure)
+            return state._replace(group=g, members=tuple(members)), (Event("failed", s, m.failure),)
         members[s] = m._replace(status=SYNCING)
         if g.status != PREPARING:
             g = _rebalance(members, g)

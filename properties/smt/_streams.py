@@ -9,7 +9,11 @@ usedVersion ``used_i`` in 1..latest_i; its subscription's latestSupportedVersion
 ``scope.family``: pre-probing for a release before 2.0, else the release's own family
 under the ``release`` profile, or the profile's family under ``kip-268``/``kafka-2.6+``.
 The release table (latest version -> family) is read from ``releases.RELEASES`` at
-call time, so the encoding follows the model's release facts.
+call time, so the encoding follows the model's release facts. Two releases share a
+LATEST and differ in one rule the leader follows: 2.6.1 and 2.7 (v8) answer a future
+subscription next to a v1/v2 one differently (``Release.assignment_error``), so the
+leader's ``assignment_error`` fact is a name of its own, constrained to the (LATEST,
+fact) pairs ``RELEASES`` has (``leader_classes``).
 
 The leader's view of the mix (``leader.assign``): a subscription is *future* when its
 usedVersion is above the leader's LATEST; ``min_received`` is the lowest usedVersion of
@@ -56,6 +60,14 @@ def family_ranges() -> list[tuple[int, int, int]]:
     return out
 
 
+def leader_classes() -> dict[tuple[int, bool], str]:
+    """(LATEST, assignment_error) -> the first release with them, over ``RELEASES``."""
+    out: dict[tuple[int, bool], str] = {}
+    for r in rel.RELEASES.values():
+        out.setdefault((r.latest, r.assignment_error), r.name)
+    return out
+
+
 def max_version() -> int:
     return max(r.latest for r in rel.RELEASES.values())
 
@@ -73,6 +85,7 @@ class Mix(NamedTuple):
     sub_latest: list[z3.ArithRef]   # latestSupportedVersion in its subscription
     family: list[z3.ArithRef]       # its probing rules (index into FAMILIES)
     profile: z3.ArithRef            # index into PROFILE_NAMES
+    leader_error: z3.BoolRef        # the leader's release has Release.assignment_error (2.7+)
     defs: list[z3.BoolRef]          # what defines sub_latest and family (premises)
 
 
@@ -84,6 +97,7 @@ def mix(n: int) -> Mix:
     sub_latest = [z3.Int(f"sub_latest_{i}") for i in range(n)]
     family = [z3.Int(f"family_{i}") for i in range(n)]
     profile = z3.Int("profile")
+    leader_error = z3.Bool("leader_assignment_error")
 
     def rule(own: int) -> z3.ArithRef:     # scope.family: PROFILES[p].probing overrides 2.0+
         out = z3.IntVal(own)
@@ -98,7 +112,8 @@ def mix(n: int) -> Mix:
     for lat, u, sub, fam in zip(latest, used, sub_latest, family):
         defs.append(sub == z3.If(u >= PROBEABLE, lat, u))
         defs += [z3.Implies(z3.And(lat >= lo, lat <= hi), fam == rule) for lo, hi, rule in rules]
-    return Mix(latest, used, sub_latest, family, profile, defs)
+    defs.append(z3.Or([z3.And(latest[0] == lat, leader_error == err) for lat, err in leader_classes()]))
+    return Mix(latest, used, sub_latest, family, profile, leader_error, defs)
 
 
 def profile_probing(m: Mix, probing: str) -> z3.BoolRef:
@@ -133,6 +148,7 @@ class View(NamedTuple):
     min_supported: Any
     leader_latest: Any
     leader_family: Any       # index into FAMILIES
+    leader_errors: Any       # a kafka-2.6+ leader answers with ASSIGNMENT_ERROR (2.7+, or the profile)
     defs: list[Any]          # what defines min_received/min_supported (z3 premises)
 
 
@@ -144,15 +160,17 @@ def view(m: Mix) -> View:
             z3.Or([z3.And(z3.Not(f), received == u) for u, f in zip(m.used, future)]),
             z3.And([supported <= x for x in m.sub_latest]),
             z3.Or([supported == x for x in m.sub_latest])]
-    return View(future, z3.Or(future), received, supported, top, m.family[0], defs)
+    errors = z3.Or(m.leader_error, profile_probing(m, rel.KAFKA_26))     # leader.answers_with_error
+    return View(future, z3.Or(future), received, supported, top, m.family[0], errors, defs)
 
 
-def py_view(used: Sequence[int], sub_latest: Sequence[int], leader_latest: int, leader_family: str) -> View:
+def py_view(used: Sequence[int], sub_latest: Sequence[int], leader_latest: int, leader_family: str,
+            leader_errors: bool = False) -> View:
     """The same quantities for concrete subscriptions (member 0 need not be the leader
-    here: ``leader_latest``/``leader_family`` are the leader's release's)."""
+    here: ``leader_latest``/``leader_family``/``leader_errors`` are the leader's)."""
     future = [u > leader_latest for u in used]
     return View(future, any(future), min(u for u, f in zip(used, future) if not f), min(sub_latest),
-                leader_latest, FAMILIES.index(leader_family), [])
+                leader_latest, FAMILIES.index(leader_family), leader_errors, [])
 
 
 class Ops(NamedTuple):
@@ -171,4 +189,5 @@ def describe_mix(model: z3.ModelRef, m: Mix) -> dict[str, Any]:
         "latest": [value(model, x) for x in m.latest],
         "used": [value(model, x) for x in m.used],
         "families": [FAMILIES[value(model, x)] for x in m.family],
+        "leader_assignment_error": value(model, m.leader_error),
     }

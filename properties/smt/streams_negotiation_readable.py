@@ -10,16 +10,22 @@ The mix is ``_streams.mix`` (N members, member 0 leads, every profile, the leade
 each member's family as ``scope.family`` gives it). ``negotiate`` encodes the version
 rules of ``leader.assign``: pre-probing leader + future subscription -> assign() throws;
 kip-268 leader + future + minReceived < 3 -> assign() throws; kafka-2.6+ leader + future
-+ minReceived < 3 -> ASSIGNMENT_ERROR to all, encoded at (version, supported) = (LATEST,
-LATEST) of the leader (``StreamsPartitionAssignor#errorAssignment``: errCode exists only
-from AssignmentInfo v4); kip-268 + future -> future members get (LATEST, LATEST), the
-rest (minReceived, minSupported); otherwise everyone gets (minReceived, minSupported),
-supported 0 below v3, and under the kip-268 profile a kip-268 leader whose minReceived
-(>= 3) is below what it advertises sets the follow-up (the final rebalance) on its own
-assignment. ``receive`` encodes ``member.on_assignment`` (the readability checks, the
-new used version and whether the thread rejoins at once), with ``follower_downgrades``
-and ``leader_final_rebalance`` quantified; ``decodable`` is its first check (version <=
-the member's LATEST), which it makes before it looks at an error code.
++ minReceived < 3 -> ASSIGNMENT_ERROR to all when the leader answers with it (2.7+, or
+the kafka-2.6+ profile), encoded at (version, supported) = (LATEST, LATEST) of the leader
+(``StreamsPartitionAssignor#errorAssignment``), else assign() throws (2.4-2.6); kip-268 +
+future -> future members get (LATEST, LATEST) (KIP-268, Kafka 2.0, KAFKA-8649's switch
+off) or, under the release profile with KAFKA-8649's fix (2.1+), (minReceived,
+minSupported); the rest (minReceived, advertised); otherwise everyone gets (minReceived,
+advertised), supported 0 below v3, where a kip-268 leader advertises its own LATEST
+without the fix (2.0, or the switch off) and minSupported with it; under the kip-268
+profile a kip-268 leader whose minReceived (>= 3) is below what it advertises sets the
+follow-up (the final rebalance) on its own assignment. ``receive`` encodes
+``member.on_assignment`` (the readability checks, the new used version and whether the
+thread rejoins at once): a kip-268 member under the release profile with the fix (2.1+)
+follows the kafka-2.6+ member's rules, one without it (2.0) Kafka 2.0's, one under the
+kip-268 profile the KIP's text; ``follower_downgrades`` and ``leader_final_rebalance``
+are quantified; ``decodable`` is its first check (version <= the member's LATEST), which
+it makes before it looks at an error code.
 
 The ASSIGNMENT_ERROR answer is outside the claims below: it is at the leader's LATEST, so
 a member on an older release cannot decode it (``decodable`` false), and one that can
@@ -28,8 +34,9 @@ for (the model's ``no_thread_dies`` reports it). Claims, for every member handed
 non-error assignment (the leader did not throw):
 
 * ``readable_by_every_receiver``: its version <= the member's LATEST, and for a
-  kafka-2.6+ member also version <= used and supported <= LATEST, for a kip-268 member
-  version <= used (the checks that throw);
+  kafka-2.6+ member (or a 2.1+ kip-268 one under the release profile) also version <=
+  used and supported <= LATEST, for any other kip-268 member version <= used (the checks
+  that throw);
 * ``version_not_above_used``: its version <= the member's used version (Kafka's 2.x and
   2.6+ ``onAssignment`` throw "Sent a version X subscription but got an assignment with
   higher version Y"; ``member.on_assignment`` checks it for kip-268 and kafka-2.6+
@@ -42,8 +49,9 @@ Bound: N = 1..12 members, LATEST in 1..12 (every value ``RELEASES`` has), used i
 
 * ``leader-latest-version``: encode at the leader's LATEST, not minReceived - an older
   member cannot decode it (breaks ``readable_by_every_receiver``, ``version_not_above_used``);
-* ``kafka-8649``: a kip-268 leader advertises its own LATEST (``advertise_group_min=False``)
-  - an older kip-268 member bumps its used version past what it supports (breaks only
+* ``kafka-8649``: KAFKA-8649's fix switched off (``advertise_group_min=False``): a
+  kip-268 leader advertises its own LATEST and its members follow 2.0's rules - an older
+  kip-268 member bumps its used version past what it supports (breaks only
   ``used_within_latest``: the assignment itself stays readable, its version is still
   minReceived <= every receiver's used version). A member at minReceived takes the
   advertised version whether or not ``follower_downgrades`` holds; one above it (the
@@ -105,18 +113,19 @@ def negotiate(m: s.Mix, weakened: str | None = None,
         received = z3.Int("min_received_all")
         defs += [z3.And([received <= u for u in m.used]), z3.Or([received == u for u in m.used])]
     old = received < s.PROBEABLE
-    fails = z3.Or(z3.And(fam == s.PRE, v.any_future), z3.And(fam == s.KIP, v.any_future, old))
-    error = z3.And(fam == s.K26, v.any_future, old)
-    advertised = v.min_supported
-    if weakened == "kafka-8649":
-        advertised = z3.If(fam == s.KIP, top, v.min_supported)
-    elif weakened == "max-supported":
+    error = z3.And(fam == s.K26, v.any_future, old, v.leader_errors)
+    fails = z3.Or(z3.And(fam == s.PRE, v.any_future), z3.And(fam != s.PRE, v.any_future, old, z3.Not(error)))
+    fixed = fixed_8649(top, weakened)
+    advertised = z3.If(z3.And(fam == s.KIP, z3.Not(fixed)), top, v.min_supported)
+    if weakened == "max-supported":
         advertised = _max(m.sub_latest)
     supported = z3.If(old, z3.IntVal(0), advertised)
     encoded = top if weakened == "leader-latest-version" else received
     probing = z3.And(fam == s.KIP, v.any_future)
-    # the empty probing answer and the ASSIGNMENT_ERROR answer: both at the leader's LATEST
-    at_top = [z3.Or(error, z3.And(probing, f)) for f in v.future]
+    # the ASSIGNMENT_ERROR answer, and the KIP's / 2.0's empty probing answer: at the
+    # leader's LATEST; 2.1+'s probing answer under the release profile: (minReceived, minSupported)
+    answer_at_top = z3.Not(z3.And(s.profile_probing(m, "release"), fixed))
+    at_top = [z3.Or(error, z3.And(probing, f, answer_at_top)) for f in v.future]
     # KIP-268's final rebalance: only the kip-268 profile's leader triggers it (Kafka's
     # 2.1-2.5 members do it themselves, see ``receive``)
     final = z3.And(fam == s.KIP, z3.Not(v.any_future), s.profile_probing(m, s.FAMILIES[s.KIP]), final_rebalance,
@@ -124,6 +133,12 @@ def negotiate(m: s.Mix, weakened: str | None = None,
     return Negotiated(fails, error, [z3.If(e, top, encoded) for e in at_top],
                       [z3.If(e, top, supported) for e in at_top],
                       [final if i == 0 else z3.BoolVal(False) for i in range(len(m.used))], defs)
+
+
+def fixed_8649(latest: z3.ArithRef, weakened: str | None) -> z3.BoolRef:
+    """``Release.kafka_8649_fix`` (2.1+: LATEST >= 4 among the 2.0+ releases) and the
+    switch on (``kafka-8649`` weakens it off)."""
+    return z3.And(latest >= 4, z3.BoolVal(weakened != "kafka-8649"))
 
 
 class Received(NamedTuple):
@@ -135,29 +150,32 @@ class Received(NamedTuple):
 
 def receive(family: z3.ArithRef, latest: z3.ArithRef, used: z3.ArithRef, version: z3.ArithRef,
             supported: z3.ArithRef, downgrade: z3.BoolRef, followup: z3.BoolRef = z3.BoolVal(False),
-            release_profile: z3.BoolRef = z3.BoolVal(True)) -> Received:
+            release_profile: z3.BoolRef = z3.BoolVal(True), fixed: z3.BoolRef = z3.BoolVal(True)) -> Received:
     """``member.on_assignment`` for a non-error assignment (``decodable`` for any).
-    ``release_profile``: the scope's probing is ``release`` (each release's own rules)."""
+    ``release_profile``: the scope's probing is ``release`` (each release's own rules);
+    ``fixed``: the member's release ships KAFKA-8649's fix and the switch is on."""
     decodable = version <= latest
+    # kafka-2.6+ rules: 2.4+, and 2.1-2.3 with the fix (2.3.1: validateMetadataVersions,
+    # maybeUpdateSubscriptionVersion); they differ only in the tasks, which are not encoded
+    k26_rules = z3.Or(family == s.K26, z3.And(family == s.KIP, release_profile, fixed))
+    kip_rules = z3.And(family == s.KIP, z3.Not(k26_rules))
     readable = z3.And(decodable,
-                      z3.Or(family != s.K26, z3.And(version <= used, supported <= latest)),
-                      z3.Or(family != s.KIP, version <= used))
+                      z3.Or(z3.Not(k26_rules), z3.And(version <= used, supported <= latest)),
+                      z3.Or(z3.Not(kip_rules), version <= used))
     probe = version >= s.PROBEABLE
     older = version < used
     k26 = z3.If(supported > used, supported, z3.If(older, z3.If(downgrade, supported, used), used))
-    # kip-268 (2.0-2.5), older than the subscription: "used = version if version == supported
-    # else supported" (follower_downgrades off: keeps its used version); otherwise
-    # "update its downgraded used-version if possible"
+    # kip-268 (2.0, or the kip-268 profile), older than the subscription: "used = version if
+    # version == supported else supported" (follower_downgrades off: keeps its used
+    # version); otherwise "update its downgraded used-version if possible"
     kip = z3.If(older, z3.If(downgrade, z3.If(version == supported, version, supported), used),
                 z3.If(supported > used, supported, used))
-    after = z3.If(probe, z3.If(family == s.K26, k26, z3.If(family == s.KIP, kip, used)), used)
-    # kafka-2.6+: rejoins on an upgrade or a downgrade; kip-268: on the probing answer, and
-    # under the release profile (Kafka 2.1-2.5: "... and trigger new rebalance") on every
-    # assignment older than its subscription
+    after = z3.If(probe, z3.If(k26_rules, k26, z3.If(kip_rules, kip, used)), used)
+    # kafka-2.6+ rules: rejoins on an upgrade or a downgrade; 2.0: on every assignment older
+    # than its subscription (versionProbingFlag); the KIP's text: on the probing answer only
     k26_rejoin = z3.Or(supported > used, older)
     kip_rejoin = z3.And(older, z3.Or(version == supported, release_profile))
-    rejoin = z3.Or(followup, z3.And(probe, z3.If(family == s.K26, k26_rejoin,
-                                                  z3.And(family == s.KIP, kip_rejoin))))
+    rejoin = z3.Or(followup, z3.And(probe, z3.If(k26_rules, k26_rejoin, z3.And(kip_rules, kip_rejoin))))
     return Received(readable, after, rejoin, decodable)
 
 
@@ -180,7 +198,7 @@ def encode(n: int, weakened: str | None = None, used: str = "any") -> Encoded:
     downgrade = z3.Bool("follower_downgrades")
     release_profile = s.profile_probing(m, "release")
     got = [receive(m.family[i], m.latest[i], m.used[i], neg.version[i], neg.supported[i], downgrade,
-                   neg.followup[i], release_profile)
+                   neg.followup[i], release_profile, fixed_8649(m.latest[i], weakened))
            for i in range(n)]
     return Encoded(m, neg, downgrade, final_rebalance, [r.readable for r in got], [r.used_after for r in got],
                    [r.rejoin for r in got], [r.decodable for r in got], s.domain(m, used) + neg.defs)

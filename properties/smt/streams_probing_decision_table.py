@@ -4,15 +4,15 @@ table per probing family, picks exactly one row for every version mix.
 KIP-268: "In the current implementation, the group leader fails if it receives a
 subscription with a higher version number than it understands. We propose to change
 this: instead of failing, the leader will send an empty assignment back encoding its
-supported version." Kafka 2.6+ (KAFKA-10079, ``StreamsPartitionAssignor#assign``): a
-future subscription next to a v1/v2 one is a TaskAssignmentException and every member
-gets ASSIGNMENT_ERROR, encoded at the leader's LATEST_SUPPORTED_VERSION
-(``StreamsPartitionAssignor#errorAssignment``; errCode exists only from AssignmentInfo
-v4); otherwise a normal assignment at minReceived.
+supported version." Kafka 2.4+ (``StreamsPartitionAssignor#assign``, 2.4.1-3.9): a
+future member is placed like any other, in a normal assignment at minReceived; a future
+subscription next to a v1/v2 one is an IllegalStateException up to 2.6 and, from 2.7
+(a7ec005), a TaskAssignmentException that every member gets as ASSIGNMENT_ERROR, encoded
+at the leader's LATEST_SUPPORTED_VERSION (``StreamsPartitionAssignor#errorAssignment``).
 
 ``TABLE`` holds, per family of the leader (``leader.assign``), rows ``guard -> outcome``
 over the leader's view of the mix (``_streams.View``: any future subscription,
-minReceived):
+minReceived, whether the leader answers with ASSIGNMENT_ERROR):
 
 ================  ===========================  =====================================
 family            guard                        outcome
@@ -22,7 +22,10 @@ pre-probing       no future                    normal
 kip-268           future, minReceived < 3      leader fails (IllegalStateException)
 kip-268           future, minReceived >= 3     version probing (empty answers)
 kip-268           no future                    normal
-kafka-2.6+        future, minReceived < 3      ASSIGNMENT_ERROR to every member
+kafka-2.6+        future, minReceived < 3,     ASSIGNMENT_ERROR to every member
+                  2.7+ (or the profile)
+kafka-2.6+        future, minReceived < 3,     leader fails (IllegalStateException)
+                  2.4-2.6
 kafka-2.6+        future, minReceived >= 3     normal (the future member downgrades)
 kafka-2.6+        no future                    normal
 ================  ===========================  =====================================
@@ -76,6 +79,14 @@ def _future_next_to_old(v: s.View, o: s.Ops):
     return o.And(v.any_future, v.min_received < s.PROBEABLE)
 
 
+def _future_next_to_old_error(v: s.View, o: s.Ops):
+    return o.And(v.any_future, v.min_received < s.PROBEABLE, v.leader_errors)
+
+
+def _future_next_to_old_throws(v: s.View, o: s.Ops):
+    return o.And(v.any_future, v.min_received < s.PROBEABLE, o.Not(v.leader_errors))
+
+
 def _future_probeable(v: s.View, o: s.Ops):
     return o.And(v.any_future, o.Not(v.min_received < s.PROBEABLE))
 
@@ -85,6 +96,7 @@ def _no_future(v: s.View, o: s.Ops):
 
 
 OLD, FUTURE, NONE = "future next to v1/v2", "future", "no future"
+OLD_ERROR, OLD_THROWS = f"{OLD}, 2.7+", f"{OLD}, 2.4-2.6"
 
 TABLE: dict[str, tuple[Row, ...]] = {
     rel.PRE_PROBING: (Row(FUTURE, _future, LEADER_FAILS),
@@ -92,7 +104,8 @@ TABLE: dict[str, tuple[Row, ...]] = {
     rel.KIP_268: (Row(OLD, _future_next_to_old, LEADER_FAILS),
                     Row(FUTURE, _future_probeable, PROBING),
                     Row(NONE, _no_future, NORMAL)),
-    rel.KAFKA_26: (Row(OLD, _future_next_to_old, ASSIGNMENT_ERROR),
+    rel.KAFKA_26: (Row(OLD_ERROR, _future_next_to_old_error, ASSIGNMENT_ERROR),
+                     Row(OLD_THROWS, _future_next_to_old_throws, LEADER_FAILS),
                      Row(FUTURE, _future_probeable, NORMAL),
                      Row(NONE, _no_future, NORMAL)),
 }
@@ -103,7 +116,7 @@ def table(weakened: str | None = None) -> dict[str, tuple[Row, ...]]:
     if weakened is None:
         return dict(TABLE)
     if weakened == "drop-min-received-row":
-        return {f: tuple(r for r in rows if r.name != OLD) for f, rows in TABLE.items()}
+        return {f: tuple(r for r in rows if not r.name.startswith(OLD)) for f, rows in TABLE.items()}
     if weakened == "overlap-future-rows":
         return {f: tuple(r._replace(guard=_future) if r.guard is _future_probeable else r for r in rows)
                 for f, rows in TABLE.items()}
