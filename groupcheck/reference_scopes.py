@@ -54,8 +54,9 @@ def streams_classic() -> dict[str, object]:
         return replace(scope, profile=profile, behaviour=PROFILES[profile])
 
     return {
-        # one rolling bounce; a 2.4 leader answers the 3.9 subscriptions by version probing
-        "bounce-2.4-3.9": StreamsScope(instances=3, tasks=3, plan=(Config("2.4"), Config("3.9"))),
+        # one rolling bounce; a 2.0 leader answers the 2.3 subscriptions by version probing
+        # (KIP-268's empty assignment; 2.4 -> 3.9 follows next-version's 2.6+ rules)
+        "bounce-2.0-2.3": StreamsScope(instances=3, tasks=3, plan=(Config("2.0"), Config("2.3"))),
         # KIP-429's two bounces: eager (upgrade.from=2.3) first, then cooperative
         "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
                                            plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),

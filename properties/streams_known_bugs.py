@@ -40,6 +40,17 @@ STREAMS_VARIANTS: tuple[Variant, ...] = (
         "what it can encode. The fix advertises the group's lowest supported version.",
     ),
     Variant(
+        "KAFKA-8649-prev-tasks", "a probing leader hands every thread its whole instance's previous tasks",
+        replace(REF, advertise_group_min=False),
+        replace(_scope(Config("2.3"), Config("2.4", "2.3")), threads=2, max_generation=12),
+        "no_task_active_twice",
+        "Kafka 2.0's versionProbingAssignment gave each consumer of a client the client's previous "
+        "tasks; with two stream threads per instance both threads get the same tasks, and a task runs "
+        "twice. Fixed with KAFKA-8649 (\"dont send entire client's prevTasks to each consumer\", 2.1+). "
+        "KIP-429: \"we need to guarantee each topic partition is assigned with exactly one consumer at "
+        "any time\".",
+    ),
+    Variant(
         "KIP-268-no-downgrade", "a follower never downgrades after version probing",
         replace(REF, follower_downgrades=False),
         _scope(Config("2.4"), Config("3.9")),

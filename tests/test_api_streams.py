@@ -21,13 +21,23 @@ def test_a_current_group_gets_the_latest_version_and_keeps_its_previous_tasks():
     assert t(1) == out["a"].active_tasks[:1] and set(t(0, 2)) & set(out["b"].active_tasks)
 
 
-def test_kip_268_version_probing_by_a_2_4_leader():
-    """A 2.4 leader meets a 3.9 (v11) subscription: the future member gets an empty
-    assignment encoded in the leader's version (5), the others keep their tasks."""
+def test_kip_268_version_probing_by_a_2_3_leader():
+    """A 2.3 leader meets a 3.9 (v11) subscription: the future member gets an empty
+    assignment encoded in the group's version (4), the others keep their tasks
+    (StreamsPartitionAssignor#versionProbingAssignment, 2.1-2.3)."""
+    out = assign_streams({"a": Sub("2.3", prev_tasks=t(0, 1)), "b": Sub("3.9", prev_tasks=t(2))},
+                         leader="a", tasks=TASKS)
+    assert out["a"].version == 4 and out["a"].active_tasks == t(0, 1)
+    assert (out["b"].version, out["b"].commonly_supported_version, out["b"].active_tasks) == (4, 4, ())
+
+
+def test_a_2_4_leader_places_a_future_member_in_a_normal_assignment():
+    """Kafka 2.4-2.5 put future members into a dummy client and hand everyone a normal
+    assignment (StreamsPartitionAssignorTest#shouldReturnNormalAssignmentForOldAndFutureInstancesDuringVersionProbing)."""
     out = assign_streams({"a": Sub("2.4", prev_tasks=t(0, 1)), "b": Sub("3.9", prev_tasks=t(2))},
                          leader="a", tasks=TASKS)
-    assert out["a"].version == 5 and out["a"].active_tasks == t(0, 1)
-    assert (out["b"].version, out["b"].commonly_supported_version, out["b"].active_tasks) == (5, 5, ())
+    assert {a.version for a in out.values()} == {5}
+    assert sorted(out["a"].active_tasks + out["b"].active_tasks) == sorted(t(0, 1, 2))
 
 
 def test_a_2_6_plus_leader_answers_a_future_next_to_a_v2_subscription_with_assignment_error():
