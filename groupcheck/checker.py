@@ -93,6 +93,14 @@ def _violations(model: Model, scope, step: Step | None, state) -> list[tuple[str
 
 
 CHECKER_CLAIMS = {"no_deadlock": "deadlock", "can_settle": "liveness"}
+# what the checker itself claims of every protocol, next to the model's properties
+CHECKER_DOCS = {
+    "no_deadlock": "Every reachable state that is not a settled end has an enabled action "
+                   "(BFS and walks).",
+    "can_settle": "From every state BFS reaches, some settled state stays reachable by the protocol's own "
+                  "steps, with no further fault or operation (AG EF settled; BFS only, judged once the "
+                  "search is complete; states beyond the scope's bounds count as able to settle).",
+}
 
 
 def _kind(model: Model, name: str) -> str:

@@ -67,3 +67,9 @@ def test_help_is_readable_at_80_columns(command):
         for opt in param.opts + param.secondary_opts:      # options, and arguments by name
             assert opt in done.stdout, (command, opt)
     assert "…" not in done.stdout     # nothing cropped
+
+
+def test_list_names_the_checkers_own_claims():
+    text = runner.invoke(app, ["list"]).output
+    assert text.count("no_deadlock (deadlock, the checker's own)") == 2
+    assert text.count("can_settle (liveness, the checker's own)") == 2

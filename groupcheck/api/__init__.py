@@ -18,13 +18,37 @@ Kafka Streams (``streams``):
 Your own assignor (``custom``):
     PartitionAssignor, register_assignor, load
 """
-from .consumer import (DEFAULT_PROFILE, adjust_assignment, assign, partitions_transferring_ownership,
-                       rebalance_protocol, resolve_claims, select_protocol, validate_cooperative_assignment)
-from .custom import (ENTRY_POINT_GROUP, AssignorLoadError, InvalidAssignment, PartitionAssignor, load,
-                     register_assignor)
+from .consumer import (
+                       DEFAULT_PROFILE,
+                       adjust_assignment,
+                       assign,
+                       partitions_transferring_ownership,
+                       rebalance_protocol,
+                       resolve_claims,
+                       select_protocol,
+                       validate_cooperative_assignment,
+)
+from .custom import (
+                       ENTRY_POINT_GROUP,
+                       AssignorLoadError,
+                       InvalidAssignment,
+                       PartitionAssignor,
+                       load,
+                       register_assignor,
+)
 from .streams import assign_streams
-from .values import (ApiError, ClaimResolution, CooperativeAssignmentError, StickyUserData, StreamsAssignFailed,
-                     StreamsAssignment, StreamsSubscription, Subscription, TaskId, TopicPartition)
+from .values import (
+                       ApiError,
+                       ClaimResolution,
+                       CooperativeAssignmentError,
+                       StickyUserData,
+                       StreamsAssignFailed,
+                       StreamsAssignment,
+                       StreamsSubscription,
+                       Subscription,
+                       TaskId,
+                       TopicPartition,
+)
 
 COOPERATIVE, EAGER = "COOPERATIVE", "EAGER"
 

@@ -10,16 +10,33 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from model.assignors import PACKAGED, AssignorConfigError, lookup, rebalance_protocol as _rebalance_protocol
-from model.assignors.ownership import cooperative_violation, resolve_claims as _resolve_claims, withhold
+from model.assignors import PACKAGED, AssignorConfigError, lookup
+from model.assignors import rebalance_protocol as _rebalance_protocol
+from model.assignors.ownership import cooperative_violation, withhold
+from model.assignors.ownership import resolve_claims as _resolve_claims
 from model.consumer import selection
 from model.consumer.leader import claim_of, run_assignor
 from model.consumer.scope import PROFILES, Behaviour
 from model.consumer.state import Subscription as ModelSubscription
 
-from .layout import Layout, checked_assignment, checked_cluster, checked_members, layout, member_numbers
-from .values import (ApiError, ClaimResolution, CooperativeAssignmentError, NO_GENERATION, Subscription,
-                     TopicPartition, _sequence, _str)
+from .layout import (
+    Layout,
+    checked_assignment,
+    checked_cluster,
+    checked_members,
+    layout,
+    member_numbers,
+)
+from .values import (
+    NO_GENERATION,
+    ApiError,
+    ClaimResolution,
+    CooperativeAssignmentError,
+    Subscription,
+    TopicPartition,
+    _sequence,
+    _str,
+)
 
 DEFAULT_PROFILE = "kafka-3.5+"
 Assignment = dict[str, tuple[TopicPartition, ...]]

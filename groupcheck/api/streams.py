@@ -13,13 +13,28 @@ from model.streams_classic import releases as rel
 from model.streams_classic.leader import assign as leader_assign
 from model.streams_classic.scope import PROFILES, Config, StreamsScope
 from model.streams_classic.state import (
-    ASSIGNMENT_ERROR, OFF, PREPARING, SYNCING, Group, Instance, State,
-    Subscription, UP,
+    ASSIGNMENT_ERROR,
+    OFF,
+    PREPARING,
+    SYNCING,
+    UP,
+    Group,
+    Instance,
+    State,
+    Subscription,
 )
 from model.streams_classic.step import fresh
 
 from .layout import checked_members
-from .values import ApiError, StreamsAssignFailed, StreamsAssignment, StreamsSubscription, TaskId, _int, task_ids
+from .values import (
+    ApiError,
+    StreamsAssignFailed,
+    StreamsAssignment,
+    StreamsSubscription,
+    TaskId,
+    _int,
+    task_ids,
+)
 
 ERROR_CODES = {"": 0, ASSIGNMENT_ERROR: 3}   # AssignorError: NONE 0, ASSIGNMENT_ERROR 3
 

@@ -6,6 +6,7 @@ from rich.table import Table
 
 from model.scopes import behaviour_diff
 
+from ..checker import CHECKER_CLAIMS, CHECKER_DOCS
 from ..console import out
 from ..protocols import PROTOCOLS, Protocol, get
 
@@ -54,6 +55,10 @@ def _properties(p: Protocol) -> None:
         out.print(f"  [bold]{prop.name}[/] ({prop.kind})", highlight=False)
         paragraphs = [" ".join(par.split()) for par in prop.doc.split("\n\n")]
         out.print(Padding("\n\n".join(paragraphs), (0, 0, 0, 4)), markup=False, highlight=False)
+    for name, doc in CHECKER_DOCS.items():
+        if name != "can_settle" or p.model.settled is not None:
+            out.print(f"  [bold]{name}[/] ({CHECKER_CLAIMS[name]}, the checker's own)", highlight=False)
+            out.print(Padding(doc, (0, 0, 0, 4)), markup=False, highlight=False)
 
 
 def command() -> None:
