@@ -36,6 +36,10 @@ def consumer() -> dict[str, object]:
         # the downgrade back to eager, onto roundrobin
         "downgrade": ConsumerScope(plan=(coop, Config(("cooperative-sticky", "roundrobin")),
                                          Config(("roundrobin",))), start="stable", budget=0, max_generation=8),
+        # a rolling restart of a running group while faults strike: closing a fenced member,
+        # a member mid-rebalance, a member with only a rejoin requested
+        "rolling-restart": ConsumerScope(plan=(coop, coop), start="stable", faults=("pause", "lose_response", "timeout"),
+                                         budget=1),
         # KIP-54's sticky assignor: claims from userData, zombies and crashes
         "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), faults=("pause", "crash"), budget=1),
         # three members, one lost response: where KAFKA-14639 and KAFKA-13406 live

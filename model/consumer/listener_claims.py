@@ -154,3 +154,32 @@ def callbacks_on_leave(scope: ConsumerScope, prev: State, action, nxt: State, ev
     if calls != expected:
         return f"C{slot + 1} left with callbacks {_calls(scope, calls)}, expected {_calls(scope, expected)}"
     return None
+
+
+FENCING = ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION")
+
+
+def fencing_resets_generation(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """KIP-429: "If received UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION from join-group /
+    sync-group / commit / heartbeat response: reset generation / clear member-id
+    correspondingly, call rebalance listener's onPartitionsLost for all the partition and
+    then re-join group with empty assigned partition." Kafka's resetStateOnResponseError
+    keeps the member id on ILLEGAL_GENERATION ("the member ID might still be valid").
+    Claim: a consumer answered with one of these errors to the request it awaits resets
+    its generation, clears its member id exactly on UNKNOWN_MEMBER_ID, and will rejoin
+    (its onPartitionsLost then comes with that JoinGroup: ``callbacks_before_join``)."""
+    if action.kind != "receive":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    if resp.error not in FENCING or c.awaiting != resp.kind.removesuffix("Response") or resp.to != c.member_id:
+        return None
+    after = nxt.consumers[action.slot]
+    name = f"C{action.slot + 1}"
+    if after.generation != NO_GENERATION:
+        return f"{name} kept generation {after.generation} after {resp.error}"
+    if (after.member_id == NO_MEMBER) != (resp.error == "UNKNOWN_MEMBER_ID"):
+        return f"{name} has member id m{after.member_id} after {resp.error}"
+    if after.status != "idle" or after.awaiting:
+        return f"{name} does not rejoin after {resp.error} (status {after.status})"
+    return None

@@ -15,7 +15,9 @@ from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
 from ..partitions import count, existing, show
 from .coordinator_claims import generation_per_round, rebalance_on_change_only
-from .listener_claims import callbacks_before_join, callbacks_consistent, callbacks_on_leave, lost_only_when_fenced
+from .listener_claims import (
+    callbacks_before_join, callbacks_consistent, callbacks_on_leave, fencing_resets_generation, lost_only_when_fenced,
+)
 from .scope import ConsumerScope
 from .state import ASSIGNED, COMPLETING, DOWN, STABLE, State
 
@@ -211,6 +213,7 @@ PROPERTIES = (
     Property("lost_only_when_fenced", "always", lost_only_when_fenced, on="step"),
     Property("callbacks_before_join", "always", callbacks_before_join, on="step"),
     Property("callbacks_on_leave", "always", callbacks_on_leave, on="step"),
+    Property("fencing_resets_generation", "always", fencing_resets_generation, on="step"),
     Property("rebalance_on_change_only", "always", rebalance_on_change_only, on="step"),
     Property("generation_per_round", "always", generation_per_round, on="step"),
     Property("selected_protocol_everywhere", "always", selected_protocol_everywhere),
