@@ -1,0 +1,1 @@
+"""Conformance: judge real implementations with the model's properties (see PROTOCOL.md)."""
