@@ -14,11 +14,26 @@ Exit codes (every command; ``console`` names them):
 """
 from __future__ import annotations
 
-import typer
+import signal
+import sys
 
-from . import upgrade_plan
-from .commands import check, listing, regression, replay
-from .commands.guard import user_code_errors
+
+def _interrupted_early(signum, frame) -> None:
+    """Ctrl-C before a command has begun its search (while it starts, reads its input or
+    waits on a file): nothing was explored, exit 130 as documented (click alone would
+    print "Aborted!" and exit 1, which means "violation found"). A search installs its
+    own handler (``console.interruptible``) that reports what it explored."""
+    print("interrupted before any search began: nothing explored", file=sys.stderr, flush=True)
+    raise SystemExit(130)
+
+
+signal.signal(signal.SIGINT, _interrupted_early)
+
+import typer  # noqa: E402
+
+from . import upgrade_plan  # noqa: E402
+from .commands import check, listing, regression, replay  # noqa: E402
+from .commands.guard import user_code_errors  # noqa: E402
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
 

@@ -61,3 +61,26 @@ def test_ctrl_c_writes_the_counterexamples_found_before_it(tmp_path):
     assert "lost_only_when_fenced violated in consumer/cooperative" in text
     assert list(tmp_path.glob("consumer-cooperative-lost_only_when_fenced-*.itf.json"))
     assert "interrupted:" in text and "not run" in text and "INTERRUPTED (exit 130)" in text
+
+
+def test_ctrl_c_before_the_search_began_exits_130_saying_nothing_was_explored(tmp_path):
+    """click alone turns a KeyboardInterrupt outside the search into "Aborted!" and exit 1,
+    which means "violation found". Here the command blocks opening its scope file (a FIFO
+    nobody writes), so the signal lands before any search."""
+    import os
+    import time
+
+    fifo = tmp_path / "scope.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "groupcheck.cli", "check", "consumer", "--scope", f"@{fifo}",
+                             "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)                                    # imports done, blocked in open()
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (stdout, stderr)
+    assert "interrupted before any search began" in stderr
+    assert "Traceback" not in stderr and "Aborted" not in stderr
