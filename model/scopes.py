@@ -32,6 +32,17 @@ def with_profile(scope: S, profile: str, profiles: dict[str, Any]) -> S:
 
 # ---------------------------------------------------------------- strict converters
 
+def check_names(field: str, values: tuple[str, ...], known: tuple[str, ...], what: str) -> None:
+    """Each of ``values`` (a scope's faults or operations) is one of ``known`` and listed
+    once: a repeated name is an error, not silently the same list."""
+    for v in values:
+        if v not in known:
+            raise ScopeError(f"scope.{field}: unknown {what} {v!r}; known: {', '.join(known)}")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ScopeError(f"scope.{field}: {', '.join(map(repr, repeated))} listed more than once; list each {what} once")
+
+
 def _shown(value: Any) -> str:
     """A JSON value as the user wrote it, briefly: containers by their kind."""
     if isinstance(value, dict):

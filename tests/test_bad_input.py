@@ -85,6 +85,8 @@ def test_bad_trace_files_exit_2(tmp_path, data, message):
     (["--partitions", "٢"], "is not a comma-separated list of counts"),
     (["--faults", "crash,,pause"], "--faults: 'crash,,pause' has an empty item"),
     (["--operations", ",add_partition"], "--operations: ',add_partition' has an empty item"),
+    (["--faults", "crash,pause,crash"], "scope.faults: 'crash' listed more than once"),
+    (["--scope", '{"operations": ["delete_topic", "delete_topic"]}'], "scope.operations: 'delete_topic' listed more than once"),
 ])
 def test_bad_scope_options_exit_2(args, message):
     result, text = run("check", "consumer", *args, "--walks", "0")
@@ -94,7 +96,9 @@ def test_bad_scope_options_exit_2(args, message):
 def test_a_streams_scope_is_as_strict():
     for scope, message in [('{"tasks": true}', "scope.tasks: expected an integer, got true"),
                            ('{"plan": ["2.3", {"release": "3.9", "upgrade.from": "2.3"}]}',
-                            "scope.plan[1]: unknown key 'upgrade.from'; known: release, upgrade_from")]:
+                            "scope.plan[1]: unknown key 'upgrade.from'; known: release, upgrade_from"),
+                           ('{"faults": ["crash", "crash"]}', "scope.faults: 'crash' listed more than once"),
+                           ('{"operations": ["scale_up", "bounce"], "faults": ["kill"]}', "scope.faults: unknown fault 'kill'")]:
         result, text = run("check", "streams-classic", "--scope", scope, "--walks", "0")
         assert_exit_2(result, text, message)
 

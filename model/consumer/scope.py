@@ -115,12 +115,8 @@ def validate(scope: ConsumerScope) -> ConsumerScope:
         raise bad("max_generation", f"{scope.max_generation} is outside 1..12")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
-    for f in scope.faults:
-        if f not in FAULTS:
-            raise bad("faults", f"unknown fault {f!r}; known: {', '.join(FAULTS)}")
-    for o in scope.operations:
-        if o not in OPERATIONS:
-            raise bad("operations", f"unknown operation {o!r}; known: {', '.join(OPERATIONS)}")
+    scopes.check_names("faults", scope.faults, FAULTS, "fault")
+    scopes.check_names("operations", scope.operations, OPERATIONS, "operation")
     if not scope.plan:
         raise bad("plan", "needs at least one configuration")
     for i, cfg in enumerate(scope.plan):

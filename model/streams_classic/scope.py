@@ -128,12 +128,8 @@ def validate(scope: StreamsScope) -> StreamsScope:
         raise bad("task_assignor", f"{scope.task_assignor!r}; known: {', '.join(TASK_ASSIGNORS)}")
     if scope.start not in ("empty", "stable"):
         raise bad("start", f"{scope.start!r}: give 'empty' or 'stable'")
-    for f in scope.faults:
-        if f not in FAULTS:
-            raise bad("faults", f"unknown fault {f!r}; known: {', '.join(FAULTS)}")
-    for o in scope.operations:
-        if o not in OPERATIONS:
-            raise bad("operations", f"unknown operation {o!r}; known: {', '.join(OPERATIONS)}")
+    scopes.check_names("faults", scope.faults, FAULTS, "fault")
+    scopes.check_names("operations", scope.operations, OPERATIONS, "operation")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
     if not 1 <= scope.max_generation <= 30:
