@@ -152,6 +152,7 @@ def command(
     bounces: int = typer.Option(1, help="1: straight onto --to; 2: first with upgrade.from=--from, then without"),
     instances: int = typer.Option(3, help="Kafka Streams instances (1-5)"),
     tasks: int = typer.Option(4, help="tasks (1-8)"),
+    threads: int = typer.Option(1, help="stream threads per instance (num.stream.threads; 1-3, at most 6 in all)"),
     crash: bool = typer.Option(False, "--crash", help="any one instance may also crash (and restart) once"),
     profile: str = typer.Option("release", help=f"version-probing rules: {', '.join(PROFILES)}"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where a counterexample is written"),
@@ -170,14 +171,16 @@ def command(
     """
     limits = Limits(max_states, max_seconds, max_memory)
     try:
-        scope = upgrade_scope(frm, to, bounces, instances=instances, tasks=tasks, crash=crash, profile=profile)
+        scope = upgrade_scope(frm, to, bounces, instances=instances, tasks=tasks, crash=crash, profile=profile,
+                              threads=threads)
         MODEL.init_states(scope)
     except ValueError as e:      # ScopeError, or a start that cannot be built
         raise fail(str(e)) from None
     n = len(scope.plan) - 1
     crashes = ", one crash" if crash else ""
+    threads_text = f" x {scope.threads} threads" if scope.threads > 1 else ""
     out.print(f"[bold]Kafka Streams rolling upgrade {escape(frm)} -> {escape(to)}[/]: {n} rolling "
-              f"bounce{'s' if n > 1 else ''}, {scope.instances} instances, {scope.tasks} tasks{crashes}, "
+              f"bounce{'s' if n > 1 else ''}, {scope.instances} instances{threads_text}, {scope.tasks} tasks{crashes}, "
               f"profile {profile}", highlight=False)
     out.print(_plan_table(scope))
     out.print(limits.line(), markup=False, highlight=False)

@@ -3,6 +3,7 @@ counterexamples, check with streams scopes and profiles, clear errors."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -53,6 +54,22 @@ def test_upgrade_plan_safe_exits_0_with_the_rebalance_count(tmp_path, args):
     assert not list(tmp_path.iterdir())
 
 
+def test_upgrade_plan_threads_make_each_instance_several_members(tmp_path):
+    """--threads: num.stream.threads; the threads of an instance are members sharing its
+    tasks, so the same plan explores more states than with one thread each."""
+    def states(*extra: str) -> int:
+        result, text = run("upgrade-plan", "--from", "2.4", "--to", "3.9", "--instances", "2", "--tasks", "2",
+                           *extra, "--out", str(tmp_path))
+        assert result.exit_code == 0, result.output
+        return int(re.search(r"states explored: ([0-9,]+)", text).group(1).replace(",", ""))
+
+    one = states()
+    result, text = run("upgrade-plan", "--from", "2.4", "--to", "3.9", "--instances", "2", "--tasks", "2",
+                       "--threads", "2", "--out", str(tmp_path))
+    assert "2 instances x 2 threads" in text
+    assert states("--threads", "2") > one
+
+
 def test_upgrade_plan_shows_each_bounce():
     result, text = run("upgrade-plan", "--from", "0.10.2", "--to", "3.9", "--bounces", "2", *SMALL)
     assert "bounce 1" in text and "3.9 (upgrade.from=0.10.2)" in text and "bounce 2" in text
@@ -88,6 +105,7 @@ def test_list_shows_both_protocols_and_the_releases():
     (["upgrade-plan", "--from", "2.3", "--to", "3.9", "--bounces", "3"], "--bounces 3: give 1 or 2"),
     (["upgrade-plan", "--from", "2.3", "--to", "3.9", "--bounces", "two"], "Invalid value for '--bounces'"),
     (["upgrade-plan", "--from", "2.3", "--to", "3.9", "--instances", "9"], "scope.instances: 9 is outside 1..5"),
+    (["upgrade-plan", "--from", "2.3", "--to", "3.9", "--threads", "4"], "scope.threads: 4 thread(s) x 3 instances"),
     (["check", "streams-classic", "--profile", "kafka-3.5+"], "unknown profile 'kafka-3.5+' for streams-classic"),
     (["check", "streams-classic", "--members", "2"], "--members does not apply to streams-classic"),
     (["check", "consumer", "--tasks", "2"], "--tasks does not apply to consumer"),

@@ -35,12 +35,14 @@ def upgrade_plan(frm: str, to: str, bounces: int = 1) -> tuple[Config, ...]:
 
 
 def upgrade_scope(frm: str, to: str, bounces: int = 1, *, instances: int = 3, tasks: int = 4,
-                  crash: bool = False, profile: str = "release", max_generation: int = 30) -> StreamsScope:
-    """A running group of ``instances`` on ``frm``, upgraded by the plan; with ``crash``
-    any one instance may also crash (and restart) once, at any point."""
+                  crash: bool = False, profile: str = "release", max_generation: int = 30,
+                  threads: int = 1) -> StreamsScope:
+    """A running group of ``instances`` (each with ``threads`` stream threads) on ``frm``,
+    upgraded by the plan; with ``crash`` any one instance may also crash (and restart)
+    once, at any point."""
     if profile not in PROFILES:
         raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    scope = StreamsScope(instances=instances, tasks=tasks, plan=upgrade_plan(frm, to, bounces),
+    scope = StreamsScope(instances=instances, threads=threads, tasks=tasks, plan=upgrade_plan(frm, to, bounces),
                          faults=("crash",) if crash else (), budget=1 if crash else 0,
                          max_generation=max_generation)
     return validate(replace(scope, profile=profile, behaviour=PROFILES[profile]))
