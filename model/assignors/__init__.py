@@ -36,6 +36,10 @@ class Member(NamedTuple):
     topics: int = 0         # subscribed topics (a topic bitmask)
     owned: int = 0          # raw ownedPartitions claim
     generation: int = -1    # the claim's generation (KIP-792)
+    # the whole ConsumerProtocolSubscription as the JoinGroup carried it (version, topics,
+    # ownedPartitions, generation, userData), for non-built-in assignors only: what
+    # Kafka hands any assignor; ``groupcheck conform`` sends it to real implementations
+    subscription: tuple = ()
 
 
 Plan = Callable[[tuple[Member, ...], int], dict[int, int]]  # (members, stride)

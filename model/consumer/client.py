@@ -61,7 +61,9 @@ def subscription(scope: ConsumerScope, c: Consumer) -> Subscription:
         topics=c.subscribed,
         owned=c.owned if cfg.version >= 1 else 0,
         generation=c.generation if cfg.version >= 2 else NO_GENERATION,
-        user_data=c.user_data if "sticky" in cfg.assignors else 0,
+        # KIP-54's StickyAssignor (and any assignor reading claims from userData) writes
+        # the previous assignment there
+        user_data=c.user_data if any(lookup(a).claims_from == "user_data" for a in cfg.assignors) else 0,
         user_generation=c.generation if sticky_family else NO_GENERATION,
     )
 

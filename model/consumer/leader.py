@@ -51,7 +51,8 @@ def run_assignor(assignor: Assignor, behaviour: Behaviour, subs: tuple[tuple[int
     else:
         kept, contested = {mid: 0 for mid, _ in subs}, 0
     members = tuple(Member(mid, existing(partitions, stride, sub.topics), kept[mid], sub.topics,
-                           claim.owned if claims_used else 0, claim.generation if claims_used else -1)
+                           claim.owned if claims_used else 0, claim.generation if claims_used else -1,
+                           () if assignor.builtin else sub)
                     for (mid, sub), claim in zip(subs, claims))
     intended = assignor.plan(members, stride)
     if assignor.withholds and behaviour.withhold and behaviour.leader_cooperative_aware:
