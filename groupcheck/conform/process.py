@@ -1,0 +1,190 @@
+"""An external program as an adapter: JSON lines over its stdin and stdout.
+
+``ProcessAdapter(argv)`` starts ``argv`` without a shell, in its own process group,
+writes one request per line and reads one reply per line, matched by ``id``. Every
+message is validated against the schemas both ways (``adapter.validate``): an invalid
+reply is an ``AdapterError`` naming the adapter and the JSON path, not a traceback.
+
+A program that does not answer within ``timeout`` seconds, or exits, is killed (its
+whole process group); that call's outcome is ``info`` with the reason, and the
+program's stderr is kept in ``log``. The next call starts the program again and
+replays ``open`` and ``setup`` (a Jepsen client reopened after an indeterminate op).
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Any
+
+from .adapter import AdapterError, Hello, Outcome, hello_from, role_kind, validate
+
+PROTOCOL_VERSION = 1
+TIMEOUT = 10.0
+
+
+class ProcessAdapter:
+    def __init__(self, argv: list[str], timeout: float = TIMEOUT, log_path: str | None = None):
+        if not argv:
+            raise AdapterError("--adapter: give a command, e.g. --adapter 'node adapter.js'")
+        self.argv, self.timeout = list(argv), timeout
+        self.name = os.path.basename(argv[0])
+        self.log_path = log_path or tempfile.mkstemp(prefix="groupcheck-adapter-", suffix=".log")[1]
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue = queue.Queue()
+        self.next_id = 0
+        self.hello: Hello | None = None
+        self.role: tuple[str, dict] | None = None
+        self.transcript: list[tuple[str, Any]] = []     # (">" or "<", message): the trace so far
+        self.restarts = 0
+
+    # ---- the process ----
+    def _start(self) -> None:
+        log = open(self.log_path, "ab")
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                         start_new_session=True, bufsize=0)
+        except OSError as e:
+            raise AdapterError(f"adapter {self.argv[0]!r}: cannot start: {e.strerror or e}") from None
+        finally:
+            log.close()
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
+
+    @staticmethod
+    def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)                        # end of output: the program exited
+
+    def kill(self) -> None:
+        """Kill the program's whole process group (it may have children)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (proc.stdin, proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def stderr_tail(self, n: int = 400) -> str:
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read()[-n:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    # ---- one request, one reply ----
+    def _call(self, request: dict) -> Outcome:
+        if self.proc is None:
+            self._start()
+        request = {**request, "id": self.next_id}
+        self.next_id += 1
+        validate("request", request, "groupcheck (driver)")
+        self.transcript.append((">", request))
+        deadline = time.monotonic() + self.timeout
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return self._lost(f"the adapter exited before {request['op']} (exit code {self.proc.poll()})")
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return self._lost(f"no reply to {request['op']} within {self.timeout:g} s; killed")
+            if line is None:
+                self.proc.wait(timeout=5)
+                return self._lost(f"the adapter exited during {request['op']} (exit code {self.proc.returncode})")
+            reply = self._parse(line)
+            self.transcript.append(("<", reply))
+            if reply.get("id", request["id"]) != request["id"]:
+                continue                       # a late reply to an earlier (timed-out) request
+            return Outcome(reply["type"], reply.get("value"), reply.get("error", ""))
+
+    def _parse(self, line: bytes) -> dict:
+        who = f"adapter {self.name}"
+        try:
+            reply = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            self.kill()
+            raise AdapterError(f"{who}: a reply is not one JSON object per line: {line[:200]!r}") from None
+        try:
+            validate("reply", reply, who)
+        except AdapterError:
+            self.kill()
+            raise
+        return reply
+
+    def _lost(self, why: str) -> Outcome:
+        self.kill()
+        tail = self.stderr_tail()
+        self.transcript.append(("!", why))
+        return Outcome("info", None, why + (f"; stderr: {tail}" if tail else ""))
+
+    # ---- the Adapter interface ----
+    def open(self) -> Hello:
+        out = self._call({"op": "open", "protocol": PROTOCOL_VERSION})
+        if not out.ok:
+            raise AdapterError(f"adapter {self.name}: open answered {out.type}: {out.error}")
+        self.hello = hello_from(out.value, f"adapter {self.name}")
+        return self.hello
+
+    def setup(self, role: str, config: dict) -> Outcome:
+        kind = role_kind(role, "setup")
+        if kind:
+            validate(kind, config, "groupcheck (driver)")
+        self.role = (role, config)
+        return self._call({"op": "setup", "role": role, "config": config})
+
+    def _reopen(self) -> Outcome | None:
+        """After a kill: start again, open and set up as before; an outcome if that failed."""
+        self.restarts += 1
+        self._start()
+        out = self._call({"op": "open", "protocol": PROTOCOL_VERSION})
+        if out.ok and self.role is not None:
+            out = self._call({"op": "setup", "role": self.role[0], "config": self.role[1]})
+        return None if out.ok else Outcome("info", None, f"reopening the adapter: {out.error}")
+
+    def invoke(self, role: str, f: str, value: Any) -> Outcome:
+        kind = role_kind(role, f)
+        if kind:
+            validate(kind, value, "groupcheck (driver)")
+        if self.proc is None and self.hello is not None:
+            failed = self._reopen()
+            if failed is not None:
+                return failed
+        out = self._call({"op": "invoke", "role": role, "f": f, "value": value})
+        result = role_kind(role, f, result=True)
+        if out.ok and result:
+            try:
+                validate(result, out.value, f"adapter {self.name} (reply to {f})")
+            except AdapterError:
+                self.kill()
+                raise
+        return out
+
+    def teardown(self) -> None:
+        if self.proc is not None:
+            self._call({"op": "teardown"})
+
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                self._call({"op": "close"})
+            finally:
+                self.kill()
