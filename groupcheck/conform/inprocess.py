@@ -19,6 +19,7 @@ with the line that raised it.
 """
 from __future__ import annotations
 
+import logging
 import traceback
 from collections import namedtuple
 from typing import Any, Callable
@@ -26,6 +27,11 @@ from typing import Any, Callable
 from .adapter import AdapterError, Hello, Outcome
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
+# the libraries warn on every call about claims they drop ("assigned to multiple consumers")
+# and topics without metadata: the verdict reports what matters, so keep stderr quiet
+for _name in ("kafka", "aiokafka"):
+    logging.getLogger(_name).setLevel(logging.ERROR)
+
 JoinGroupMember = namedtuple("JoinGroupMember", "member_id group_instance_id metadata")
 
 

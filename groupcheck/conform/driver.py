@@ -1,0 +1,178 @@
+"""The driver: explore a target's scenarios (BFS, then swarm walks), collect divergences.
+
+For each scope of ``scenarios.scopes(target)``: BFS over ``conform_model`` (shortest
+counterexample = the minimal scenario); when it finds a violation, the property is
+recorded, muted, and BFS runs again (answers are cached, so the implementation is not
+asked twice), until BFS finds nothing more or a limit stops it. Then seeded swarm
+walks do the same, and a walk's counterexample is shrunk (``shrink``). Every search
+is bounded by the command's limits (``console.Limits``), Ctrl-C included.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from groupcheck import checker
+from groupcheck.console import Limits, Ticker
+from model.core import first_violation, replay
+
+from .assignor_role import Recorder, conform_model
+from .scenarios import configurable, scopes
+from .targets import Target
+
+
+@dataclass
+class Divergence:
+    property: str
+    message: str
+    scope_name: str
+    scope: object
+    path: list[int]
+    mode: str                    # bfs | walks
+    found_after: float           # seconds since the target's run began
+    raw_length: int = 0          # a walk's length before shrinking
+
+
+@dataclass
+class ScopeRun:
+    name: str
+    scope: object
+    reports: list = field(default_factory=list)       # checker.Report, in order
+    not_run: str = ""                                   # why the scope did not run
+    divergences: list[Divergence] = field(default_factory=list)
+
+    @property
+    def cut(self) -> str | None:
+        return next((r.cut for r in self.reports if r.cut is not None), None)
+
+    @property
+    def checked(self) -> set[str]:
+        return {p for r in self.reports for p in r.checked}
+
+
+@dataclass
+class TargetRun:
+    target: Target
+    recorder: Recorder | None
+    scopes: list[ScopeRun] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str = ""
+
+    @property
+    def divergences(self) -> list[Divergence]:
+        return [d for s in self.scopes for d in s.divergences]
+
+
+@dataclass(frozen=True)
+class Settings:
+    walks: int = 100
+    walk_length: int = 60
+    seed: int = 0
+    symmetry: bool = True
+    progress_every: float = 10.0
+    only: tuple[str, ...] = ()           # run only these scope names (empty: all)
+
+
+def shrink(model, scope, path: list[int], prop: str) -> list[int]:
+    """A shorter path along which ``prop`` is still the first claim violated: greedy
+    removal of chunks of actions (halves down to single actions), replaying by the
+    actions' values (an action no longer enabled where it was makes a candidate
+    invalid). BFS counterexamples are already shortest; this is for walks."""
+    first, steps = replay(model, scope, path)
+    actions = [s.action for s in steps]
+
+    def as_path(candidate) -> list[int] | None:
+        inits = model.init_states(scope)
+        state, out = inits[path[0]], [path[0]]
+        for a in candidate:
+            enabled = model.actions(scope, state)
+            if a not in enabled:
+                return None
+            out.append(enabled.index(a))
+            state, _ = model.step(scope, state, a)
+        return out
+
+    def violates(candidate) -> list[int] | None:
+        p = as_path(candidate)
+        if p is None:
+            return None
+        f, s = replay(model, scope, p)
+        found = first_violation(model, scope, f, s)
+        return p if found is not None and found[0] == prop else None
+
+    best = violates(actions) and actions
+    if not best:
+        return path
+    size = max(1, len(best) // 2)
+    while size >= 1:
+        i, changed = 0, False
+        while i < len(best):
+            candidate = best[:i] + best[i + size:]
+            if violates(candidate):
+                best, changed = candidate, True
+            else:
+                i += size
+        if not changed:
+            size //= 2
+    # cut the tail after the violation
+    return violates(best)
+
+
+def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits: Limits, muted: set[str],
+            started: float) -> None:
+    rec = run.recorder
+    label = f"{run.target.name}/{sr.name}"
+    while True:
+        model = conform_model(rec, frozenset(muted))
+        if mode == "bfs":
+            with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
+                report = checker.bfs(model, sr.scope, symmetry=settings.symmetry, max_states=limits.max_states,
+                                     progress=tick, budget=limits.budget)
+        else:
+            with Ticker(f"{label} walks", "walks", settings.progress_every, total=settings.walks) as tick:
+                report = checker.walks(model, sr.scope, seed=settings.seed, count=settings.walks,
+                                       length=settings.walk_length, progress=tick, budget=limits.budget)
+        sr.reports.append(report)
+        v = report.violation
+        if v is None:
+            return
+        path, raw = v.path, len(v.path) - 1
+        if mode == "walks" and v.property not in CHECKER_ONLY:
+            path = shrink(model, sr.scope, v.path, v.property) or v.path
+        sr.divergences.append(Divergence(v.property, v.message, sr.name, sr.scope, path, mode,
+                                         time.monotonic() - started, raw))
+        muted.add(v.property)
+        if v.property in CHECKER_ONLY or limits.budget.spent() is not None:
+            return
+
+
+# the checker's own claims: they cannot be muted by leaving a property out, so a search
+# that found one stops there
+CHECKER_ONLY = ("no_deadlock", "can_settle")
+
+
+def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
+    started = time.monotonic()
+    run = TargetRun(target, Recorder(target))
+    try:
+        for name, scope in scopes(target).items():
+            if settings.only and name not in settings.only:
+                continue
+            sr = ScopeRun(name, scope)
+            run.scopes.append(sr)
+            why = configurable(scope)
+            if why is not None:
+                sr.not_run = f"not configurable: {why}"
+                continue
+            spent = limits.budget.spent()
+            if spent is not None:
+                sr.not_run = f"{'Ctrl-C' if spent == 'interrupted' else limits.value(spent)} came first"
+                continue
+            muted: set[str] = set()
+            _search(run, sr, "bfs", settings, limits, muted, started)
+            if settings.walks and limits.budget.spent() is None and not (set(muted) & set(CHECKER_ONLY)):
+                _search(run, sr, "walks", settings, limits, muted, started)
+    finally:
+        run.recorder.close()
+        run.seconds = time.monotonic() - started
+    return run
