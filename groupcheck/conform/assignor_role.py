@@ -62,6 +62,7 @@ class Call:
     seen: int = 1                    # times the model needed this input
     differs: str | None = None       # a second answer that differed
     verdicts: dict = field(default_factory=dict)   # mode -> {claim: None | message | n/a}
+    modes: set = field(default_factory=set)        # the rounds (EAGER, COOPERATIVE) it was asked in
 
 
 def _normal(assignment: dict) -> dict:
@@ -226,6 +227,8 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
         recorder.step_calls = []
         states = MODEL.init_states(scope)
         if recorder.step_calls:
+            for k in recorder.step_calls:
+                recorder.calls[k].modes.add(scope.plan[0].protocol)
             for s in states:
                 recorder.init_calls[s] = tuple(recorder.step_calls)
         return states
@@ -236,11 +239,14 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
             nxt, events = MODEL.step(scope, state, action)
         except Unanswered as u:
             kind = "failed" if u.outcome == "fail" else "unanswered"
+            recorder.calls[u.key].modes.add(protocol_of(scope, state.consumers[action.slot]))
             return state, (Invocation(kind, u.key, protocol_of(scope, state.consumers[action.slot]), action.slot),)
         if not recorder.step_calls:
             return nxt, events
         slot = action.slot if 0 <= action.slot < len(state.consumers) else 0
         mode = protocol_of(scope, state.consumers[slot])
+        for k in recorder.step_calls:
+            recorder.calls[k].modes.add(mode)
         return nxt, events + tuple(Invocation("assign", k, mode, slot) for k in recorder.step_calls)
 
     def describe_event(scope, event):

@@ -36,6 +36,11 @@ class Target:
     claims_from: str | None
     balanced: str | None = None
     note: str = ""
+    spec: str = ""                  # what ``resolve`` takes to build it again (default: name)
+
+    @property
+    def key(self) -> str:
+        return self.spec or self.name
 
 
 def _version(package: str) -> str:
@@ -163,7 +168,21 @@ def adapter_targets(command: str, timeout: float, protocols: dict[str, tuple[str
         claims = "owned" if COOPERATIVE in given else ("user_data" if name == "sticky" else None)
         balanced = {"roundrobin": "always", "sticky": "always", "cooperative-sticky": "complete"}.get(name)
         out.append(Target(f"{hello.name}:{name}", lambda: ProcessAdapter(argv, timeout), name, tuple(given), claims,
-                          balanced, f"{hello.name} {hello.version} via {command}"))
+                          balanced, f"{hello.name} {hello.version} via {command}", f"adapter:{command}#{name}"))
     if not out:
         raise UnknownTarget(f"adapter {hello.name}: its hello lists no assignors")
     return out
+
+
+def resolve(spec: str, timeout: float = 10.0) -> Target:
+    """The target ``spec`` names: a built-in name, ``python:pkg.mod:Class`` or
+    ``adapter:COMMAND#assignor`` (what a written regression test holds)."""
+    if spec.startswith("python:"):
+        return python_assignor(spec[len("python:"):])
+    if spec.startswith("adapter:"):
+        command, _, assignor = spec[len("adapter:"):].rpartition("#")
+        for t in adapter_targets(command, timeout):
+            if t.assignor == assignor:
+                return t
+        raise UnknownTarget(f"{spec}: the adapter no longer lists assignor {assignor!r}")
+    return builtin(spec)

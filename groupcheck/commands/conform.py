@@ -1,0 +1,125 @@
+"""``groupcheck conform``: drive real implementations with the model's scenarios and
+judge them with its properties (``groupcheck/conform/``).
+
+    groupcheck conform --target kafka-python:sticky          # a built-in target
+    groupcheck conform --target all                           # every built-in target
+    groupcheck conform --assignor mypkg.assign:MyAssignor     # your own, in process
+    groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
+
+Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
+a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
+a search, a scope did not run, or an answer was info); 130 interrupted.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..console import (
+    BAD_INPUT, FAILED, INTERRUPTED, MAX_MEMORY, NOT_PROVED, PASSED, PROGRESS_EVERY, Limits, err, fail, interruptible,
+    out,
+)
+from ..conform import adapter as _adapter
+from ..conform import driver, targets, verdict
+
+ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
+CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
+CONFORM_MAX_SECONDS = 600.0
+
+
+def _targets(target: list[str], adapter: Optional[str], assignor: Optional[str], timeout: float) -> list:
+    chosen = []
+    try:
+        for name in target:
+            chosen += [targets.builtin(n) for n in targets.builtin_names()] if name == "all" else [targets.builtin(name)]
+        if assignor:
+            chosen.append(targets.python_assignor(assignor))
+        if adapter:
+            chosen += targets.adapter_targets(adapter, timeout)
+    except targets.UnknownTarget as e:
+        raise fail(str(e)) from None
+    except _adapter.AdapterError as e:
+        raise fail(str(e)) from None
+    if not chosen:
+        raise fail("give --target NAME (or all), --assignor pkg.module:Class or --adapter 'COMMAND ...'; "
+                   f"built-in targets: {', '.join(targets.builtin_names())}")
+    return chosen
+
+
+def conform(
+    target: List[str] = typer.Option([], "--target", help="a built-in target (repeatable), or all: "
+                                     + ", ".join(targets.builtin_names())),
+    adapter: Optional[str] = typer.Option(None, help="an adapter program and its arguments (no shell), "
+                                          "e.g. 'node adapter.js'"),
+    assignor: Optional[str] = typer.Option(None, help="your own assignor by import path, e.g. "
+                                           "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
+    role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(ROLES)}"),
+    scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
+    walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),
+    walk_length: int = typer.Option(60, min=1, help="steps per walk"),
+    seed: int = typer.Option(0, help="seed of the walks"),
+    timeout: float = typer.Option(10.0, min=0.1, help="seconds an adapter program may take per request"),
+    max_states: int = typer.Option(CONFORM_MAX_STATES, min=0, help="stop a search after this many distinct "
+                                   "states (per search; 0: no limit)"),
+    max_seconds: float = typer.Option(CONFORM_MAX_SECONDS, min=0, help="stop after this many seconds of wall "
+                                      "time (whole command; 0: no limit)"),
+    max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this (0: no limit)"),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on stderr"),
+    out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where verdicts and divergences go"),
+) -> None:
+    """Drive real implementations with the model's scenarios; judge them by its properties.
+
+    Exit 0 all held; 1 a divergence; 2 bad options or a broken adapter; 3 not proved
+    (a limit cut a search, a scope did not run, an answer was info); 130 interrupted.
+    """
+    if role not in ROLES:
+        raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
+    if role != "assignor":
+        raise fail(f"role {role}: not yet driven; see issue 'groupcheck conform' (only role assignor is)")
+    limits = Limits(max_states, max_seconds, max_memory)
+    chosen = _targets(target, adapter, assignor, timeout)
+    if scope:
+        known = {n for t in chosen for n in __import__("groupcheck.conform.scenarios", fromlist=["x"]).scopes(t)}
+        unknown = sorted(set(scope) - known)
+        if unknown:
+            raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope))
+    out.print(limits.line(), markup=False, highlight=False)
+    codes = []
+    with interruptible(limits.budget):
+        for t in chosen:
+            if limits.budget.spent() is not None:
+                out.print(f"target {t.name}: not run ({limits.budget.spent()} came first)", markup=False)
+                codes.append(NOT_PROVED)
+                continue
+            try:
+                run = driver.run_target(t, settings, limits)
+            except _adapter.AdapterError as e:
+                err.print(f"error: {e}", markup=False, highlight=False)
+                codes.append(BAD_INPUT)
+                continue
+            path, _ = verdict.write(run, out_dir)
+            data = verdict.summary(run)
+            out.print(verdict.text(run, {**data, "divergences": __import__("json").loads(path.read_text())["divergences"]}),
+                      markup=False, highlight=False)
+            out.print(f"  verdict: {path}", markup=False, highlight=False)
+            codes.append(_code(data))
+    code = INTERRUPTED if limits.budget.interrupted else (
+        BAD_INPUT if BAD_INPUT in codes else FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED)
+    words = {PASSED: "PASSED: every property held", FAILED: "FAILED: divergences found (see above)",
+             BAD_INPUT: "ERROR: an adapter broke the protocol", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
+             "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written"}
+    out.print(f"{words[code]} (exit {code})", markup=False, highlight=False)
+    if code != PASSED:
+        raise typer.Exit(code)
+
+
+def _code(data: dict) -> int:
+    if data["divergences"]:
+        return FAILED
+    incomplete = any(s["not_run"] or s["cut"] for s in data["scopes"])
+    if incomplete or data["info"] or not data["invocations"]:
+        return NOT_PROVED
+    return PASSED

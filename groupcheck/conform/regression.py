@@ -1,0 +1,85 @@
+"""A divergence as a runnable pytest file that drives the same target along the same path.
+
+The written test rebuilds the target (``targets.resolve``), replays the path through
+``conform_model`` and asserts that the recorded property is still violated first at the
+recorded step (the divergence is still there: the test stays green until the
+implementation changes). ``can_settle`` and ``no_deadlock``, the checker's own claims,
+are judged at the path's last state.
+"""
+from __future__ import annotations
+
+import pprint
+from collections import deque
+from dataclasses import dataclass
+
+from model.core import check_state, check_step, replay
+
+from .assignor_role import Recorder, conform_model
+from .targets import resolve
+
+
+@dataclass(frozen=True)
+class Found:
+    property: str
+    message: str
+    step: int
+
+
+def can_settle_from(model, scope, state, max_states: int = 200_000) -> bool:
+    """Is a settled state reachable from ``state`` by protocol steps alone (no fault)?"""
+    seen, queue = {model.canonical(scope, state)}, deque([state])
+    while queue and len(seen) < max_states:
+        s = queue.popleft()
+        if not model.within_bounds(scope, s) or model.settled(scope, s):
+            return True
+        for a in model.actions(scope, s):
+            if a.kind in model.fault_kinds:
+                continue
+            nxt, _ = model.step(scope, s, a)
+            k = model.canonical(scope, nxt)
+            if k not in seen:
+                seen.add(k)
+                queue.append(nxt)
+    return bool(queue)
+
+
+def divergence_along(target: str, scope: dict, path: list[int], prop: str) -> Found | None:
+    """Drive ``target`` along ``path``; the first step at which ``prop`` is violated."""
+    recorder = Recorder(resolve(target))
+    try:
+        model = conform_model(recorder)
+        sc = model.scope_from_dict(scope)
+        first, steps = replay(model, sc, path)
+        last = steps[-1].next if steps else first
+        if prop == "can_settle":
+            return None if can_settle_from(model, sc, last) else Found(prop, "no settled state reachable", len(steps))
+        if prop == "no_deadlock":
+            stuck = not model.actions(sc, last) and not model.is_terminal_ok(sc, last)
+            return Found(prop, "no action is enabled", len(steps)) if stuck else None
+        for i, s in enumerate([None] + steps):
+            found = check_state(model, sc, first if s is None else s.next)
+            if s is not None:
+                found += check_step(model, sc, s)
+            for name, message in found:
+                if name == prop:
+                    return Found(name, message, i)
+        return None
+    finally:
+        recorder.close()
+
+
+def render(source: str, target: str, scope: dict, path: list[int], prop: str) -> str:
+    step = len(path) - 1
+    return (f'"""Regression test written by `groupcheck conform` ({source}).\n\n'
+            f'Drives {target} along the path through the consumer model (the scope it was found in);\n'
+            f'asserts that {prop} is still violated first at step {step}. Once the implementation is\n'
+            'fixed this test fails: replace it by one asserting the fix.\n"""\n'
+            'from groupcheck.conform.regression import divergence_along\n\n'
+            f'TARGET = {target!r}\n'
+            f'PROPERTY = {prop!r}\n'
+            f'SCOPE = {pprint.pformat(scope, width=100, sort_dicts=False)}\n'
+            f'PATH = {pprint.pformat(path, width=100, compact=True)}\n\n\n'
+            f'def test_{prop}_still_violated_at_step_{step}():\n'
+            '    found = divergence_along(TARGET, SCOPE, PATH, PROPERTY)\n'
+            '    assert found is not None, f"{PROPERTY} no longer violated along the path"\n'
+            f'    assert found.step == {step}, found.message\n')

@@ -1,0 +1,136 @@
+"""The verdict of a conformance run: per target and property, held / violated / not
+exercised with counts; text for the console and JSON for tools; each divergence written
+as an ITF trace (``groupcheck/traces.py``) and a runnable pytest regression file."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from groupcheck import traces
+from model.consumer import MODEL
+from model.consumer.scope import to_dict
+
+from . import claims as C
+from .assignor_role import PER_INVOCATION, conform_model
+from .driver import CHECKER_ONLY, TargetRun
+from .regression import render
+
+HELD, VIOLATED, NOT_EXERCISED = "held", "violated", "not exercised"
+
+
+def _invocation_counts(run: TargetRun) -> dict[str, dict[str, int]]:
+    """Per per-invocation claim: judged (inputs x round modes it applied to) and violated."""
+    rec = run.recorder
+    out = {name: {"judged": 0, "violated": 0} for name in PER_INVOCATION}
+    for key, call in rec.calls.items():
+        for mode in sorted(call.modes):
+            for name, msg in rec.verdicts(key, mode).items():
+                if msg == C.NOT_APPLICABLE:
+                    continue
+                out[name]["judged"] += 1
+                out[name]["violated"] += msg is not None
+    return out
+
+
+def properties(run: TargetRun) -> list[dict]:
+    """One row per property: name, source, status, counts, and the first divergence."""
+    rows = []
+    found = {}
+    for d in run.divergences:
+        found.setdefault(d.property, []).append(d)
+    counts = _invocation_counts(run) if run.recorder else {}
+    ran = [s for s in run.scopes if s.reports]
+    model_props = [p.name for p in MODEL.properties if p.kind != "sometimes"] + list(CHECKER_ONLY)
+    for name in model_props + list(PER_INVOCATION):
+        per_call = name in PER_INVOCATION
+        row = {"property": name, "source": "invocation" if per_call else ("checker" if name in CHECKER_ONLY else "model")}
+        if per_call:
+            row.update(counts.get(name, {"judged": 0, "violated": 0}))
+            exercised = row["judged"] > 0
+        else:
+            scopes = [s for s in ran if name in s.checked or name in {d.property for d in s.divergences}]
+            row["scopes"] = len(scopes)
+            row["states"] = sum(r.states for s in scopes for r in s.reports if r.mode == "bfs")
+            row["violated"] = len({d.scope_name for d in found.get(name, [])})
+            exercised = bool(scopes)
+        row["status"] = VIOLATED if name in found or row.get("violated") else (HELD if exercised else NOT_EXERCISED)
+        if name in found:
+            d = min(found[name], key=lambda d: len(d.path))
+            row["divergence"] = {"scope": d.scope_name, "steps": len(d.path) - 1, "message": d.message, "mode": d.mode}
+        rows.append(row)
+    return rows
+
+
+def summary(run: TargetRun) -> dict:
+    rec = run.recorder
+    calls = rec.calls.values() if rec else ()
+    return {
+        "target": run.target.name, "spec": run.target.key, "note": run.target.note,
+        "protocols": list(run.target.protocols), "seconds": round(run.seconds, 2),
+        "invocations": rec.invocations if rec else 0, "distinct_inputs": len(rec.calls) if rec else 0,
+        "info": rec.info if rec else 0, "failed_inputs": sum(c.outcome.type == "fail" for c in calls),
+        "states": sum(r.states for s in run.scopes for r in s.reports if r.mode == "bfs"),
+        "walk_steps": sum(r.states for s in run.scopes for r in s.reports if r.mode == "walks"),
+        "scopes": [{"name": s.name, "not_run": s.not_run, "cut": s.cut,
+                    "searches": [{"mode": r.mode, "states": r.states, "complete": r.complete, "cut": r.cut,
+                                  "seconds": round(r.seconds, 2)} for r in s.reports]} for s in run.scopes],
+        "properties": properties(run),
+        "divergences": [{"property": d.property, "message": d.message, "scope": d.scope_name, "mode": d.mode,
+                         "steps": len(d.path) - 1, "raw_steps": d.raw_length,
+                         "found_after_seconds": round(d.found_after, 3)} for d in run.divergences],
+        "error": run.error,
+    }
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:80] or "target"
+
+
+def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, Path]]]:
+    """verdict.json, and per divergence its ITF trace, story and regression test."""
+    where = out_dir / "conform" / slug(run.target.name)
+    where.mkdir(parents=True, exist_ok=True)
+    data = summary(run)
+    written = []
+    model = conform_model(run.recorder) if run.recorder else None
+    for i, d in enumerate(run.divergences):
+        meta = {"profile": d.scope.profile, "mode": d.mode,
+                "violation": {"property": d.property, "message": d.message, "kind": "always"},
+                "conform": {"target": run.target.key, "role": "assignor", "scope_name": d.scope_name}}
+        stem = f"{slug(run.target.name)}-{d.scope_name}-{d.property}"
+        text = traces.story(model, d.scope, d.path, f"{d.property}: {d.message}")
+        itf, txt = traces.write(where, stem, traces.build(model, d.scope, d.path, meta), text)
+        test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}.py"
+        test.write_text(render(itf.name, run.target.key, to_dict(d.scope), d.path, d.property))
+        data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
+        written.append((itf, txt, test))
+    verdict = where / "verdict.json"
+    verdict.write_text(json.dumps(data, indent=2) + "\n")
+    return verdict, written
+
+
+def text(run: TargetRun, data: dict) -> str:
+    lines = [f"target {data['target']} ({data['note']}); protocols {', '.join(data['protocols'])}",
+             f"  {data['invocations']:,} invocations, {data['distinct_inputs']:,} distinct inputs, "
+             f"{data['failed_inputs']} failed, {data['info']} info (not judged); {data['states']:,} BFS states, "
+             f"{data['walk_steps']:,} walk steps; {data['seconds']:.1f} s"]
+    for s in data["scopes"]:
+        if s["not_run"]:
+            lines.append(f"  scope {s['name']}: not run: {s['not_run']}")
+        elif s["cut"]:
+            lines.append(f"  scope {s['name']}: incomplete ({s['cut']})")
+    lines.append(f"  {'property':34} {'source':10} {'status':14} counts")
+    for row in data["properties"]:
+        if row["source"] == "invocation":
+            counts = f"{row['violated']:,} of {row['judged']:,} judged inputs violate"
+        else:
+            counts = f"{row['scopes']} scopes, {row['states']:,} states; violated in {row['violated']}"
+        lines.append(f"  {row['property']:34} {row['source']:10} {row['status']:14} {counts}")
+    for d in data["divergences"]:
+        shrunk = f", shrunk from {d['raw_steps']}" if d["mode"] == "walks" else ""
+        lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}): "
+                     f"{d['message']}")
+        if "trace" in d:
+            lines.append(f"    written: {d['trace']}  {d['regression']}")
+    return "\n".join(lines)
