@@ -114,8 +114,8 @@ def generation_aware_claims(arg: dict, answer: dict, mode: str, contract: str | 
             gen = next((g for m, g in claims if m == holder), None)
             if gen is not None and gen < top:
                 newer = [m for m, g in claims if g == top]
-                return (f"{tp[0]}-{tp[1]} kept by {holder} on its generation-{gen} claim while {', '.join(newer)} "
-                        f"claims it at generation {top}")
+                return (f"{tp[0]}-{tp[1]} given to {holder}, whose claim is of generation {gen}, while "
+                        f"{', '.join(newer)} claims it at generation {top}")
     return None if judged else NOT_APPLICABLE
 
 

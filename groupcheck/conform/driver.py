@@ -39,6 +39,7 @@ class ScopeRun:
     scope: object
     reports: list = field(default_factory=list)       # checker.Report, in order
     not_run: str = ""                                   # why the scope did not run
+    not_judged: str = ""                                # a claim left unjudged (info answers)
     divergences: list[Divergence] = field(default_factory=list)
 
     @property
@@ -136,6 +137,10 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
         v = report.violation
         if v is None or v.property in EXCLUDED.get(sr.name, ()):
             return                 # (a checker claim in a scope that does not judge it)
+        if v.property in CHECKER_ONLY and any(c.outcome.type == "info" for c in rec.calls.values()):
+            # an info answer left steps untaken: whether the group could settle is unknown
+            sr.not_judged = f"{v.property} not judged: the target answered info (steps not taken)"
+            return
         path, raw = v.path, len(v.path) - 1
         if mode == "walks" and v.property not in CHECKER_ONLY:
             path = shrink(model, sr.scope, v.path, v.property) or v.path

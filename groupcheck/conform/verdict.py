@@ -72,7 +72,7 @@ def summary(run: TargetRun) -> dict:
         "info": rec.info if rec else 0, "failed_inputs": sum(c.outcome.type == "fail" for c in calls),
         "states": sum(r.states for s in run.scopes for r in s.reports if r.mode == "bfs"),
         "walk_steps": sum(r.states for s in run.scopes for r in s.reports if r.mode == "walks"),
-        "scopes": [{"name": s.name, "not_run": s.not_run, "cut": s.cut,
+        "scopes": [{"name": s.name, "not_run": s.not_run, "cut": s.cut, "not_judged": s.not_judged,
                     "searches": [{"mode": r.mode, "states": r.states, "complete": r.complete, "cut": r.cut,
                                   "seconds": round(r.seconds, 2)} for r in s.reports]} for s in run.scopes],
         "properties": properties(run),
@@ -105,6 +105,12 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
         test.write_text(render(itf.name, run.target.key, to_dict(d.scope), d.path, d.property))
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
         written.append((itf, txt, test))
+    adapter = getattr(run.recorder, "adapter", None)
+    if hasattr(adapter, "transcript"):          # an external program: the messages exchanged, kept
+        lines = [json.dumps({"dir": d, "message": m}) for d, m in adapter.transcript[-5000:]]
+        (where / "adapter-transcript.jsonl").write_text("\n".join(lines) + "\n")
+        data["adapter_log"] = {"transcript": str(where / "adapter-transcript.jsonl"), "stderr": adapter.log_path,
+                               "restarts": adapter.restarts}
     verdict = where / "verdict.json"
     verdict.write_text(json.dumps(data, indent=2) + "\n")
     return verdict, written
@@ -120,6 +126,8 @@ def text(run: TargetRun, data: dict) -> str:
             lines.append(f"  scope {s['name']}: not run: {s['not_run']}")
         elif s["cut"]:
             lines.append(f"  scope {s['name']}: incomplete ({s['cut']})")
+        if s["not_judged"]:
+            lines.append(f"  scope {s['name']}: {s['not_judged']}")
     lines.append(f"  {'property':34} {'source':10} {'status':14} counts")
     for row in data["properties"]:
         if row["source"] == "invocation":
