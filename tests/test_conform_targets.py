@@ -67,3 +67,10 @@ def test_aiokafka_sticky_class_attributes_are_reset_between_calls():
 def test_unknown_target_names_the_known_ones():
     with pytest.raises(targets.UnknownTarget, match="known: reference:range"):
         targets.builtin("kafka-python:nope")
+
+
+def test_hypothesis_drives_the_same_model_when_asked():
+    r = run("reference:range", driver.Settings(walks=0, bfs=False, hypothesis=5, walk_length=30, progress_every=1e9,
+                                               only=("kip-792-zombies",)))
+    modes = [x.mode for x in r.scopes[0].reports]
+    assert modes == ["hypothesis"] and r.scopes[0].reports[0].states >= 5 and r.divergences == []

@@ -59,7 +59,9 @@ def conform(
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),
     walk_length: int = typer.Option(60, min=1, help="steps per walk"),
-    seed: int = typer.Option(0, help="seed of the walks"),
+    seed: int = typer.Option(0, help="seed of the walks (and of Hypothesis)"),
+    hypothesis: int = typer.Option(0, min=0, help="Hypothesis state-machine test cases per scope after the walks "
+                                   "(0: none)"),
     timeout: float = typer.Option(10.0, min=0.1, help="seconds an adapter program may take per request"),
     max_states: int = typer.Option(CONFORM_MAX_STATES, min=0, help="stop a search after this many distinct "
                                    "states (per search; 0: no limit)"),
@@ -85,7 +87,7 @@ def conform(
         unknown = sorted(set(scope) - known)
         if unknown:
             raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope))
+    settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True, hypothesis)
     out.print(limits.line(), markup=False, highlight=False)
     codes = []
     with interruptible(limits.budget):

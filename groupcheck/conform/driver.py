@@ -72,6 +72,8 @@ class Settings:
     symmetry: bool = True
     progress_every: float = 10.0
     only: tuple[str, ...] = ()           # run only these scope names (empty: all)
+    bfs: bool = True                     # False: walks only (benchmarks of walks and shrinking)
+    hypothesis: int = 0                  # test cases of the Hypothesis state machine per scope (0: none)
 
 
 def shrink(model, scope, path: list[int], prop: str) -> list[int]:
@@ -151,6 +153,20 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
             return
 
 
+def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, muted: set[str], started: float) -> None:
+    """The project's Hypothesis state machine (``properties/stateful.py``) over the same
+    model and actions(); its counterexample comes shrunk by Hypothesis."""
+    from properties.stateful import hunt
+    model = conform_model(run.recorder, frozenset(muted))
+    found = hunt(model, sr.scope, seed=settings.seed, max_examples=settings.hypothesis, steps=settings.walk_length)
+    sr.reports.append(checker.Report(model.name, "hypothesis", states=found.cases, seconds=found.seconds,
+                                     checked=[p.name for p in model.properties if p.kind != "sometimes"]))
+    if found.property is not None and found.property not in CHECKER_ONLY:
+        sr.divergences.append(Divergence(found.property, found.message, sr.name, sr.scope, found.path, "hypothesis",
+                                         time.monotonic() - started, len(found.path) - 1))
+        muted.add(found.property)
+
+
 # the checker's own claims: they cannot be muted by leaving a property out, so a search
 # that found one stops there
 CHECKER_ONLY = ("no_deadlock", "can_settle")
@@ -175,13 +191,16 @@ def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
                 continue
             muted: set[str] = set(EXCLUDED.get(name, ()))
             try:
-                _search(run, sr, "bfs", settings, limits, muted, started)
+                if settings.bfs:
+                    _search(run, sr, "bfs", settings, limits, muted, started)
             except ValueError as e:        # start: stable, and the group never settles with the target
                 sr.not_run = f"the model could not start the scope with {target.name}: {e}"
                 continue
             stopped = any(d.property in CHECKER_ONLY for d in sr.divergences)
             if settings.walks and limits.budget.spent() is None and not stopped:
                 _search(run, sr, "walks", settings, limits, muted, started)
+            if settings.hypothesis and limits.budget.spent() is None:
+                _hypothesis(run, sr, settings, muted, started)
     finally:
         run.recorder.close()
         run.seconds = time.monotonic() - started

@@ -1,0 +1,115 @@
+"""Benchmarks of ``groupcheck conform`` (a script, not a timed test).
+
+    python benchmarks/conform_bench.py            # every built-in target, the broken examples, an adapter
+
+Per target: raw invocations per second (the implementation called on the distinct inputs
+one scope produced, no cache), BFS states and walk steps per second through the
+conformance model (the implementation as the leader's assignor, answers cached), and,
+where a divergence exists, the time to the first one (BFS, the scopes in their default
+order), and the length a walk found it at before and after shrinking next to BFS's
+shortest.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from groupcheck import checker  # noqa: E402
+from groupcheck.console import Limits  # noqa: E402
+from groupcheck.conform import driver, targets  # noqa: E402
+from groupcheck.conform.assignor_role import Recorder, conform_model  # noqa: E402
+from groupcheck.conform.scenarios import scopes  # noqa: E402
+
+SCOPE = "kip-792-zombies"
+LIMITS = lambda: Limits(200_000, 600, "4GiB")  # noqa: E731
+
+
+def throughput(target) -> dict:
+    rec = Recorder(target)
+    model = conform_model(rec)
+    sc = scopes(target)[SCOPE]
+    t0 = time.perf_counter()
+    report = checker.bfs(model, sc)
+    bfs_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    walks = checker.walks(model, sc, count=100, length=60)
+    walk_s = time.perf_counter() - t0
+    inputs = [c.argument for c in rec.calls.values()]
+    adapter = target.make()
+    t0 = time.perf_counter()
+    n = 0
+    while time.perf_counter() - t0 < 2.0:
+        for arg in inputs:
+            adapter.invoke("assignor", "assign", arg)
+            n += 1
+    raw_s = time.perf_counter() - t0
+    rec.close()
+    return {"inputs": len(inputs), "inv_per_s": n / raw_s, "bfs_states": report.states,
+            "bfs_per_s": report.states / bfs_s, "walk_per_s": walks.states / walk_s}
+
+
+def first_divergence(target, only=()) -> dict | None:
+    t0 = time.perf_counter()
+    run = driver.run_target(target, driver.Settings(walks=0, progress_every=1e9, only=only), LIMITS())
+    if not run.divergences:
+        return None
+    d = min(run.divergences, key=lambda d: d.found_after)
+    return {"property": d.property, "scope": d.scope_name, "seconds": d.found_after, "bfs_len": len(d.path) - 1,
+            "total_s": time.perf_counter() - t0}
+
+
+def walk_shrink(target, scope: str, prop: str) -> dict | None:
+    run = driver.run_target(target, driver.Settings(walks=2000, walk_length=80, progress_every=1e9, only=(scope,),
+                                                    bfs=False), LIMITS())
+    d = next((d for d in run.divergences if d.property == prop), None)
+    if d is None:
+        return None
+    return {"raw": d.raw_length, "shrunk": len(d.path) - 1, "seconds": d.found_after}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--targets", default="all")
+    args = ap.parse_args()
+    names = targets.builtin_names() if args.targets == "all" else args.targets.split(",")
+    started = time.perf_counter()
+    print(f"Measured on {platform.machine()}, Python {platform.python_version()}, one process.\n")
+    print(f"#### Throughput (scope `{SCOPE}`)\n")
+    print("| target | distinct inputs | raw invocations/s | BFS states | BFS states/s | walk steps/s |")
+    print("|---|---:|---:|---:|---:|---:|")
+    script = Path(__file__).resolve().parents[1] / "tests" / "conform_adapter_script.py"
+    adapter_targets = targets.adapter_targets(shlex.join([sys.executable, str(script), "ok"]), 10.0)
+    for t in [targets.builtin(n) for n in names] + adapter_targets:
+        r = throughput(t)
+        label = t.name + (" (external process)" if t.spec.startswith("adapter:") else "")
+        print(f"| {label} | {r['inputs']:,} | {r['inv_per_s']:,.0f} | {r['bfs_states']:,} | {r['bfs_per_s']:,.0f} | "
+              f"{r['walk_per_s']:,.0f} |", flush=True)
+
+    print("\n#### Time to the first divergence (BFS, default scopes in order) and shrinking of walk counterexamples\n")
+    print("| target | property | scope | first divergence s | BFS shortest | walk: found at | shrunk to | walk s |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    cases = [("kafka-python:roundrobin", None), ("kafka-python:cooperative-sticky", None)]
+    cases += [(f"python:examples.broken_assignors:{c}", None) for c in
+              ("TrustsStaleUserData", "MovesOwnedAtOnce", "TrustsStaleClaims", "AssumesEqualSubscriptions",
+               "IgnoresSubscription", "ShufflesMembers")]
+    for spec, _ in cases:
+        t = targets.resolve(spec)
+        f = first_divergence(t)
+        if f is None:
+            print(f"| {spec} | - | - | none | - | - | - | - |", flush=True)
+            continue
+        w = walk_shrink(targets.resolve(spec), f["scope"], f["property"])
+        walk = (f"{w['raw']} | {w['shrunk']} | {w['seconds']:.2f}" if w else "not found | - | -")
+        print(f"| {spec.replace('python:examples.broken_assignors:', '')} | {f['property']} | {f['scope']} | "
+              f"{f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
+    print(f"\nBenchmark wall time: {time.perf_counter() - started:.0f} s.")
+
+
+if __name__ == "__main__":
+    main()
