@@ -61,6 +61,11 @@ def scopes(target: Target) -> dict[str, ConsumerScope]:
         out["two-bounce-upgrade"] = ConsumerScope(members=2, partitions=(3,), plan=(
             Config(("range",), 1), Config((t, "range"), 3), Config((t,), 3)), start="stable", budget=0,
             max_generation=8)
+    if coop and EAGER not in target.protocols:
+        # what is left to a COOPERATIVE-only assignor: one bounce straight from range; the
+        # bounced member shares no protocol with the others (INCONSISTENT_GROUP_PROTOCOL)
+        out["one-bounce-upgrade"] = ConsumerScope(members=2, partitions=(3,), plan=(
+            Config(("range",), 1), Config((t,), 3)), start="stable", budget=0, max_generation=8)
     if not coop:
         # subscription v0: no ownedPartitions, no generation
         out["subscription-v0"] = ConsumerScope(members=2, partitions=(2, 1), plan=(Config((t,), 0),), faults=("crash",),
