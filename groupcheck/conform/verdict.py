@@ -42,14 +42,17 @@ def properties(run: TargetRun) -> list[dict]:
     counts = _invocation_counts(run) if run.recorder else {}
     ran = [s for s in run.scopes if s.reports]
     model_props = [p.name for p in MODEL.properties if p.kind != "sometimes"] + list(CHECKER_ONLY)
-    for name in model_props + list(PER_INVOCATION):
+    for name in model_props + list(PER_INVOCATION) + ["formed_group_claims"]:
         per_call = name in PER_INVOCATION
-        row = {"property": name, "source": "invocation" if per_call else ("checker" if name in CHECKER_ONLY else "model")}
+        source = "checker" if name in CHECKER_ONLY else "start" if name == "formed_group_claims" else "model"
+        row = {"property": name, "source": "invocation" if per_call else source}
         if per_call:
             row.update(counts.get(name, {"judged": 0, "violated": 0}))
             exercised = row["judged"] > 0
         else:
             scopes = [s for s in ran if name in s.checked or name in {d.property for d in s.divergences}]
+            if name == "formed_group_claims":       # judged on the initial states of stable-start scopes
+                scopes = [s for s in scopes if s.scope.start == "stable"]
             row["scopes"] = len(scopes)
             row["states"] = sum(r.states for s in scopes for r in s.reports if r.mode == "bfs")
             row["violated"] = len({d.scope_name for d in found.get(name, [])})
