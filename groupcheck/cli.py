@@ -1,4 +1,4 @@
-"""groupcheck's command line: check, replay, regression, list, upgrade-plan (one module each).
+"""groupcheck's command line: check, replay, regression, list, upgrade-plan, conform (one module each).
 
 Exit codes (every command; ``console`` names them):
 

@@ -54,3 +54,17 @@ def test_the_regression_file_runs_green_then_red_once_fixed(tmp_path):
     red = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(fixed)],
                          capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert red.returncode == 1 and "no longer violated" in red.stdout
+
+
+def test_a_walk_counterexample_is_shrunk_and_still_replays():
+    from groupcheck.conform.regression import divergence_along
+    from model.consumer.scope import to_dict
+
+    target = targets.python_assignor("examples.broken_assignors:AssumesEqualSubscriptions")
+    r = driver.run_target(target, driver.Settings(walks=300, walk_length=80, progress_every=1e9, only=("metadata",),
+                                                  bfs=False), Limits(100_000, 120, "4GiB"))
+    d = r.divergences[0]
+    assert d.mode == "walks" and d.property == "assignment_valid"
+    assert len(d.path) - 1 <= d.raw_length
+    found = divergence_along(target.key, to_dict(d.scope), d.path, d.property)
+    assert found is not None and found.step == len(d.path) - 1
