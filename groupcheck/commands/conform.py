@@ -12,6 +12,7 @@ a search, a scope did not run, or an answer was info); 130 interrupted.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import List, Optional
 
@@ -23,6 +24,7 @@ from ..console import (
 )
 from ..conform import adapter as _adapter
 from ..conform import driver, targets, verdict
+from ..conform.scenarios import scopes as scenario_scopes
 
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
@@ -83,7 +85,7 @@ def conform(
     limits = Limits(max_states, max_seconds, max_memory)
     chosen = _targets(target, adapter, assignor, timeout)
     if scope:
-        known = {n for t in chosen for n in __import__("groupcheck.conform.scenarios", fromlist=["x"]).scopes(t)}
+        known = {n for t in chosen for n in scenario_scopes(t)}
         unknown = sorted(set(scope) - known)
         if unknown:
             raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -103,9 +105,8 @@ def conform(
                 codes.append(BAD_INPUT)
                 continue
             path, _ = verdict.write(run, out_dir)
-            data = verdict.summary(run)
-            out.print(verdict.text(run, {**data, "divergences": __import__("json").loads(path.read_text())["divergences"]}),
-                      markup=False, highlight=False)
+            data = json.loads(path.read_text())           # the summary, with the files written
+            out.print(verdict.text(run, data), markup=False, highlight=False)
             out.print(f"  verdict: {path}", markup=False, highlight=False)
             codes.append(_code(data))
     code = INTERRUPTED if limits.budget.interrupted else (

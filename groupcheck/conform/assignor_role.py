@@ -32,7 +32,7 @@ from model.core import Model, Property
 from model.partitions import bits
 
 from . import claims as C
-from .adapter import Outcome
+from .adapter import AdapterError, Outcome
 from .targets import Target
 
 
@@ -78,7 +78,6 @@ class Recorder:
         self.hello = self.adapter.open()
         out = self.adapter.setup("assignor", {"assignor": target.assignor})
         if not out.ok:
-            from .adapter import AdapterError
             raise AdapterError(f"{target.name}: setup answered {out.type}: {out.error}")
         self.calls: dict[str, Call] = {}
         self.step_calls: list[str] = []
