@@ -106,3 +106,21 @@ def test_in_process_an_exception_is_a_fail_naming_the_line():
         {"member_id": "consumer-002", "topics": ["t0", "t1"], "owned_partitions": [], "generation": -1}]}
     out = a.invoke("assignor", "assign", unequal)
     assert out.type == "fail" and "KeyError" in out.error and "roundrobin.py:" in out.error
+
+
+def test_an_in_process_answer_that_is_not_an_assignment_is_a_fail_not_a_crash():
+    from groupcheck.api import PartitionAssignor, TopicPartition
+    from groupcheck.conform.assignor_role import Recorder
+    from groupcheck.conform.targets import Target
+
+    class Negative(PartitionAssignor):
+        name = "negative"
+        supported_protocols = ("EAGER",)
+
+        def assign(self, cluster, subscriptions):
+            return {m: [TopicPartition("t0", 0)] if i else [("t0", -1)] for i, m in enumerate(sorted(subscriptions))}
+
+    rec = Recorder(Target("python:negative", lambda: InProcessAdapter("negative", Negative), "negative", ("EAGER",), None))
+    out, answer = rec.ask(ARG)
+    assert out.type == "fail" and answer is None
+    assert "$.assignment.consumer-001[0][1]: -1 is less than the minimum of 0" in out.error

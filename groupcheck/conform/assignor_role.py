@@ -32,7 +32,7 @@ from model.core import Model, Property
 from model.partitions import bits
 
 from . import claims as C
-from .adapter import AdapterError, Outcome
+from .adapter import AdapterError, Outcome, problems
 from .targets import Target
 
 
@@ -124,6 +124,12 @@ class Recorder:
     def ask(self, argument: dict) -> tuple[Outcome, dict | None]:
         self.invocations += 1
         out = self.adapter.invoke("assignor", "assign", argument)
+        if out.ok and not hasattr(self.adapter, "transcript"):
+            # in process, an answer that is not an assignment is the implementation's own
+            # failure (an external program's is a broken adapter: AdapterError, exit 2)
+            wrong = problems("assignor.assign.result", out.value)
+            if wrong:
+                out = Outcome("fail", None, f"assign() returned something that is not an assignment: {wrong[0]}")
         if out.type == "info":
             self.info += 1
         answer = _normal(out.value["assignment"]) if out.ok else None
@@ -154,7 +160,7 @@ class Recorder:
             if mid not in number:
                 continue                            # judged by assignment_valid
             for topic, p in tps:
-                if topic in names and p < argument["topics"].get(topic, 0):
+                if topic in names and 0 <= p < argument["topics"].get(topic, 0):
                     result[number[mid]] |= 1 << (names.index(topic) * stride + p)
         return result
 

@@ -61,7 +61,7 @@ def assignment_valid(arg: dict, answer: dict, mode: str, contract: str | None) -
         return f"assigns to {', '.join(unknown)}, not a member of the group"
     subscribed = _subscribed(arg)
     for tp, owners in sorted(_owners(answer).items()):
-        if tp[1] >= arg["topics"].get(tp[0], 0):
+        if not 0 <= tp[1] < arg["topics"].get(tp[0], 0):
             return f"assigns {tp[0]}-{tp[1]}, which does not exist (cluster {arg['topics']})"
         if len(owners) > 1:
             return f"{tp[0]}-{tp[1]} assigned to {len(owners)} members: {', '.join(sorted(owners))}"
