@@ -55,15 +55,17 @@ def test_register_refuses_what_would_change_the_packaged_rules(registry, assigno
 def test_a_non_built_in_assignor_sees_the_raw_claims_unresolved():
     """Two members claim partition 0 at the same generation: the resolved claims keep it
     for nobody, but the plan also gets each member's raw ownedPartitions and generation,
-    as Kafka hands them to a non-built-in assignor."""
+    and the whole subscription, as Kafka hands them to a non-built-in assignor."""
     seen: list = []
-    subs = ((1, Subscription(3, 0b1, 0b01, 2, 0, -1)), (2, Subscription(3, 0b1, 0b01, 2, 0, -1)))
+    sub = Subscription(3, 0b1, 0b01, 2, 0, -1)
+    subs = ((1, sub), (2, sub))
     run_assignor(recording(seen), Behaviour(), subs, (2,), 2)
-    assert seen == [(Member(1, 0b11, 0, 0b1, 0b01, 2), Member(2, 0b11, 0, 0b1, 0b01, 2))]
+    assert seen == [(Member(1, 0b11, 0, 0b1, 0b01, 2, sub), Member(2, 0b11, 0, 0b1, 0b01, 2, sub))]
 
 
 def test_a_pre_kip_429_leader_hands_no_claims_even_to_an_assignor_that_reads_them():
     seen: list = []
     subs = ((1, Subscription(3, 0b1, 0b01, 2, 0, -1)),)
     run_assignor(recording(seen), Behaviour(leader_cooperative_aware=False), subs, (2,), 2)
-    assert seen == [(Member(1, 0b11, 0, 0b1, 0, -1),)]
+    # it decodes the subscription as v0: no ownedPartitions, no generation
+    assert seen == [(Member(1, 0b11, 0, 0b1, 0, -1, Subscription(3, 0b1, 0, -1, 0, -1)),)]

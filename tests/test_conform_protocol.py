@@ -10,6 +10,7 @@ import pytest
 from groupcheck.conform.adapter import AdapterError, problems, validate
 from groupcheck.conform.inprocess import InProcessAdapter, style
 from groupcheck.conform.process import ProcessAdapter
+from model.assignors import ASSIGNORS
 
 SCRIPT = str(Path(__file__).with_name("conform_adapter_script.py"))
 ARG = {"topics": {"t0": 3}, "members": [
@@ -121,6 +122,10 @@ def test_an_in_process_answer_that_is_not_an_assignment_is_a_fail_not_a_crash():
             return {m: [TopicPartition("t0", 0)] if i else [("t0", -1)] for i, m in enumerate(sorted(subscriptions))}
 
     rec = Recorder(Target("python:negative", lambda: InProcessAdapter("negative", Negative), "negative", ("EAGER",), None))
-    out, answer = rec.ask(ARG)
+    try:
+        out, answer = rec.ask(ARG)
+    finally:
+        rec.close()
     assert out.type == "fail" and answer is None
+    assert "python:negative" not in ASSIGNORS          # closing takes it out of the model's registry
     assert "$.assignment.consumer-001[0][1]: -1 is less than the minimum of 0" in out.error

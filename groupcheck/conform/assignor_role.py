@@ -84,10 +84,17 @@ class Recorder:
         self.invocations = 0
         self.info = 0
         self.init_calls: dict[Any, tuple[str, ...]] = {}   # initial state -> inputs settling it
+        self.replaced = registry.ASSIGNORS.get(target.name)
         registry.register(Assignor(target.name, target.protocols, False, target.claims_from, False, self.plan))
         registry.rebalance_protocol.cache_clear()
 
     def close(self) -> None:
+        """Close the adapter and take the target out of the model's registry again."""
+        if self.replaced is None:
+            registry.ASSIGNORS.pop(self.target.name, None)
+        else:
+            registry.ASSIGNORS[self.target.name] = self.replaced
+        registry.rebalance_protocol.cache_clear()
         try:
             self.adapter.teardown()
             self.adapter.close()

@@ -39,6 +39,14 @@ def claim_of(sub: Subscription, claims_from: str | None) -> Claim:
     return Claim(0, owned, generation)
 
 
+def raw_subscription(sub: Subscription, behaviour: Behaviour) -> Subscription:
+    """The subscription as the leader decodes it for a non-built-in assignor: whole, except
+    that a leader on code before KIP-429 reads it as v0 (no ownedPartitions, no generation)."""
+    if behaviour.leader_cooperative_aware:
+        return sub
+    return sub._replace(owned=0, generation=-1)
+
+
 def run_assignor(assignor: Assignor, behaviour: Behaviour, subs: tuple[tuple[int, Subscription], ...],
                  partitions: tuple[int, ...], stride: int) -> dict[int, int]:
     """ConsumerPartitionAssignor#assign as the leader runs it: the claims it reads,
@@ -52,7 +60,7 @@ def run_assignor(assignor: Assignor, behaviour: Behaviour, subs: tuple[tuple[int
         kept, contested = {mid: 0 for mid, _ in subs}, 0
     members = tuple(Member(mid, existing(partitions, stride, sub.topics), kept[mid], sub.topics,
                            claim.owned if claims_used else 0, claim.generation if claims_used else -1,
-                           () if assignor.builtin else sub)
+                           () if assignor.builtin else raw_subscription(sub, behaviour))
                     for (mid, sub), claim in zip(subs, claims))
     intended = assignor.plan(members, stride)
     if assignor.withholds and behaviour.withhold and behaviour.leader_cooperative_aware:
