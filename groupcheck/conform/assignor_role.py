@@ -84,17 +84,30 @@ class Recorder:
         self.invocations = 0
         self.info = 0
         self.init_calls: dict[Any, tuple[str, ...]] = {}   # initial state -> inputs settling it
-        self.replaced = registry.ASSIGNORS.get(target.name)
-        registry.register(Assignor(target.name, target.protocols, False, target.claims_from, False, self.plan))
+        self.frozen = False              # closed: answers come from the cache only
+        self.replaced = None
+        self.register()
+
+    def register(self) -> None:
+        """Make the target the model's assignor of that name (for as long as it runs)."""
+        self.replaced = registry.ASSIGNORS.get(self.target.name)
+        registry.register(Assignor(self.target.name, self.target.protocols, False, self.target.claims_from, False,
+                                   self.plan))
         registry.rebalance_protocol.cache_clear()
 
-    def close(self) -> None:
-        """Close the adapter and take the target out of the model's registry again."""
+    def unregister(self) -> None:
+        """Take the target out of the model's registry again (restoring what it replaced)."""
         if self.replaced is None:
             registry.ASSIGNORS.pop(self.target.name, None)
         else:
             registry.ASSIGNORS[self.target.name] = self.replaced
         registry.rebalance_protocol.cache_clear()
+
+    def close(self) -> None:
+        """Close the adapter and unregister; what was answered stays cached (``frozen``), so
+        the paths found can still be replayed into traces."""
+        self.unregister()
+        self.frozen = True
         try:
             self.adapter.teardown()
             self.adapter.close()
@@ -146,12 +159,14 @@ class Recorder:
         argument, ids, names, stride = self.argument(members, stride)
         key = json.dumps(argument, sort_keys=True, separators=(",", ":"))
         call = self.calls.get(key)
+        if call is None and self.frozen:
+            raise AdapterError(f"{self.target.name}: closed; input not answered before: {key[:200]}")
         if call is None:
             out, answer = self.ask(argument)
             call = self.calls[key] = Call(argument, out, answer)
         else:
             call.seen += 1
-            if call.asked == 1 and call.outcome.ok:      # ask once more: the same answer?
+            if call.asked == 1 and call.outcome.ok and not self.frozen:   # ask once more: the same answer?
                 out, answer = self.ask(argument)
                 call.asked += 1
                 if out.ok and answer != call.answer:

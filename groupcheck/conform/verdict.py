@@ -90,13 +90,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:80] or "target"
 
 
-def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, Path]]]:
-    """verdict.json, and per divergence its ITF trace, story and regression test."""
-    where = out_dir / "conform" / slug(run.target.name)
-    where.mkdir(parents=True, exist_ok=True)
-    data = summary(run)
-    written = []
-    model = conform_model(run.recorder) if run.recorder else None
+def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: list) -> None:
     for i, d in enumerate(run.divergences):
         meta = {"profile": d.scope.profile, "mode": d.mode,
                 "violation": {"property": d.property, "message": d.message, "kind": "always"},
@@ -108,6 +102,22 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
         test.write_text(render(itf.name, run.target.key, to_dict(d.scope), d.path, d.property))
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
         written.append((itf, txt, test))
+
+
+def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, Path]]]:
+    """verdict.json, and per divergence its ITF trace, story and regression test."""
+    where = out_dir / "conform" / slug(run.target.name)
+    where.mkdir(parents=True, exist_ok=True)
+    data = summary(run)
+    written = []
+    model = conform_model(run.recorder) if run.recorder else None
+    if run.divergences:
+        run.recorder.register()           # the traces replay the paths through the target's answers
+    try:
+        _write_divergences(run, model, where, data, written)
+    finally:
+        if run.divergences:
+            run.recorder.unregister()
     adapter = getattr(run.recorder, "adapter", None)
     if hasattr(adapter, "transcript"):          # an external program: the messages exchanged, kept
         lines = [json.dumps({"dir": d, "message": m}) for d, m in adapter.transcript[-5000:]]
