@@ -65,6 +65,9 @@ def streams_classic() -> dict[str, object]:
         "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
                                            plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),
                                            faults=("crash",), budget=1),
+        # the first of those bounces at the size where skipping upgrade.from shows (3 instances,
+        # 4 tasks): a COOPERATIVE member under an EAGER 2.3 leader keeps a task given away
+        "first-bounce-2.3-3.9": StreamsScope(instances=3, tasks=4, plan=(Config("2.3"), Config("3.9", "2.3"))),
         # KIP-268's two bounces from before version probing (upgrade.from=0.10.2 sends v2)
         "two-bounce-0.10.2-2.0": StreamsScope(instances=2, tasks=2, plan=(Config("0.10.2"), Config("2.0", "0.10.2"),
                                                                           Config("2.0"))),

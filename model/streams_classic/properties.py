@@ -248,6 +248,27 @@ def settles_fully_assigned(scope: StreamsScope, state: State) -> str | None:
     return None
 
 
+def settled_balanced(scope: StreamsScope, state: State) -> str | None:
+    """Kafka's StickyTaskAssignor#assignActive: "first try and re-assign existing active
+    tasks to clients that previously had the same active task", but only while
+    ``client.hasUnfulfilledQuota(tasksPerThread)``; the rest go to the client with the
+    most available capacity (``findClient``, ``hasMoreAvailableCapacityThan``). Stickiness
+    never outweighs balance. Claim (liveness at quiescence): once the group has settled
+    with every thread alive under the sticky assignor, the live instances' active task
+    counts differ by at most one (every instance here runs the same number of threads)."""
+    if scope.task_assignor != "sticky" or not quiescent(scope, state) \
+            or any(m.status == FAILED for m in state.members):
+        return None
+    load: dict[int, int] = {}
+    for s, m in enumerate(state.members):
+        if live(m):
+            load[s // scope.threads] = load.get(s // scope.threads, 0) + bin(m.active).count("1")
+    if len(load) > 1 and max(load.values()) - min(load.values()) > 1:
+        shown = ", ".join(f"S{i + 1}: {n}" for i, n in sorted(load.items()))
+        return f"settled with active tasks per instance {shown}: not balanced"
+    return None
+
+
 def some_thread_downgraded(scope: StreamsScope, state: State) -> str | None:
     """Witness: version probing happened - a live thread uses a version below what its
     configuration starts with."""
@@ -287,6 +308,7 @@ PROPERTIES = (
     Property("upgrade_within_one_extra_rebalance", "within", upgrade_within_one_extra_rebalance),
     Property("rebalances_bounded", "within", rebalances_bounded),
     Property("settles_fully_assigned", "within", settles_fully_assigned),
+    Property("settled_balanced", "within", settled_balanced),
     Property("some_thread_downgraded", "sometimes", some_thread_downgraded),
     Property("some_warmup_caught_up", "sometimes", some_warmup_caught_up),
     Property("upgrade_finished", "sometimes", upgrade_finished),
