@@ -165,7 +165,8 @@ class Group:
             "partition.assignment.strategy": s.assignor, "session.timeout.ms": s.session_timeout_ms,
             "heartbeat.interval.ms": s.heartbeat_interval_ms, "max.poll.interval.ms": s.max_poll_interval_ms,
             "auto.offset.reset": "earliest", "enable.auto.commit": False, "client.id": name,
-            "topic.metadata.refresh.interval.ms": 1000, "log_level": 3,
+            "topic.metadata.refresh.interval.ms": 1000,
+            "log_level": 2,   # broker_down makes every poll log "Connect ... failed" at level 3
         }
         consumer = confluent_kafka.Consumer(conf)
         member = Member(name, consumer)
@@ -265,10 +266,12 @@ class Group:
         """Close every member still running, then the mock. Never raises."""
         for m in self.members.values():
             if not m.closed:
+                self.record("op", op="close", args={"member": m.name, "teardown": True})
                 try:
                     m.stalled = False
                     m.consumer.close()
                 except Exception:  # noqa: BLE001 - best effort on teardown
                     pass
                 m.closed = True
+                self.record("op", op="closed", args={"member": m.name, "teardown": True})
         self.mock.close()
