@@ -125,8 +125,8 @@ def from_model(seed: int, members: int, partitions: int, assignor: str, max_ops:
                                    {"op": "request_errors", "api": "Heartbeat", "errors": ["UNKNOWN_MEMBER_ID"]}]))
         if rng.random() < 0.4:
             ops.append({"op": "wait", "seconds": round(rng.uniform(0.5, 4.0), 1)})
-        if len(running) == 1 and ops[-1]["op"] == "join" and rng.random() < 0.5:
-            ops.append({"op": "settle", "max_s": 60})
+        if ops[-1]["op"] in ("join", "close") and rng.random() < (0.6 if len(running) == 1 else 0.3):
+            ops.append({"op": "settle", "max_s": 60})   # a settled point: converges_within_k counts from here
     if not running:
         ops.insert(0, {"op": "join", "member": "c1"})
     return finish(ops)
