@@ -209,3 +209,10 @@ def test_in_process_adapter_session():
         assert v["settles_fully_owned"]["verdict"] == "held"
     finally:
         a.close()
+
+
+def test_settle_with_no_consumer_judges_nothing():
+    events = [{"t": 0, "kind": "op", "op": "settle", "args": {"max_s": 5}},
+              {"t": 0.1, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 5, "seconds": 0.1, "rounds": 0}}]
+    j = judge(events, cooperative=False, partitions=2, max_poll_interval_ms=5000)
+    assert j.summary()["settles_fully_owned"]["verdict"] == "not exercised"

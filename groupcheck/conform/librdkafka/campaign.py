@@ -123,6 +123,7 @@ def run(target: str, options: Options, progress: Callable[[str], None] = print) 
             progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: "
                      + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
                      + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
+            shrunk_runs: dict = {}
             for prop in bad:
                 if prop in found:
                     continue
@@ -130,9 +131,14 @@ def run(target: str, options: Options, progress: Callable[[str], None] = print) 
                 if report.first_divergence_s is None:
                     report.first_divergence_s = round(time.monotonic() - start, 1)
                 message = r.judgement.results[prop].violations[0][2]
-                shrunk, srun = shrink(scenario, prop, runner,
-                                      min(deadline, time.monotonic() + options.shrink_seconds), progress)
-                srun = srun or r
+                if prop in shrunk_runs:     # the scenario shrunk for an earlier property shows this one too
+                    shrunk, srun = shrunk_runs[prop]
+                else:
+                    shrunk, srun = shrink(scenario, prop, runner,
+                                          min(deadline, time.monotonic() + options.shrink_seconds), progress)
+                    srun = srun or r
+                    for other in srun.judgement.violated():
+                        shrunk_runs.setdefault(other, (shrunk, srun))
                 files = write_divergence(out, srun, assignor, settings_d, client, seed, prop,
                                          srun.judgement.results[prop].violations[0][2])
                 report.divergences.append({"property": prop, "message": message, "seed": seed,
