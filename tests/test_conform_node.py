@@ -133,6 +133,7 @@ def test_hello_names_kafkajs_its_version_and_assignors(adapter):
     assert hello["assignors"] == ["roundrobin", "broken-duplicate", "broken-skip-last-member",
                                   "broken-cooperative-ignores-owned"]
     assert hello["protocol_names"]["roundrobin"] == "RoundRobinAssigner"     # kafkajs's JoinGroup name
+    assert hello["protocols"]["roundrobin"] == ["EAGER"] and hello["balanced"]["roundrobin"] == "always"
     assert hello["wire"]["subscription_version"] == hello["wire"]["assignment_version"] == 0
     assert adapter.close() == 0
 
@@ -267,7 +268,7 @@ def test_broken_cooperative_moves_an_owned_partition_in_one_round(adapter):
     """consumer-001 owns both partitions; consumer-002 joins. A COOPERATIVE assignor must
     leave t0-1 with 001 this round (revoke first); this one hands it straight over."""
     hello = adapter.open()
-    assert hello["rebalance_protocols"]["broken-cooperative-ignores-owned"] == ["COOPERATIVE"]
+    assert hello["protocols"]["broken-cooperative-ignores-owned"] == ["COOPERATIVE"]
     adapter.setup("broken-cooperative-ignores-owned")
     owned = {"consumer-001": [("t0", 0), ("t0", 1)], "consumer-002": []}
     got = assigned(adapter.assign({"t0": 2}, [member(m, ["t0"], owned=tps, generation=4) for m, tps in owned.items()]))

@@ -131,11 +131,15 @@ const BROKEN = {
   },
 }
 
+// Each assignor: its factory, the rebalance protocols it declares, and its balance
+// contract (always: counts within 1 when every member subscribes to the same topics;
+// the broken ones claim roundrobin's contract, which is what they break).
 const ASSIGNORS = {
-  roundrobin: { make: PartitionAssigners.roundRobin, rebalance: ['EAGER'] },
-  'broken-duplicate': { make: BROKEN['broken-duplicate'], rebalance: ['EAGER'] },
-  'broken-skip-last-member': { make: BROKEN['broken-skip-last-member'], rebalance: ['EAGER'] },
-  'broken-cooperative-ignores-owned': { make: BROKEN['broken-cooperative-ignores-owned'], rebalance: ['COOPERATIVE'] },
+  roundrobin: { make: PartitionAssigners.roundRobin, protocols: ['EAGER'], balanced: 'always' },
+  'broken-duplicate': { make: BROKEN['broken-duplicate'], protocols: ['EAGER'], balanced: 'always' },
+  'broken-skip-last-member': { make: BROKEN['broken-skip-last-member'], protocols: ['EAGER'], balanced: 'always' },
+  'broken-cooperative-ignores-owned': {
+    make: BROKEN['broken-cooperative-ignores-owned'], protocols: ['COOPERATIVE'], balanced: 'always' },
 }
 
 // The ConsumerProtocol versions kafkajs's assigners write (MemberMetadata and
@@ -151,7 +155,8 @@ function hello() {
     runtime: `node ${process.version}`,
     protocol_names: Object.fromEntries(Object.entries(ASSIGNORS).map(
       ([name, a]) => [name, a.make({ cluster: stubCluster({}) }).name])),
-    rebalance_protocols: Object.fromEntries(Object.entries(ASSIGNORS).map(([name, a]) => [name, a.rebalance])),
+    protocols: Object.fromEntries(Object.entries(ASSIGNORS).map(([name, a]) => [name, a.protocols])),
+    balanced: Object.fromEntries(Object.entries(ASSIGNORS).map(([name, a]) => [name, a.balanced])),
     wire: { subscription_version: WIRE_VERSION, assignment_version: WIRE_VERSION,
             drops: ['owned_partitions', 'generation', 'group_instance_id', 'user_data'] },
   }
