@@ -275,3 +275,76 @@ def test_broken_cooperative_moves_an_owned_partition_in_one_round(adapter):
     assert got == {"consumer-001": [("t0", 0)], "consumer-002": [("t0", 1)]}
     with pytest.raises(CooperativeAssignmentError, match="t0-1"):
         validate_cooperative_assignment(owned, got)
+
+
+# ---- judged by the conformance core (branch conform): adapter_targets starts the
+# ---- adapter with ProcessAdapter, claims.judge applies the per-invocation claims
+
+EQUAL = [   # every member subscribed to the same topics
+    {"topics": {"t0": 3, "t1": 2}, "members": [member(m, ["t0", "t1"]) for m in ("consumer-001", "consumer-002")]},
+    {"topics": {"t0": 4, "t1": 3}, "members": [member(m, ["t0", "t1"]) for m in
+                                               ("consumer-001", "consumer-002", "consumer-003")]},
+    {"topics": {"t0": 2}, "members": [member(m, ["t0"]) for m in ("consumer-001", "consumer-002", "consumer-003")]},
+]
+UNEQUAL = {"topics": {"t0": 2, "t1": 1},
+           "members": [member("consumer-001", ["t0"]), member("consumer-002", ["t0", "t1"])]}
+HANDOVER = {"topics": {"t0": 2}, "members": [member("consumer-001", ["t0"], owned=[("t0", 0), ("t0", 1)], generation=4),
+                                             member("consumer-002", ["t0"], generation=4)]}
+
+
+def judged(target, contract, inputs) -> dict[str, list[str]]:
+    """Claim name -> the violations the conformance claims found over ``inputs``."""
+    from groupcheck.conform.claims import NOT_APPLICABLE, judge
+    mode = "COOPERATIVE" if "COOPERATIVE" in target.protocols else "EAGER"
+    adapter = target.make()
+    adapter.open()
+    try:
+        assert adapter.setup("assignor", {"assignor": target.assignor}).ok
+        found: dict[str, list[str]] = {}
+        for arg in inputs:
+            out = adapter.invoke("assignor", "assign", arg)
+            assert out.ok, out
+            for name, verdict in judge(arg, out.value["assignment"], mode, contract).items():
+                if verdict not in (None, NOT_APPLICABLE):
+                    found.setdefault(name, []).append(verdict)
+        return found
+    finally:
+        adapter.close()
+
+
+def test_conformance_passes_kafkajs_roundrobin_and_flags_each_broken_assigner():
+    targets_module = pytest.importorskip("groupcheck.conform.targets",
+                                         reason="the conformance core (branch conform) is not merged yet")
+    if not (ADAPTER.parent / "node_modules" / "kafkajs").is_dir():
+        pytest.fail("adapters/node/node_modules is missing: run npm ci --prefix adapters/node")
+    targets = {t.assignor: t for t in targets_module.adapter_targets(f"{NODE} {ADAPTER}", timeout=30)}
+    assert sorted(targets) == sorted(["roundrobin", "broken-duplicate", "broken-skip-last-member",
+                                      "broken-cooperative-ignores-owned"])
+    assert targets["roundrobin"].name == "kafkajs:roundrobin" and targets["roundrobin"].balanced == "always"
+    assert targets["broken-cooperative-ignores-owned"].protocols == ("COOPERATIVE",)
+    # the balance contract each assignor's hello entry declares (the driver knows roundrobin's by name only)
+    probe = targets["roundrobin"].make()
+    declared = probe.open().extra["balanced"]
+    probe.close()
+    contract = {name: t.balanced or declared[name] for name, t in targets.items()}
+    assert contract == dict.fromkeys(targets, "always")
+
+    assert judged(targets["roundrobin"], contract["roundrobin"], EQUAL + [HANDOVER]) == {}
+    duplicate = judged(targets["broken-duplicate"], contract["broken-duplicate"], EQUAL)
+    assert duplicate["assignment_valid"] == ["t0-0 assigned to 2 members: consumer-001, consumer-002"] * 3
+    assert set(duplicate) == {"assignment_valid", "assignment_balanced"}    # the second member has one too many
+    assert list(judged(targets["broken-skip-last-member"], contract["broken-skip-last-member"], EQUAL)) \
+        == ["assignment_balanced"]
+    coop = judged(targets["broken-cooperative-ignores-owned"], contract["broken-cooperative-ignores-owned"], [HANDOVER])
+    assert coop == {"validate_cooperative_assignment":
+                    ["t0-1 both added to one member and revoked from another in one round"]}
+
+
+def test_conformance_flags_kafkajs_roundrobin_on_unequal_subscriptions():
+    """A real divergence of kafkajs: it deals every topic of the group to every member."""
+    targets_module = pytest.importorskip("groupcheck.conform.targets",
+                                         reason="the conformance core (branch conform) is not merged yet")
+    target = next(t for t in targets_module.adapter_targets(f"{NODE} {ADAPTER}", timeout=30)
+                  if t.assignor == "roundrobin")
+    assert judged(target, "always", [UNEQUAL]) == {
+        "assignment_valid": ["t1-0 assigned to consumer-001, which is not subscribed to t1"]}
