@@ -13,6 +13,7 @@ that follows, which covers both orders.
 """
 from __future__ import annotations
 
+from ..core import NotSettled
 from . import releases as rel
 from .leader import assign as leader_assign
 from .member import on_assignment, subscribe
@@ -69,7 +70,7 @@ def settle(scope: StreamsScope, state: State) -> State:
         if not enabled:
             return state._replace(calm=0, since_start=0)
         state, _ = step(scope, state, enabled[0])
-    raise ValueError("scope.start='stable': the group did not settle")
+    raise NotSettled("scope.start='stable': the group did not settle from an empty start on the fault-free schedule")
 
 
 def leaders(state: State) -> tuple[int, ...]:
