@@ -210,3 +210,22 @@ def rebalance_in_progress_rejoins(scope: ConsumerScope, prev: State, action, nxt
     if any(e.slot == action.slot and e.kind in CALLBACK_KINDS for e in events):
         return f"{name} called a rebalance listener on {kind} REBALANCE_IN_PROGRESS"
     return None
+
+
+def heartbeat_loss_keeps_membership(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's AbstractCoordinator: a Heartbeat that fails on the connection (a lost
+    response, a request timeout) only marks the coordinator unknown ("coordinatorDead")
+    and the heartbeat is retried; no rejoin is requested, the member keeps its
+    generation and partitions (its session decides whether it stays a member). Claim:
+    losing a Heartbeat response leaves the consumer's status, membership and ownership
+    as they were."""
+    if action.kind != "lose_response":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    if resp.kind != "HeartbeatResponse":
+        return None
+    after = nxt.consumers[action.slot]
+    if (after.status, after.member_id, after.generation, after.owned) != (c.status, c.member_id, c.generation, c.owned):
+        return f"C{action.slot + 1} changed its membership on a lost Heartbeat response (status {after.status})"
+    return None
