@@ -77,6 +77,10 @@ def streams_classic() -> dict[str, object]:
         "kip-268-2.0-next": under("kip-268", StreamsScope(instances=3, tasks=3, plan=(Config("2.0"), Config("next")))),
         "kafka-2.6+-2.0-next": under("kafka-2.6+", StreamsScope(instances=3, tasks=3,
                                                                plan=(Config("2.0"), Config("next")))),
+        # version probing with two threads per instance: a 2.3 leader answers a 2.4 member
+        # (KAFKA-8649's prevTasks fix decides what each thread of an instance gets)
+        "threads-probing": StreamsScope(instances=2, threads=2, tasks=2, plan=(Config("2.3"), Config("2.4", "2.3")),
+                                        max_generation=12),
         # two stream threads per instance: members of one instance share its tasks
         "threads": StreamsScope(instances=2, threads=2, tasks=3, plan=(Config("2.4"), Config("3.9"))),
         # standby replicas with the sticky assignor, a crash and a scale-down

@@ -14,7 +14,7 @@ from ..core import Property
 from ..partitions import bits
 from . import releases as rel
 from .scope import StreamsScope
-from .state import ABSENT, FAILED, GONE, UP, Action, State, task_names
+from .state import ABSENT, FAILED, GONE, JOINING, UP, Action, State, task_names
 from .step import LEADER_FAILURE, config, first_version, live, quiescent
 
 REBALANCES_ALLOWED = 3
@@ -269,6 +269,20 @@ def settled_balanced(scope: StreamsScope, state: State) -> str | None:
     return None
 
 
+def caught_up_warmup_rejoins(scope: StreamsScope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """Seed 002 (KIP-429's Streams design): "When the restoration of learner task is
+    complete, the stream instance will initiate a new JoinGroupRequest to call out another
+    rebalance to do the task transfer" ("re-attempting to join the group to indicate that
+    it is 'ready'"). Claim: a thread whose warm-up tasks are caught up in this step is
+    then due to send JoinGroup."""
+    if action.kind != "caught_up":
+        return None
+    m = nxt.members[action.slot]
+    if m.status != JOINING:
+        return f"{_name(scope, action.slot)} caught up on {task_names(m.ready)} without rejoining (status {m.status})"
+    return None
+
+
 def some_thread_downgraded(scope: StreamsScope, state: State) -> str | None:
     """Witness: version probing happened - a live thread uses a version below what its
     configuration starts with."""
@@ -304,6 +318,7 @@ PROPERTIES = (
     Property("revoke_before_reassign", "always", revoke_before_reassign),
     Property("warmup_active_only_when_caught_up", "always", warmup_active_only_when_caught_up, on="step"),
     Property("standby_not_with_active", "always", standby_not_with_active, on="step"),
+    Property("caught_up_warmup_rejoins", "always", caught_up_warmup_rejoins, on="step"),
     Property("upgrade_completes", "within", upgrade_completes),
     Property("upgrade_within_one_extra_rebalance", "within", upgrade_within_one_extra_rebalance),
     Property("rebalances_bounded", "within", rebalances_bounded),
