@@ -55,7 +55,7 @@ def environment(workdir: Path) -> dict[str, str]:
     }
 
 
-_VIOLATED = re.compile(r"^(\S+) violated in (\S+)", re.M)
+_VIOLATED = re.compile(r"^(\S+) violated in (.+?):? ", re.M)
 _MISSED = re.compile(r"^\s+missed: (.+)$", re.M)
 _PYTEST = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
 
