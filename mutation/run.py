@@ -21,7 +21,7 @@ from . import report
 from .catalog import MUTANTS
 from .mutant import FAMILIES, Mutant, MutantNotApplicable, apply
 from .report import Record
-from .stages import STAGES, Runner, StageResult
+from .stages import STAGES, Runner, StageResult, protocols_of
 
 REPO = Path(__file__).resolve().parent.parent
 ORDER = {m.name: i for i, m in enumerate(MUTANTS)}
@@ -120,6 +120,7 @@ def run_one(m: Mutant, base: Path, files: list[str], runner: Runner, stages: lis
             apply(work, m)
         except (OSError, MutantNotApplicable) as e:
             return Record.of(m, "error", note=str(e))
+        runner.protocols = protocols_of(m.path) if runner.main_affected else ()
         return verdict_of(m, run_stages(runner, work, stages, full, m.name, done))
 
 
@@ -153,6 +154,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--skip-baseline", action="store_true", help="trust that the unmutated base passes")
     p.add_argument("--python", default=sys.executable, help="the interpreter the stages run with")
     p.add_argument("--logs", action="store_true", help="keep every stage's output under OUT/logs")
+    p.add_argument("--main-protocols", choices=("affected", "all"), default="affected",
+                   help="main stage: the main job's jobs of the mutated file's protocol only (default; the "
+                        "other protocol's jobs never run the mutated code), or of every protocol")
     p.add_argument("--interleave", action="store_true",
                    help="run the families round-robin, so a partial campaign samples every family")
     args = p.parse_args(argv)
@@ -187,10 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     base = args.base.resolve()
     files = tracked_files(base)
     runner = Runner(args.python, args.max_seconds_per_stage, args.out / "logs" if args.logs else None)
+    runner.main_affected = args.main_protocols == "affected"
     previous = {r.name: r for r in report.load(args.out)} if args.resume else {}
     records: list[Record] = [r for r in previous.values()]
     meta = {"base": str(base), "commit": base_commit(base), "stages": args.stages, "full": args.full,
-            "max_seconds_per_stage": args.max_seconds_per_stage, "status": "running"}
+            "max_seconds_per_stage": args.max_seconds_per_stage, "main_protocols": args.main_protocols,
+            "status": "running"}
 
     def stop(signum, frame):
         runner.kill()

@@ -28,8 +28,27 @@ class StageResult:
     seconds: float
 
 
-def command(stage: str, python: str) -> list[str]:
+# The main job of some protocols only: the others' entries are dropped from the
+# registry before ``groupcheck check`` (no protocol named) builds its job list.
+_MAIN_OF = ("import sys; from groupcheck import protocols as p; keep = sys.argv.pop(1).split(','); "
+            "[p.PROTOCOLS.pop(n) for n in list(p.PROTOCOLS) if n not in keep]; "
+            "sys.argv = ['groupcheck', 'check']; from groupcheck.cli import main; main()")
+
+
+def protocols_of(path: str) -> tuple[str, ...]:
+    """The protocols whose jobs can execute the file at ``path``: a mutant elsewhere
+    leaves their jobs exactly as at the baseline, which passed."""
+    if path.startswith("model/streams_classic/") or path == "model/assignors/streams_tasks.py":
+        return ("streams-classic",)
+    if path.startswith(("model/consumer/", "model/assignors/")):
+        return ("consumer",)
+    return ()                          # anything else: every protocol
+
+
+def command(stage: str, python: str, protocols: tuple[str, ...] = ()) -> list[str]:
     if stage == "main":
+        if protocols:
+            return [python, "-c", _MAIN_OF, ",".join(protocols)]
         return [python, "-m", "groupcheck.cli", "check"]
     if stage == "properties":
         return [python, "-m", "pytest", "properties/", "-x", "-q", "-p", "no:cacheprovider"]
@@ -114,6 +133,8 @@ class Runner:
 
     def __init__(self, python: str, max_seconds: float, log_dir: Path | None = None):
         self.python = python
+        self.protocols: tuple[str, ...] = ()      # the main job's protocols (empty: all)
+        self.main_affected = True
         self.max_seconds = max_seconds
         self.log_dir = log_dir
         self.child: subprocess.Popen | None = None
@@ -127,7 +148,8 @@ class Runner:
 
     def run(self, stage: str, workdir: Path, label: str) -> StageResult:
         start = time.monotonic()
-        self.child = subprocess.Popen(command(stage, self.python), cwd=workdir, env=environment(workdir),
+        argv = command(stage, self.python, self.protocols)
+        self.child = subprocess.Popen(argv, cwd=workdir, env=environment(workdir),
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                       start_new_session=True)
         try:
@@ -144,7 +166,7 @@ class Runner:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             (self.log_dir / f"{label}.{stage}.log").write_text(
-                f"$ {' '.join(command(stage, self.python))}\nexit {code}\n--- stdout\n{out}\n--- stderr\n{err}")
+                f"$ {' '.join(argv)}\nexit {code}\n--- stdout\n{out}\n--- stderr\n{err}")
         if timed_out:
             return StageResult(stage, "limit", code, f"--max-seconds-per-stage {self.max_seconds:g} reached", "",
                                seconds)

@@ -85,3 +85,14 @@ def test_classify_main_output():
     assert classify("main", 1, missed, "")[2] == "known-bug"
     assert classify("main", 3, "weak\n", "")[0] == "limit"
     assert classify("tests", 1, "FAILED tests/test_a.py::test_b - assert 0\n", "")[:2] == ("killed", "tests/test_a.py::test_b")
+
+
+def test_main_stage_runs_the_mutated_protocol_only():
+    from mutation.stages import command, protocols_of
+    assert protocols_of("model/streams_classic/leader.py") == ("streams-classic",)
+    assert protocols_of("model/assignors/streams_tasks.py") == ("streams-classic",)
+    assert protocols_of("model/assignors/sticky.py") == ("consumer",)
+    assert protocols_of("model/core.py") == ()
+    assert command("main", "py") == ["py", "-m", "groupcheck.cli", "check"]
+    assert command("main", "py", ("consumer",))[-1] == "consumer"
+    assert {protocols_of(m.path) for m in MUTANTS} <= {("consumer",), ("streams-classic",)}
