@@ -109,10 +109,10 @@ def classify(stage: str, code: int, out: str, err: str) -> tuple[str, str, str]:
         if code == 1:
             killer, kind = main_killer(out, err)
             return "killed", killer or "exit 1", kind or "crash"
-        if code in (2, 3):
+        if code in (2, 3):     # 2: bad input (a mutant can break a scope's start), 3: limit / weak
             killer, _ = main_killer(out, err)
-            tail = [x for x in out.strip().splitlines() if x.strip()][-1:] or [""]
-            return "limit", killer or tail[0], ""
+            tail = [x for x in (err if code == 2 else out).strip().splitlines() if x.strip()][-1:] or [""]
+            return "limit", f"exit {code}: {killer or tail[0]}", ""
         if code == 130:
             return "interrupted", "", ""
         killer, kind = main_killer(out, err)

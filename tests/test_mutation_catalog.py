@@ -83,7 +83,8 @@ def test_classify_main_output():
     assert classify("main", 1, out, "") == ("killed", "no_double_ownership @ consumer/cooperative", "property")
     missed = "summary: 1 missed\n  missed: consumer/KAFKA-7026: expected KAFKA-7026 to violate x; BFS explored 3\n"
     assert classify("main", 1, missed, "")[2] == "known-bug"
-    assert classify("main", 3, "weak\n", "")[0] == "limit"
+    assert classify("main", 3, "weak\n", "")[:2] == ("limit", "exit 3: weak")
+    assert classify("main", 2, "", "error: did not settle\n")[1] == "exit 2: error: did not settle"
     assert classify("tests", 1, "FAILED tests/test_a.py::test_b - assert 0\n", "")[:2] == ("killed", "tests/test_a.py::test_b")
 
 
