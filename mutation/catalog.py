@@ -345,7 +345,10 @@ STREAMS_PROBING = (
     M("st-pre-probing-decodes-future", "streams-probing", SLEADER,
       "    if fam == rel.PRE_PROBING and future:",
       "    if False:",
-      "a pre-2.0 leader pretends to decode a future subscription instead of failing (KAFKA-6054)."),
+      "a pre-2.0 leader pretends to decode a future subscription instead of failing (KAFKA-6054).",
+      equivalent="a pre-2.0 leader's minReceived is at most 2, so the very next branch (a future subscription "
+                 "next to a v1/v2 one) makes assign() throw in exactly the same rounds: only the exception's "
+                 "name changes (IllegalStateException for TaskAssignmentException), which no rule reads."),
     M("st-kip268-probed-no-rejoin", "streams-probing", SMEMBER,
       "        rejoin = version == supported\n",
       "        rejoin = False\n",

@@ -167,9 +167,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def covered(r: Record, stages: list[str]) -> bool:
+def covered(r: Record, m: Mutant, stages: list[str]) -> bool:
     """A recorded verdict answers for these stages: decided (killed, n/a, equivalent),
     or every requested stage already ran."""
+    if (r.verdict == "equivalent") != bool(m.equivalent):
+        return False                   # the catalog's equivalence argument changed since
     if r.verdict in ("killed", "n/a", "equivalent"):
         return True
     ran = {s["stage"] for s in r.stages}
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline passed ({', '.join(args.stages)}) in {time.monotonic() - t0:.0f}s", flush=True)
         for i, m in enumerate(chosen, 1):
             old = previous.get(m.name)
-            if old is not None and old.same_mutant(m) and covered(old, args.stages):
+            if old is not None and old.same_mutant(m) and covered(old, m, args.stages):
                 continue
             done = [StageResult(**s) for s in old.stages] if old is not None and old.same_mutant(m) else []
             rec = run_one(m, base, files, runner, args.stages, args.full, done)
