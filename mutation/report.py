@@ -114,7 +114,7 @@ def markdown(records: list[Record], meta: dict) -> str:
     t = totals(records)
     lines = [
         "# Mutation campaign", "",
-        f"base: `{meta.get('base', '')}` (commit `{meta.get('commit', '')}`), stages: "
+        f"base: `{meta.get('base', '')}` (commit `{meta.get('commit', '')}`), stages of the last run: "
         f"{', '.join(meta.get('stages', []))}{' (--full)' if meta.get('full') else ''}; "
         f"{meta.get('status', '')}", "",
         "| | count | % of applicable |", "|---|---:|---:|",
@@ -139,7 +139,7 @@ def markdown(records: list[Record], meta: dict) -> str:
     lines += ["", f"## Survivors ({len(surv)})", ""]
     for r in surv:
         ran = ", ".join(s["stage"] for s in r.stages)
-        lines.append(f"* `{r.name}` ({r.family}, `{r.path}`; survived: {ran}): {r.why}")
+        lines.append(f"* `{r.name}` ({r.family}, `{r.path}`; stages run and passed: {ran}): {r.why}")
     eq = [r for r in records if r.verdict == "equivalent"]
     if eq:
         lines += ["", "## Equivalent mutants", ""]
