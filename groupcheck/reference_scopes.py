@@ -40,8 +40,10 @@ def consumer() -> dict[str, object]:
         # a member mid-rebalance, a member with only a rejoin requested
         "rolling-restart": ConsumerScope(plan=(coop, coop), start="stable", faults=("pause", "lose_response", "timeout"),
                                          budget=1),
-        # KIP-54's sticky assignor: claims from userData, zombies and crashes
-        "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), faults=("pause", "crash"), budget=1),
+        # KIP-54's sticky assignor: claims from userData, zombies and crashes, and a subscription
+        # change over two topics (a claim on a topic no longer subscribed is dropped)
+        "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), partitions=(1, 1), faults=("pause", "crash"),
+                                        operations=("subscription_change",), budget=1),
         # three members, one lost response: where KAFKA-14639 and KAFKA-13406 live
         "three-members": ConsumerScope(members=3, partitions=(1,), faults=("lose_response",), budget=1),
         # KIP-429's own text: a deleted topic's partitions are lost

@@ -269,6 +269,23 @@ def settled_balanced(scope: StreamsScope, state: State) -> str | None:
     return None
 
 
+def scale_down_completes(scope: StreamsScope, state: State) -> str | None:
+    """Seed 002 (scale down): "During rebalance assignment, leader will perform the learner
+    assignment among members without intention of leaving. And the leaving member will
+    shut down itself once received the instruction to revoke all its active tasks."
+    Claim (liveness at quiescence): once the group has settled with some running instance
+    not leaving (one to take the tasks over), no instance told it is leaving still runs:
+    each has been given no task and shut down."""
+    if not quiescent(scope, state):
+        return None
+    if not any(inst.status == UP and not inst.leaving for inst in state.instances):
+        return None
+    for i, inst in enumerate(state.instances):
+        if inst.leaving and inst.status == UP:
+            return f"settled with S{i + 1} told it is leaving, yet still running"
+    return None
+
+
 def caught_up_warmup_rejoins(scope: StreamsScope, prev: State, action: Action, nxt: State, events) -> str | None:
     """Seed 002 (KIP-429's Streams design): "When the restoration of learner task is
     complete, the stream instance will initiate a new JoinGroupRequest to call out another
@@ -324,6 +341,7 @@ PROPERTIES = (
     Property("rebalances_bounded", "within", rebalances_bounded),
     Property("settles_fully_assigned", "within", settles_fully_assigned),
     Property("settled_balanced", "within", settled_balanced),
+    Property("scale_down_completes", "within", scale_down_completes),
     Property("some_thread_downgraded", "sometimes", some_thread_downgraded),
     Property("some_warmup_caught_up", "sometimes", some_warmup_caught_up),
     Property("upgrade_finished", "sometimes", upgrade_finished),

@@ -227,7 +227,10 @@ def _receive(scope: StreamsScope, state: State, members: list[Member], s: int):
             instances[s // scope.threads] = inst._replace(status=GONE)
         events.append(Event("shutdown", s, "no task left: shuts down"))
     else:
-        rejoin = done.rejoin or (g.status == PREPARING and s not in g.joined)
+        # seed 002: members told they are leaving "send join group request to indicate that
+        # they are 'leaving soon'": one told while its last JoinGroup said otherwise rejoins
+        told = inst.leaving and not (done.member.sub is not None and done.member.sub.leaving)
+        rejoin = done.rejoin or (g.status == PREPARING and s not in g.joined) or told
         members[s] = done.member._replace(status=JOINING if rejoin else STABLE)
     return state._replace(group=g, members=tuple(members), instances=tuple(instances)), tuple(events)
 
