@@ -40,8 +40,10 @@ def consumer() -> dict[str, object]:
         # a member mid-rebalance, a member with only a rejoin requested
         "rolling-restart": ConsumerScope(plan=(coop, coop), start="stable", faults=("pause", "lose_response", "timeout"),
                                          budget=1),
-        # KIP-54's sticky assignor: claims from userData, zombies and crashes
-        "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), faults=("pause", "crash"), budget=1),
+        # KIP-54's sticky assignor: claims from userData, zombies and crashes, and a subscription
+        # change over two topics (a claim on a topic no longer subscribed is dropped)
+        "sticky-zombies": ConsumerScope(plan=(Config(("sticky",)),), partitions=(1, 1), faults=("pause", "crash"),
+                                        operations=("subscription_change",), budget=1),
         # three members, one lost response: where KAFKA-14639 and KAFKA-13406 live
         "three-members": ConsumerScope(members=3, partitions=(1,), faults=("lose_response",), budget=1),
         # KIP-429's own text: a deleted topic's partitions are lost
@@ -65,6 +67,9 @@ def streams_classic() -> dict[str, object]:
         "two-bounce-2.3-3.9": StreamsScope(instances=2, tasks=3,
                                            plan=(Config("2.3"), Config("3.9", "2.3"), Config("3.9")),
                                            faults=("crash",), budget=1),
+        # the first of those bounces at the size where skipping upgrade.from shows (3 instances,
+        # 4 tasks): a COOPERATIVE member under an EAGER 2.3 leader keeps a task given away
+        "first-bounce-2.3-3.9": StreamsScope(instances=3, tasks=4, plan=(Config("2.3"), Config("3.9", "2.3"))),
         # KIP-268's two bounces from before version probing (upgrade.from=0.10.2 sends v2)
         "two-bounce-0.10.2-2.0": StreamsScope(instances=2, tasks=2, plan=(Config("0.10.2"), Config("2.0", "0.10.2"),
                                                                           Config("2.0"))),
@@ -74,6 +79,10 @@ def streams_classic() -> dict[str, object]:
         "kip-268-2.0-next": under("kip-268", StreamsScope(instances=3, tasks=3, plan=(Config("2.0"), Config("next")))),
         "kafka-2.6+-2.0-next": under("kafka-2.6+", StreamsScope(instances=3, tasks=3,
                                                                plan=(Config("2.0"), Config("next")))),
+        # version probing with two threads per instance: a 2.3 leader answers a 2.4 member
+        # (KAFKA-8649's prevTasks fix decides what each thread of an instance gets)
+        "threads-probing": StreamsScope(instances=2, threads=2, tasks=2, plan=(Config("2.3"), Config("2.4", "2.3")),
+                                        max_generation=12),
         # two stream threads per instance: members of one instance share its tasks
         "threads": StreamsScope(instances=2, threads=2, tasks=3, plan=(Config("2.4"), Config("3.9"))),
         # standby replicas with the sticky assignor, a crash and a scale-down

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model.core import NotSettled
+
 from . import checker
 from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, Limits, Ticker
 from .protocols import Job
@@ -73,8 +75,12 @@ def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
     """BFS; then, when BFS explored everything and found nothing, the random walks."""
     model, label = job.protocol.model, f"{job.protocol.name}/{job.name}"
     with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
-        report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
-                             progress=tick, budget=limits.budget)
+        try:
+            report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
+                                 progress=tick, budget=limits.budget)
+        except NotSettled as e:     # no state to start from: can_settle fails before the search
+            report = checker.Report(model.name, "bfs", complete=False,
+                                    violation=checker.Violation("can_settle", str(e), [], "liveness"))
     reports = [report]
     if report.complete and job.expect is None and settings.walks:
         with Ticker(f"{label} walks", "walks", settings.progress_every, total=settings.walks) as tick:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from model.core import NotSettled
 from model.itf import JsonError, parse_json
 
 from .console import fail
@@ -100,7 +101,10 @@ def build_scopes(protocol: Protocol, profile: str | None, given: dict) -> dict[s
             if profile is not None:
                 scopes = {name: protocol.with_profile(s, profile) for name, s in scopes.items()}
         for s in scopes.values():
-            model.init_states(s)        # a scope whose start cannot be built fails here, not in BFS
+            try:
+                model.init_states(s)    # a scope whose start cannot be built fails here, not in BFS
+            except NotSettled:
+                pass                    # the rules' failure, not the input's: BFS reports can_settle
         return scopes
     except ValueError as e:
         raise fail(str(e)) from None

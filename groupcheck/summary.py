@@ -100,6 +100,10 @@ def counterexamples(outcomes: list[Outcome], out_dir: Path, seed: int) -> None:
                 "violation": {"property": v.property, "message": v.message, "kind": v.kind}}
         if o.job.expect is not None:
             meta["expected"] = o.job.expect
+        if not v.path:              # NotSettled: the start itself failed, there is no path
+            out.print(f"\n[bold red]{v.property} violated[/] in {escape(o.label)}: {escape(v.message)} "
+                      "(no counterexample file: no state to start from)")
+            continue
         text = traces.story(model, sc, v.path, f"{v.property}: {v.message}")
         if expected:
             out.print(f"\n[green]{escape(o.label)}: caught (expected)[/]: {v.property} after "

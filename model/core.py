@@ -92,6 +92,13 @@ class Model:
         raise KeyError(f"model {self.name!r} has no property {name!r}; known: {known}")
 
 
+class NotSettled(ValueError):
+    """A scope that starts from a settled group (``start: "stable"``) whose group never
+    settles on the model's fixed, fault-free schedule from an empty group: a liveness
+    failure of the rules (or of a user's assignor), not bad input. The checker reports it
+    as ``can_settle`` violated."""
+
+
 class PathError(ValueError):
     """A path does not replay: an index is out of range for the state it meets."""
 

@@ -222,3 +222,26 @@ def test_a_profile_that_ships_a_known_bug_shows_it_as_a_violation(monkeypatch, t
     assert "consumer/KAFKA-12984" in text and "which kafka-2.4-2.8 ships" in text
     assert list(tmp_path.glob("consumer-KAFKA-12984-lost_only_when_fenced-*.itf.json"))
     assert not (tmp_path / "expected").exists()
+
+
+# --- a start that never settles ----------------------------------------------------------
+
+def test_a_stable_start_that_never_settles_is_can_settle_violated_not_bad_input(monkeypatch):
+    """A scope starting from a settled group whose rules never settle it (a broken rule, a
+    user's assignor) is the model's liveness failure: can_settle violated, exit 1, not
+    exit 2 as if the input were wrong, and no counterexample file (no state to start from)."""
+    import importlib
+    step = importlib.import_module("model.consumer.step")
+
+    def never(scope, state):
+        raise step.NotSettled("scope.start='stable': the group did not settle (reached PreparingRebalance)")
+
+    monkeypatch.setattr(step, "_settle", never)
+    protocol = get("consumer")
+    job = Job(protocol, "upgrade", protocol.default_scopes()["upgrade"])
+    outcome = runs.run_job(job, NO_WALKS, limits())
+    assert outcome.verdict == "violated", outcome
+    assert outcome.reports[0].violation.property == "can_settle"
+    result, text = run("check", "consumer", "--scope", '{"start": "stable", "budget": 0}', "--walks", "0")
+    assert result.exit_code == 1, result.output
+    assert "can_settle violated in consumer/custom" in text and "no state to start from" in text

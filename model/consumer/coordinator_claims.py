@@ -91,3 +91,62 @@ def generation_per_round(scope: ConsumerScope, prev: State, action, nxt: State, 
     if late:
         return f"generation {h.generation} completed before member(s) {late} rejoined"
     return None
+
+
+def _answer(prev: State, action, nxt: State):
+    """The response the coordinator put in the sender's inbox in this step, if any."""
+    before, after = prev.consumers[action.slot].inbox, nxt.consumers[action.slot].inbox
+    return after[-1] if len(after) > len(before) else None
+
+
+def coordinator_answers(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's GroupCoordinator#doSyncGroup and #handleHeartbeat, state by state: an
+    unknown member or an Empty group gets UNKNOWN_MEMBER_ID; another generation gets
+    ILLEGAL_GENERATION; "case PreparingRebalance => REBALANCE_IN_PROGRESS"; a SyncGroup
+    in CompletingRebalance waits for the leader's ("if this is the leader, then we can
+    attempt to persist state and transition to stable"); in Stable it gets "memberMetadata.
+    assignment, Errors.NONE"; a Heartbeat in CompletingRebalance or Stable gets NONE
+    ("consumers may start sending heartbeat after join-group response"). Claim: each
+    SyncGroup and Heartbeat the coordinator handles is answered so."""
+    req = _request(prev, action)
+    if req is None or req.kind not in ("SyncGroup", "Heartbeat"):
+        return None
+    g = prev.group
+    m = g.member(req.member_id)
+    if m is None or g.status in (EMPTY, "Dead"):
+        want = "UNKNOWN_MEMBER_ID"
+    elif req.generation != g.generation:
+        want = "ILLEGAL_GENERATION"
+    elif g.status == PREPARING:
+        want = "REBALANCE_IN_PROGRESS"
+    elif req.kind == "SyncGroup" and g.status == COMPLETING and req.member_id != g.leader:
+        want = None            # waits for the leader's SyncGroup
+    else:
+        want = "NONE"
+    got = _answer(prev, action, nxt)
+    name = f"{req.kind} of m{req.member_id} (generation {req.generation}) in a {g.status} group"
+    if want is None:
+        return f"{name} answered {got.error} instead of waiting for the leader" if got is not None else None
+    if got is None:
+        return f"{name} got no answer, expected {want}"
+    if got.error != want:
+        return f"{name} answered {got.error}, expected {want}"
+    if req.kind == "SyncGroup" and want == "NONE" and g.status == STABLE and got.assignment != m.assignment:
+        return f"{name} answered an assignment other than the member's stored one"
+    return None
+
+
+def leave_group_on_close(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's KafkaConsumer#close -> ConsumerCoordinator#close -> maybeLeaveGroup: "Sends
+    LeaveGroupRequest and logs the reason" when the consumer has a member id and is not
+    UNJOINED; the coordinator then removes it at once (handleLeaveGroup:
+    removeMemberAndUpdateGroup) instead of waiting for its session to expire. Claim: a
+    consumer closed while a member of the group is no longer one after the close."""
+    if action.kind != "bounce":
+        return None
+    c = prev.consumers[action.slot]
+    if prev.group.member(c.member_id) is None or c.generation == -1:
+        return None
+    if nxt.group.member(c.member_id) is not None:
+        return f"C{action.slot + 1} closed, yet m{c.member_id} is still a member (no LeaveGroup)"
+    return None

@@ -183,3 +183,49 @@ def fencing_resets_generation(scope: ConsumerScope, prev: State, action, nxt: St
     if after.status != "idle" or after.awaiting:
         return f"{name} does not rejoin after {resp.error} (status {after.status})"
     return None
+
+
+def rebalance_in_progress_rejoins(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's AbstractCoordinator: a Heartbeat answered REBALANCE_IN_PROGRESS while STABLE
+    means "requestRejoin("group is already rebalancing")"; a SyncGroup answered with it:
+    "SyncGroup failed: The group began another rebalance. Need to re-join the group."
+    Since KAFKA-14016 (3.3) neither resets the generation or the member id. Claim: a
+    consumer answered REBALANCE_IN_PROGRESS to the Heartbeat or SyncGroup it awaits will
+    rejoin, keeping its member id, generation and owned partitions, with no callback (its
+    JoinGroup then runs the rebalance's callbacks: ``callbacks_before_join``)."""
+    if action.kind != "receive":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    kind = resp.kind.removesuffix("Response")
+    if resp.error != "REBALANCE_IN_PROGRESS" or kind not in ("Heartbeat", "SyncGroup") \
+            or c.awaiting != kind or resp.to != c.member_id:
+        return None
+    after = nxt.consumers[action.slot]
+    name = f"C{action.slot + 1}"
+    if after.status != "idle" or after.awaiting:
+        return f"{name} does not rejoin after {kind} REBALANCE_IN_PROGRESS (status {after.status})"
+    if (after.member_id, after.generation, after.owned) != (c.member_id, c.generation, c.owned):
+        return f"{name} reset its membership or ownership on {kind} REBALANCE_IN_PROGRESS"
+    if any(e.slot == action.slot and e.kind in CALLBACK_KINDS for e in events):
+        return f"{name} called a rebalance listener on {kind} REBALANCE_IN_PROGRESS"
+    return None
+
+
+def heartbeat_loss_keeps_membership(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    """Kafka's AbstractCoordinator: a Heartbeat that fails on the connection (a lost
+    response, a request timeout) only marks the coordinator unknown ("coordinatorDead")
+    and the heartbeat is retried; no rejoin is requested, the member keeps its
+    generation and partitions (its session decides whether it stays a member). Claim:
+    losing a Heartbeat response leaves the consumer's status, membership and ownership
+    as they were."""
+    if action.kind != "lose_response":
+        return None
+    c = prev.consumers[action.slot]
+    resp = c.inbox[0]
+    if resp.kind != "HeartbeatResponse":
+        return None
+    after = nxt.consumers[action.slot]
+    if (after.status, after.member_id, after.generation, after.owned) != (c.status, c.member_id, c.generation, c.owned):
+        return f"C{action.slot + 1} changed its membership on a lost Heartbeat response (status {after.status})"
+    return None

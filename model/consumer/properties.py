@@ -14,9 +14,10 @@ from __future__ import annotations
 from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
 from ..partitions import count, existing, show
-from .coordinator_claims import generation_per_round, rebalance_on_change_only
+from .coordinator_claims import coordinator_answers, generation_per_round, leave_group_on_close, rebalance_on_change_only
 from .listener_claims import (
     callbacks_before_join, callbacks_consistent, callbacks_on_leave, fencing_resets_generation, lost_only_when_fenced,
+    heartbeat_loss_keeps_membership, rebalance_in_progress_rejoins,
 )
 from .scope import ConsumerScope
 from .state import ASSIGNED, COMPLETING, DOWN, STABLE, State
@@ -214,8 +215,12 @@ PROPERTIES = (
     Property("callbacks_before_join", "always", callbacks_before_join, on="step"),
     Property("callbacks_on_leave", "always", callbacks_on_leave, on="step"),
     Property("fencing_resets_generation", "always", fencing_resets_generation, on="step"),
+    Property("rebalance_in_progress_rejoins", "always", rebalance_in_progress_rejoins, on="step"),
     Property("rebalance_on_change_only", "always", rebalance_on_change_only, on="step"),
     Property("generation_per_round", "always", generation_per_round, on="step"),
+    Property("coordinator_answers", "always", coordinator_answers, on="step"),
+    Property("leave_group_on_close", "always", leave_group_on_close, on="step"),
+    Property("heartbeat_loss_keeps_membership", "always", heartbeat_loss_keeps_membership, on="step"),
     Property("selected_protocol_everywhere", "always", selected_protocol_everywhere),
     Property("converges_within_k", "within", converges_within_k),
     Property("settles_fully_owned", "within", settles_fully_owned),

@@ -6,6 +6,7 @@ generation that began before it).
 """
 from __future__ import annotations
 
+from ..core import NotSettled
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
@@ -56,7 +57,8 @@ def _settle(scope: ConsumerScope, state: State) -> State:
         if not progress:
             break
         state, _ = step(scope, state, progress[0])
-    raise ValueError(f"scope.start='stable': the group did not settle (reached {state.group.status})")
+    raise NotSettled(f"scope.start='stable': the group did not settle from an empty start on the fault-free "
+                     f"schedule (reached {state.group.status})")
 
 
 def _deliver_responses(consumers: list[Consumer], out: tuple) -> None:

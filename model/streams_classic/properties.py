@@ -14,7 +14,7 @@ from ..core import Property
 from ..partitions import bits
 from . import releases as rel
 from .scope import StreamsScope
-from .state import ABSENT, FAILED, GONE, UP, Action, State, task_names
+from .state import ABSENT, FAILED, GONE, JOINING, UP, Action, State, task_names
 from .step import LEADER_FAILURE, config, first_version, live, quiescent
 
 REBALANCES_ALLOWED = 3
@@ -248,6 +248,58 @@ def settles_fully_assigned(scope: StreamsScope, state: State) -> str | None:
     return None
 
 
+def settled_balanced(scope: StreamsScope, state: State) -> str | None:
+    """Kafka's StickyTaskAssignor#assignActive: "first try and re-assign existing active
+    tasks to clients that previously had the same active task", but only while
+    ``client.hasUnfulfilledQuota(tasksPerThread)``; the rest go to the client with the
+    most available capacity (``findClient``, ``hasMoreAvailableCapacityThan``). Stickiness
+    never outweighs balance. Claim (liveness at quiescence): once the group has settled
+    with every thread alive under the sticky assignor, the live instances' active task
+    counts differ by at most one (every instance here runs the same number of threads)."""
+    if scope.task_assignor != "sticky" or not quiescent(scope, state) \
+            or any(m.status == FAILED for m in state.members):
+        return None
+    load: dict[int, int] = {}
+    for s, m in enumerate(state.members):
+        if live(m):
+            load[s // scope.threads] = load.get(s // scope.threads, 0) + bin(m.active).count("1")
+    if len(load) > 1 and max(load.values()) - min(load.values()) > 1:
+        shown = ", ".join(f"S{i + 1}: {n}" for i, n in sorted(load.items()))
+        return f"settled with active tasks per instance {shown}: not balanced"
+    return None
+
+
+def scale_down_completes(scope: StreamsScope, state: State) -> str | None:
+    """Seed 002 (scale down): "During rebalance assignment, leader will perform the learner
+    assignment among members without intention of leaving. And the leaving member will
+    shut down itself once received the instruction to revoke all its active tasks."
+    Claim (liveness at quiescence): once the group has settled with some running instance
+    not leaving (one to take the tasks over), no instance told it is leaving still runs:
+    each has been given no task and shut down."""
+    if not quiescent(scope, state):
+        return None
+    if not any(inst.status == UP and not inst.leaving for inst in state.instances):
+        return None
+    for i, inst in enumerate(state.instances):
+        if inst.leaving and inst.status == UP:
+            return f"settled with S{i + 1} told it is leaving, yet still running"
+    return None
+
+
+def caught_up_warmup_rejoins(scope: StreamsScope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """Seed 002 (KIP-429's Streams design): "When the restoration of learner task is
+    complete, the stream instance will initiate a new JoinGroupRequest to call out another
+    rebalance to do the task transfer" ("re-attempting to join the group to indicate that
+    it is 'ready'"). Claim: a thread whose warm-up tasks are caught up in this step is
+    then due to send JoinGroup."""
+    if action.kind != "caught_up":
+        return None
+    m = nxt.members[action.slot]
+    if m.status != JOINING:
+        return f"{_name(scope, action.slot)} caught up on {task_names(m.ready)} without rejoining (status {m.status})"
+    return None
+
+
 def some_thread_downgraded(scope: StreamsScope, state: State) -> str | None:
     """Witness: version probing happened - a live thread uses a version below what its
     configuration starts with."""
@@ -283,10 +335,13 @@ PROPERTIES = (
     Property("revoke_before_reassign", "always", revoke_before_reassign),
     Property("warmup_active_only_when_caught_up", "always", warmup_active_only_when_caught_up, on="step"),
     Property("standby_not_with_active", "always", standby_not_with_active, on="step"),
+    Property("caught_up_warmup_rejoins", "always", caught_up_warmup_rejoins, on="step"),
     Property("upgrade_completes", "within", upgrade_completes),
     Property("upgrade_within_one_extra_rebalance", "within", upgrade_within_one_extra_rebalance),
     Property("rebalances_bounded", "within", rebalances_bounded),
     Property("settles_fully_assigned", "within", settles_fully_assigned),
+    Property("settled_balanced", "within", settled_balanced),
+    Property("scale_down_completes", "within", scale_down_completes),
     Property("some_thread_downgraded", "sometimes", some_thread_downgraded),
     Property("some_warmup_caught_up", "sometimes", some_warmup_caught_up),
     Property("upgrade_finished", "sometimes", upgrade_finished),

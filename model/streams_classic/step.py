@@ -13,6 +13,7 @@ that follows, which covers both orders.
 """
 from __future__ import annotations
 
+from ..core import NotSettled
 from . import releases as rel
 from .leader import assign as leader_assign
 from .member import on_assignment, subscribe
@@ -69,7 +70,7 @@ def settle(scope: StreamsScope, state: State) -> State:
         if not enabled:
             return state._replace(calm=0, since_start=0)
         state, _ = step(scope, state, enabled[0])
-    raise ValueError("scope.start='stable': the group did not settle")
+    raise NotSettled("scope.start='stable': the group did not settle from an empty start on the fault-free schedule")
 
 
 def leaders(state: State) -> tuple[int, ...]:
@@ -226,7 +227,10 @@ def _receive(scope: StreamsScope, state: State, members: list[Member], s: int):
             instances[s // scope.threads] = inst._replace(status=GONE)
         events.append(Event("shutdown", s, "no task left: shuts down"))
     else:
-        rejoin = done.rejoin or (g.status == PREPARING and s not in g.joined)
+        # seed 002: members told they are leaving "send join group request to indicate that
+        # they are 'leaving soon'": one told while its last JoinGroup said otherwise rejoins
+        told = inst.leaving and not (done.member.sub is not None and done.member.sub.leaving)
+        rejoin = done.rejoin or (g.status == PREPARING and s not in g.joined) or told
         members[s] = done.member._replace(status=JOINING if rejoin else STABLE)
     return state._replace(group=g, members=tuple(members), instances=tuple(instances)), tuple(events)
 
