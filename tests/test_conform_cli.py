@@ -38,7 +38,9 @@ def test_a_divergence_exits_1_with_trace_and_regression(tmp_path):
 def test_bad_input_exits_2_naming_what_was_wrong(tmp_path):
     assert "unknown target 'nope'" in conform(tmp_path, "--target", "nope").output
     r = conform(tmp_path, "--target", "reference:range", "--role", "consumer-client")
-    assert r.exit_code == 2 and "role consumer-client: not yet driven" in r.output
+    assert r.exit_code == 2 and "--role consumer-client: give --target librdkafka:range" in r.output
+    r = conform(tmp_path, "--target", "all", "--role", "group-coordinator")
+    assert r.exit_code == 2 and "role group-coordinator: not yet driven" in r.output
     r = conform(tmp_path, "--assignor", "no_such_module:X")
     assert r.exit_code == 2 and "cannot import 'no_such_module'" in r.output
     r = conform(tmp_path)
@@ -71,3 +73,12 @@ def test_a_hung_adapter_is_info_not_judged_exit_3(tmp_path):
 def test_a_limit_exits_3(tmp_path):
     r = conform(tmp_path, "--target", "reference:range", "--max-states", "500", *QUICK)
     assert r.exit_code == 3 and "incomplete (max-states)" in r.output
+
+
+def test_role_consumer_client_drives_librdkafka_on_its_mock_cluster(tmp_path):
+    """One model scenario with real librdkafka consumers: a verdict per property, exit 0."""
+    r = conform(tmp_path, "--role", "consumer-client", "--target", "librdkafka:range", "--scenarios", "1")
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "conform" / "librdkafka-range" / "verdict.json").read_text())
+    assert "no_double_ownership" in r.output and "PASSED" in r.output
+    assert data["divergences"] == []

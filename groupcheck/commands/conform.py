@@ -5,6 +5,7 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --target all                           # every built-in target
     groupcheck conform --assignor mypkg.assign:MyAssignor     # your own, in process
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
+    groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
 a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
@@ -72,6 +73,8 @@ def conform(
     max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this (0: no limit)"),
     progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on stderr"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where verdicts and divergences go"),
+    scenarios: int = typer.Option(10, min=1, help="consumer-client: scenarios per target (each a few rebalances "
+                                  "of real consumers on librdkafka's mock cluster, about 10 s)"),
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
@@ -80,8 +83,10 @@ def conform(
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
+    if role == "consumer-client":
+        raise typer.Exit(_consumer_client(target, scenarios, seed, max_seconds, out_dir))
     if role != "assignor":
-        raise fail(f"role {role}: not yet driven; see issue 'groupcheck conform' (only role assignor is)")
+        raise fail(f"role {role}: not yet driven (roles driven: assignor, consumer-client)")
     limits = Limits(max_states, max_seconds, max_memory)
     chosen = _targets(target, adapter, assignor, timeout)
     if scope:
@@ -126,3 +131,44 @@ def _code(data: dict) -> int:
     if incomplete or data["info"] or not data["invocations"]:
         return NOT_PROVED
     return PASSED
+
+
+CLIENT_TARGETS = ("librdkafka:range", "librdkafka:roundrobin", "librdkafka:cooperative-sticky")
+
+
+def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: float, out_dir: Path) -> int:
+    """Role consumer-client: real librdkafka consumers in one group on the mock cluster,
+    scenarios from the consumer model's walks, judged by the model's properties over live,
+    non-fenced members (``groupcheck/conform/librdkafka/``)."""
+    from ..conform.librdkafka.campaign import OptionError, Options, run
+
+    names = list(CLIENT_TARGETS) if target == ["all"] else target
+    unknown = [n for n in names if n not in CLIENT_TARGETS]
+    if not names or unknown:
+        raise fail(f"--role consumer-client: give --target {' | '.join(CLIENT_TARGETS)} or all"
+                   + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+    codes = []
+    for name in names:
+        assignor = name.split(":", 1)[1]
+        where = out_dir / "conform" / name.replace(":", "-")
+        try:
+            report = run(assignor, Options(scenarios=scenarios, max_seconds=max_seconds or 600.0, seed=seed,
+                                           out=str(where)),
+                         progress=lambda line: err.print(line, markup=False, highlight=False))
+        except (OptionError, ValueError) as e:
+            raise fail(f"{name}: {e}") from None
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
+        (where / "verdict.txt").write_text(report.text())
+        out.print(f"target {name}", markup=False, highlight=False)
+        out.print(report.text(), markup=False, highlight=False, end="")
+        out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+        if report.stopped == "interrupted":
+            return INTERRUPTED
+        violated = report.divergences or any(report.verdict(p) == "violated" for p in report.per_property)
+        codes.append(FAILED if violated else NOT_PROVED if report.stopped else PASSED)
+    code = FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED
+    out.print({PASSED: "PASSED: every property held or was not exercised (exit 0)",
+               FAILED: "FAILED: divergences found (see above) (exit 1)",
+               NOT_PROVED: "NOT PROVED: a limit stopped a campaign early (exit 3)"}[code], markup=False, highlight=False)
+    return code
