@@ -82,3 +82,28 @@ def test_role_consumer_client_drives_librdkafka_on_its_mock_cluster(tmp_path):
     data = json.loads((tmp_path / "conform" / "librdkafka-range" / "verdict.json").read_text())
     assert "no_double_ownership" in r.output and "PASSED" in r.output
     assert data["divergences"] == []
+
+
+def test_ctrl_c_keeps_what_was_found_and_exits_130(tmp_path):
+    """SIGINT during a conformance run: the search stops at its next look at the budget,
+    the verdict of what was explored is written, and the command exits 130."""
+    import signal
+    import subprocess
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "groupcheck.cli", "conform", "--target", "reference:sticky",
+                             "--progress-every", "0.05", "--out", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        for line in proc.stderr:
+            if line.startswith("progress"):
+                proc.send_signal(signal.SIGINT)
+                break
+        stdout, _ = proc.communicate()
+    finally:
+        watchdog.cancel()
+    assert proc.returncode == 130, stdout
+    assert "INTERRUPTED" in stdout and "Traceback" not in stdout
+    assert list(tmp_path.glob("conform/*/verdict.json"))
