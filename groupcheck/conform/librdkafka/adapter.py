@@ -9,41 +9,19 @@ the verdict per property so far; ``teardown`` closes the consumers and the mock.
 An operation that raises answers ``fail`` when it is refused before acting (bad
 arguments, a member not running) and ``info`` when it broke half-way (never judged).
 
-Outcome: branch ``conform`` defines ``groupcheck.conform.adapter.Outcome(type, value,
-error)``; until it is merged this module uses a local dataclass of the same shape.
+Outcome and Hello are the conformance core's (``groupcheck.conform.adapter``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import confluent_kafka
 
+from ..adapter import Hello, Outcome
 from .broken import BROKEN
 from .client import Group, Listener, Settings, cooperative
 from .judge import judge
 from .scenarios import ScenarioError, execute, validate
-
-try:  # the conformance core's types, once branch conform is merged
-    from groupcheck.conform.adapter import Hello, Outcome  # type: ignore
-except ImportError:  # pragma: no cover - depends on the merge
-    @dataclass(frozen=True)
-    class Outcome:
-        type: str
-        value: Any = None
-        error: str = ""
-
-        @property
-        def ok(self) -> bool:
-            return self.type == "ok"
-
-    @dataclass(frozen=True)
-    class Hello:
-        name: str
-        version: str = ""
-        roles: tuple = ()
-        assignors: tuple = ()
-        extra: dict = None
 
 ROLE = "consumer-client"
 
