@@ -69,3 +69,19 @@ def test_a_pre_kip_429_leader_hands_no_claims_even_to_an_assignor_that_reads_the
     run_assignor(recording(seen), Behaviour(leader_cooperative_aware=False), subs, (2,), 2)
     # it decodes the subscription as v0: no ownedPartitions, no generation
     assert seen == [(Member(1, 0b11, 0, 0b1, 0, -1, Subscription(3, 0b1, 0, -1, 0, -1)),)]
+
+
+def test_a_consumer_writes_its_previous_assignment_as_user_data_for_any_assignor_that_reads_it(registry):
+    """KIP-54's StickyAssignor keeps its previous assignment in the subscription's userData;
+    a registered assignor reading claims from userData gets it written the same way (not
+    only the packaged "sticky"), one reading ownedPartitions does not."""
+    from model.consumer.client import subscription
+    from model.consumer.scope import Config, ConsumerScope
+    from model.consumer.step import fresh_consumer
+
+    register(Assignor("my-sticky", (EAGER,), False, "user_data", False, lambda m, s: {}))
+    register(recording([]))
+    for name, expect in (("my-sticky", 0b11), ("mine", 0)):
+        scope = ConsumerScope(plan=(Config((name,)),))
+        c = fresh_consumer(scope, 0, 0)._replace(user_data=0b11, owned=0b11, generation=1)
+        assert subscription(scope, c).user_data == expect, name
