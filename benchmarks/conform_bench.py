@@ -73,10 +73,57 @@ def walk_shrink(target, scope: str, prop: str) -> dict | None:
     return {"raw": d.raw_length, "shrunk": len(d.path) - 1, "seconds": d.found_after}
 
 
+def streams_assignor() -> None:
+    """Role streams-assignor: the reference's throughput over every scenario, and the
+    first divergence (BFS) and a shrunk walk counterexample of broken task assignors."""
+    from groupcheck.conform.streams_assignor import targets as st_targets
+    from groupcheck.conform.streams_assignor.recorder import Recorder as SRecorder
+
+    print("\n#### Role streams-assignor\n")
+    target = st_targets.builtin("reference:streams-sticky")
+    t0 = time.perf_counter()
+    run = driver.run_target(target, driver.Settings(walks=100, walk_length=60, progress_every=1e9), LIMITS())
+    wall = time.perf_counter() - t0
+    states = sum(r.states for s in run.scopes for r in s.reports if r.mode == "bfs")
+    walks = sum(r.states for s in run.scopes for r in s.reports if r.mode == "walks")
+    rec = SRecorder(target)
+    inputs = [c.argument for c in run.recorder.calls.values()]
+    adapter = target.make()
+    t1, n = time.perf_counter(), 0
+    while time.perf_counter() - t1 < 2.0:
+        for arg in inputs:
+            adapter.invoke("streams-assignor", "assign", arg)
+            n += 1
+    raw = n / (time.perf_counter() - t1)
+    rec.close()
+    print("| target | scenarios | distinct inputs | invocations | raw invocations/s | BFS states | walk steps | "
+          "scenarios/s | states/s | wall s | divergences |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"| {target.name} | {len(run.scopes)} | {len(run.recorder.calls):,} | {run.recorder.invocations:,} | "
+          f"{raw:,.0f} | {states:,} | {walks:,} | {len(run.scopes) / wall:.2f} | {states / wall:,.0f} | {wall:.1f} | "
+          f"{len(run.divergences)} |", flush=True)
+    print("\n| broken task assignor (scope forming-crashes) | property | scope | first divergence s | BFS shortest | walk: found at | "
+          "shrunk to | walk s |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for cls in ("ActiveOnTwoClients", "DropsLastTask", "StandbyWithItsActive", "ListsOnlyBusyClients"):
+        spec = f"python:examples.broken_streams_assignors:{cls}"
+        f = first_divergence(st_targets.resolve(spec), only=("forming-crashes",))   # start: empty
+        if f is None:
+            print(f"| {cls} | - | - | none | - | - | - | - |", flush=True)
+            continue
+        w = walk_shrink(st_targets.resolve(spec), f["scope"], f["property"])
+        walk = f"{w['raw']} | {w['shrunk']} | {w['seconds']:.2f}" if w else "not found | - | -"
+        print(f"| {cls} | {f['property']} | {f['scope']} | {f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--targets", default="all")
+    ap.add_argument("--role", default="all", help="assignor, streams-assignor or all")
     args = ap.parse_args()
+    if args.role == "streams-assignor":
+        streams_assignor()
+        return
     names = targets.builtin_names() if args.targets == "all" else args.targets.split(",")
     started = time.perf_counter()
     print(f"Measured on {platform.machine()}, Python {platform.python_version()}, one process.\n")
@@ -108,6 +155,8 @@ def main() -> None:
         walk = (f"{w['raw']} | {w['shrunk']} | {w['seconds']:.2f}" if w else "not found | - | -")
         print(f"| {spec.replace('python:examples.broken_assignors:', '')} | {f['property']} | {f['scope']} | "
               f"{f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
+    if args.role == "all":
+        streams_assignor()
     print(f"\nBenchmark wall time: {time.perf_counter() - started:.0f} s.")
 
 

@@ -85,6 +85,14 @@ def conform(
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
     if role == "consumer-client":
         raise typer.Exit(_consumer_client(target, scenarios, seed, max_seconds, out_dir))
+    if role == "streams-assignor":
+        from ..conform.streams_assignor.command import run as streams_assignor
+        code = streams_assignor(target, adapter, assignor, timeout, scope,
+                                driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True,
+                                                hypothesis), Limits(max_states, max_seconds, max_memory), out_dir)
+        if code != PASSED:
+            raise typer.Exit(code)
+        return
     if role != "assignor":
         raise fail(f"role {role}: not yet driven (roles driven: assignor, consumer-client)")
     limits = Limits(max_states, max_seconds, max_memory)

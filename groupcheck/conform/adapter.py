@@ -76,6 +76,9 @@ KINDS = {
     "assignor.setup": ("assignor.schema.json", "setupConfig"),
     "assignor.assign": ("assignor.schema.json", "assignArgument"),
     "assignor.assign.result": ("assignor.schema.json", "assignResult"),
+    "streams-assignor.setup": ("streams-assignor.schema.json", "setupConfig"),
+    "streams-assignor.assign": ("streams-assignor.schema.json", "assignArgument"),
+    "streams-assignor.assign.result": ("streams-assignor.schema.json", "assignResult"),
 }
 
 

@@ -1,6 +1,9 @@
 """The driver: explore a target's scenarios (BFS, then swarm walks), collect divergences.
 
-For each scope of ``scenarios.scopes(target)``: BFS over ``conform_model`` (shortest
+The role's pieces (recorder, ``conform_model``, scenarios) come from ``roles.of(target)``:
+the assignor role unless the target names another (``streams_assignor``).
+
+For each scope of the role's ``scopes(target)``: BFS over ``conform_model`` (shortest
 counterexample = the minimal scenario); when it finds a violation, the property is
 recorded, muted, and BFS runs again (answers are cached, so the implementation is not
 asked twice), until BFS finds nothing more or a limit stops it. Then seeded swarm
@@ -16,8 +19,8 @@ from groupcheck import checker
 from groupcheck.console import Limits, Ticker
 from model.core import first_violation, replay
 
-from .assignor_role import Recorder, conform_model
-from .scenarios import EXCLUDED, configurable, scopes
+from . import roles
+from .roles import Role
 from .targets import Target
 
 
@@ -54,10 +57,11 @@ class ScopeRun:
 @dataclass
 class TargetRun:
     target: Target
-    recorder: Recorder | None
+    recorder: object | None          # the role's Recorder
     scopes: list[ScopeRun] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    role: Role | None = None         # None: the assignor role
 
     @property
     def divergences(self) -> list[Divergence]:
@@ -125,8 +129,9 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
             started: float) -> None:
     rec = run.recorder
     label = f"{run.target.name}/{sr.name}"
+    role = run.role or roles.get("assignor")
     while True:
-        model = conform_model(rec, frozenset(muted))
+        model = role.conform_model(rec, frozenset(muted))
         if mode == "bfs":
             with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
                 report = checker.bfs(model, sr.scope, symmetry=settings.symmetry, max_states=limits.max_states,
@@ -137,7 +142,7 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
                                        length=settings.walk_length, progress=tick, budget=limits.budget)
         sr.reports.append(report)
         v = report.violation
-        if v is None or v.property in EXCLUDED.get(sr.name, ()):
+        if v is None or v.property in role.excluded(sr.name, run.target):
             return                 # (a checker claim in a scope that does not judge it)
         if v.property in CHECKER_ONLY and any(c.outcome.type == "info" for c in rec.calls.values()):
             # an info answer left steps untaken: whether the group could settle is unknown
@@ -157,7 +162,7 @@ def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, muted: set[str
     """The project's Hypothesis state machine (``properties/stateful.py``) over the same
     model and actions(); its counterexample comes shrunk by Hypothesis."""
     from properties.stateful import hunt
-    model = conform_model(run.recorder, frozenset(muted))
+    model = (run.role or roles.get("assignor")).conform_model(run.recorder, frozenset(muted))
     found = hunt(model, sr.scope, seed=settings.seed, max_examples=settings.hypothesis, steps=settings.walk_length)
     sr.reports.append(checker.Report(model.name, "hypothesis", states=found.cases, seconds=found.seconds,
                                      checked=[p.name for p in model.properties if p.kind != "sometimes"]))
@@ -174,14 +179,15 @@ CHECKER_ONLY = ("no_deadlock", "can_settle")
 
 def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
     started = time.monotonic()
-    run = TargetRun(target, Recorder(target))
+    role = roles.of(target)
+    run = TargetRun(target, role.recorder(target), role=role)
     try:
-        for name, scope in scopes(target).items():
+        for name, scope in role.scopes(target).items():
             if settings.only and name not in settings.only:
                 continue
             sr = ScopeRun(name, scope)
             run.scopes.append(sr)
-            why = configurable(scope)
+            why = role.configurable(scope)
             if why is not None:
                 sr.not_run = f"not configurable: {why}"
                 continue
@@ -189,7 +195,7 @@ def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
             if spent is not None:
                 sr.not_run = f"{'Ctrl-C' if spent == 'interrupted' else limits.value(spent)} came first"
                 continue
-            muted: set[str] = set(EXCLUDED.get(name, ()))
+            muted: set[str] = set(role.excluded(name, target))
             try:
                 if settings.bfs:
                     _search(run, sr, "bfs", settings, limits, muted, started)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from model.core import check_state, check_step, replay
 
-from .assignor_role import Recorder, conform_model
-from .targets import resolve
+from . import roles
 
 
 @dataclass(frozen=True)
@@ -43,11 +42,13 @@ def can_settle_from(model, scope, state, max_states: int = 200_000) -> bool:
     return bool(queue)
 
 
-def divergence_along(target: str, scope: dict, path: list[int], prop: str) -> Found | None:
-    """Drive ``target`` along ``path``; the first step at which ``prop`` is violated."""
-    recorder = Recorder(resolve(target))
+def divergence_along(target: str, scope: dict, path: list[int], prop: str, role: str = "assignor") -> Found | None:
+    """Drive ``target`` (a target of ``role``) along ``path``; the first step at which
+    ``prop`` is violated."""
+    r = roles.get(role)
+    recorder = r.recorder(r.resolve(target))
     try:
-        model = conform_model(recorder)
+        model = r.conform_model(recorder)
         sc = model.scope_from_dict(scope)
         first, steps = replay(model, sc, path)
         last = steps[-1].next if steps else first
@@ -68,10 +69,12 @@ def divergence_along(target: str, scope: dict, path: list[int], prop: str) -> Fo
         recorder.close()
 
 
-def render(source: str, target: str, scope: dict, path: list[int], prop: str) -> str:
+def render(source: str, target: str, scope: dict, path: list[int], prop: str, role: str = "assignor",
+           model_words: str = "the consumer model") -> str:
     step = len(path) - 1
+    extra = "" if role == "assignor" else f", role={role!r}"
     return (f'"""Regression test written by `groupcheck conform` ({source}).\n\n'
-            f'Drives {target} along the path through the consumer model (the scope it was found in);\n'
+            f'Drives {target} along the path through {model_words} (the scope it was found in);\n'
             f'asserts that {prop} is still violated first at step {step}. Once the implementation is\n'
             'fixed this test fails: replace it by one asserting the fix.\n"""\n'
             'from groupcheck.conform.regression import divergence_along\n\n'
@@ -80,6 +83,6 @@ def render(source: str, target: str, scope: dict, path: list[int], prop: str) ->
             f'SCOPE = {pprint.pformat(scope, width=100, sort_dicts=False)}\n'
             f'PATH = {pprint.pformat(path, width=100, compact=True)}\n\n\n'
             f'def test_{prop}_still_violated_at_step_{step}():\n'
-            '    found = divergence_along(TARGET, SCOPE, PATH, PROPERTY)\n'
+            f'    found = divergence_along(TARGET, SCOPE, PATH, PROPERTY{extra})\n'
             '    assert found is not None, f"{PROPERTY} no longer violated along the path"\n'
             f'    assert found.step == {step}, found.message\n')

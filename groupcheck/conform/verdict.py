@@ -8,11 +8,9 @@ import re
 from pathlib import Path
 
 from groupcheck import traces
-from model.consumer import MODEL
-from model.consumer.scope import to_dict
 
 from . import claims as C
-from .assignor_role import PER_INVOCATION, conform_model
+from . import roles
 from .driver import CHECKER_ONLY, TargetRun
 from .regression import render
 
@@ -22,7 +20,7 @@ HELD, VIOLATED, NOT_EXERCISED = "held", "violated", "not exercised"
 def _invocation_counts(run: TargetRun) -> dict[str, dict[str, int]]:
     """Per per-invocation claim: judged (inputs x round modes it applied to) and violated."""
     rec = run.recorder
-    out = {name: {"judged": 0, "violated": 0} for name in PER_INVOCATION}
+    out = {name: {"judged": 0, "violated": 0} for name in _role(run).per_invocation}
     for key, call in rec.calls.items():
         for mode in sorted(call.modes):
             for name, msg in rec.verdicts(key, mode).items():
@@ -33,6 +31,10 @@ def _invocation_counts(run: TargetRun) -> dict[str, dict[str, int]]:
     return out
 
 
+def _role(run: TargetRun) -> roles.Role:
+    return run.role or roles.get("assignor")
+
+
 def properties(run: TargetRun) -> list[dict]:
     """One row per property: name, source, status, counts, and the first divergence."""
     rows = []
@@ -41,9 +43,10 @@ def properties(run: TargetRun) -> list[dict]:
         found.setdefault(d.property, []).append(d)
     counts = _invocation_counts(run) if run.recorder else {}
     ran = [s for s in run.scopes if s.reports]
-    model_props = [p.name for p in MODEL.properties if p.kind != "sometimes"] + list(CHECKER_ONLY)
-    for name in model_props + list(PER_INVOCATION) + ["formed_group_claims"]:
-        per_call = name in PER_INVOCATION
+    role = _role(run)
+    model_props = [p.name for p in role.model.properties if p.kind != "sometimes"] + list(CHECKER_ONLY)
+    for name in model_props + list(role.per_invocation) + ["formed_group_claims"]:
+        per_call = name in role.per_invocation
         source = "checker" if name in CHECKER_ONLY else "start" if name == "formed_group_claims" else "model"
         row = {"property": name, "source": "invocation" if per_call else source}
         if per_call:
@@ -91,15 +94,17 @@ def slug(name: str) -> str:
 
 
 def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: list) -> None:
+    role = _role(run)
     for i, d in enumerate(run.divergences):
         meta = {"profile": d.scope.profile, "mode": d.mode,
                 "violation": {"property": d.property, "message": d.message, "kind": "always"},
-                "conform": {"target": run.target.key, "role": "assignor", "scope_name": d.scope_name}}
+                "conform": {"target": run.target.key, "role": role.name, "scope_name": d.scope_name}}
         stem = f"{slug(run.target.name)}-{d.scope_name}-{d.property}"
         text = traces.story(model, d.scope, d.path, f"{d.property}: {d.message}")
         itf, txt = traces.write(where, stem, traces.build(model, d.scope, d.path, meta), text)
         test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}.py"
-        test.write_text(render(itf.name, run.target.key, to_dict(d.scope), d.path, d.property))
+        test.write_text(render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
+                               role.name, role.model_words))
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
         written.append((itf, txt, test))
 
@@ -110,7 +115,7 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
     where.mkdir(parents=True, exist_ok=True)
     data = summary(run)
     written = []
-    model = conform_model(run.recorder) if run.recorder else None
+    model = _role(run).conform_model(run.recorder) if run.recorder else None
     if run.divergences:
         run.recorder.register()           # the traces replay the paths through the target's answers
     try:

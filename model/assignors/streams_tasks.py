@@ -10,10 +10,17 @@ so the result is deterministic.
   task moves to another instance only once that instance has restored it as a *learner*
   (warm-up) task and reports it caught up; new instances and leaving instances are
   balanced through learners.
+
+A task assignor of one's own (KIP-924's ``TaskAssignor#assign(ApplicationState)``, Kafka
+3.8+) is added with ``register`` and named by ``scope.task_assignor``: the model hands
+it a ``Request`` (the leader's view of the clients) and takes its ``Placement`` of active
+and standby tasks; version negotiation, the spread over threads and cooperative
+withholding stay Kafka's (``streams_classic/leader.py``). The model never imports one by
+name: ``groupcheck conform --role streams-assignor`` registers its target here.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from ..partitions import bits, count
 
@@ -32,11 +39,54 @@ class Client(NamedTuple):
 
 
 class Placement(NamedTuple):
-    """Per client (same order as the input): active, standby and learner tasks."""
+    """Per client (same order as the input): active, standby and learner tasks, and
+    (registered task assignors only) whether the client is told to rejoin at once
+    (KafkaStreamsAssignment#followupRebalanceDeadline; empty: nobody)."""
 
     active: tuple[int, ...]
     standby: tuple[int, ...]
     learning: tuple[int, ...]
+    followup: tuple[bool, ...] = ()
+
+
+class Request(NamedTuple):
+    """What a registered task assignor gets: KIP-924's ApplicationState as the model has it.
+    Clients are in seniority order (oldest first), so renaming instances renames nothing."""
+
+    clients: tuple[Client, ...]
+    tasks: int           # every task of the topology (a bitmask)
+    standbys: int        # num.standby.replicas
+    threads: tuple[int, ...]    # per client: the stream threads (consumers) in this round
+    leader: int          # index of the leader's client
+    cooperative: bool    # the leader withholds tasks still owned elsewhere (KIP-429)
+
+
+class PlacementError(Exception):
+    """A registered task assignor's answer makes the leader's assign() throw (Kafka 3.9:
+    StreamsPartitionAssignor#processStreamsPartitionAssignment throws StreamsException
+    on an AssignmentError); ``str(error)`` is the exception's text."""
+
+
+TaskAssignor = Callable[[Request], Placement]
+BUILT_IN = ("sticky", "learner")
+REGISTERED: dict[str, TaskAssignor] = {}
+
+
+def register(name: str, place: TaskAssignor) -> None:
+    """Make ``place`` the task assignor ``scope.task_assignor == name`` selects (replacing
+    one registered earlier under that name, never a built-in one)."""
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is a built-in task assignor; choose another name")
+    REGISTERED[name] = place
+
+
+def unregister(name: str) -> None:
+    REGISTERED.pop(name, None)
+
+
+def known() -> tuple[str, ...]:
+    """Every task assignor a scope may name: the built-in ones, then the registered."""
+    return BUILT_IN + tuple(n for n in REGISTERED if n not in BUILT_IN)
 
 
 def _least_loaded(candidates: list[int], load: list[int]) -> int:

@@ -112,7 +112,10 @@ def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> O
     final = (fam == rel.KIP_268 and scope.behaviour.probing == rel.KIP_268
              and scope.behaviour.leader_final_rebalance
              and PROBEABLE <= min_received < advertised)
-    placed, learner = _place(scope, state, leader, joined, future, own.cooperative)
+    try:
+        placed, learner = _place(scope, state, leader, joined, future, own.cooperative)
+    except tasks.PlacementError as e:      # a registered task assignor's invalid answer
+        return Outcome(str(e), (), "")
     out = []
     for s in joined:
         active, standby, learning, learned, followup = placed[s]
@@ -191,7 +194,13 @@ def _place(scope: StreamsScope, state: State, leader: int, joined: tuple[int, ..
             _or(x.learning for x in subs), _or(x.ready for x in subs), any(x.leaving for x in subs),
             history >= 0 and not history >> inst & 1))
     learner = scope.task_assignor == "learner" and cooperative_aware
-    if learner:
+    registered = tasks.REGISTERED.get(scope.task_assignor) if scope.task_assignor not in tasks.BUILT_IN else None
+    if registered is not None:
+        lead = [c.instance for c in clients].index(leader // scope.threads)
+        threads = tuple(len(slots) for _, slots in ranked)
+        placement = registered(tasks.Request(tuple(clients), scope.all_tasks, scope.standbys, threads, lead,
+                                             cooperative_aware))
+    elif learner:
         lead = [c.instance for c in clients].index(leader // scope.threads)
         placement = tasks.learner(clients, scope.all_tasks, scope.standbys, lead)
     else:
@@ -203,8 +212,9 @@ def _place(scope: StreamsScope, state: State, leader: int, joined: tuple[int, ..
         standbys = tasks.spread(placement.standby[c], [view[s].standby for s in slots])
         learnings = tasks.spread(placement.learning[c], [view[s].learning for s in slots])
         elsewhere = _or(placement.learning[d] for d in range(len(clients)) if d != c)
+        followup = bool(placement.followup) and placement.followup[c]
         for i, s in enumerate(slots):
-            out[s] = [actives[i], standbys[i], learnings[i], actives[i] & elsewhere, False]
+            out[s] = [actives[i], standbys[i], learnings[i], actives[i] & elsewhere, followup]
     if cooperative_aware:
         # KIP-429: a task another member still runs is withheld this round; the member
         # it goes to rejoins right away (nextRebalanceTime 0) to collect it.

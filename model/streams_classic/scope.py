@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import scopes
+from ..assignors import streams_tasks
 from ..scopes import ScopeError
 
 from . import releases as rel
@@ -65,7 +66,7 @@ class StreamsScope:
     standbys: int = 0                 # num.standby.replicas
     initial: int | None = None        # instances running at the start (None: all)
     plan: tuple[Config, ...] = (Config("2.3"), Config("3.9"))
-    task_assignor: str = "sticky"     # "sticky" | "learner" (seed 002's warm-up tasks)
+    task_assignor: str = "sticky"     # "sticky" | "learner" (seed 002's warm-up tasks) | a registered one
     start: str = "stable"             # "stable": the initial instances formed a settled group
     faults: tuple[str, ...] = ()
     operations: tuple[str, ...] = ("bounce",)
@@ -124,8 +125,8 @@ def validate(scope: StreamsScope) -> StreamsScope:
             raise bad(f"plan[{i}].upgrade_from",
                       f"Kafka Streams {cfg.release} rejects upgrade.from={cfg.upgrade_from!r} "
                       f"(ConfigException at startup); see `groupcheck list` for the accepted values")
-    if scope.task_assignor not in TASK_ASSIGNORS:
-        raise bad("task_assignor", f"{scope.task_assignor!r}; known: {', '.join(TASK_ASSIGNORS)}")
+    if scope.task_assignor not in TASK_ASSIGNORS and scope.task_assignor not in streams_tasks.REGISTERED:
+        raise bad("task_assignor", f"{scope.task_assignor!r}; known: {', '.join(streams_tasks.known())}")
     if scope.start not in ("empty", "stable"):
         raise bad("start", f"{scope.start!r}: give 'empty' or 'stable'")
     scopes.check_names("faults", scope.faults, FAULTS, "fault")

@@ -1,0 +1,13 @@
+"""The streams-assignor role as the conformance driver runs it (``roles.Role``)."""
+from __future__ import annotations
+
+from model.streams_classic import MODEL
+from model.streams_classic.scope import to_dict
+
+from ..roles import Role
+from .recorder import PER_INVOCATION, Recorder, conform_model
+from .scenarios import configurable, excluded, scopes
+from .targets import resolve
+
+ROLE = Role("streams-assignor", Recorder, conform_model, scopes, excluded, configurable, MODEL, PER_INVOCATION,
+            resolve, to_dict, "the streams-classic model")
