@@ -146,13 +146,14 @@ def text(run: TargetRun, data: dict) -> str:
             lines.append(f"  scope {s['name']}: incomplete ({s['cut']})")
         if s["not_judged"]:
             lines.append(f"  scope {s['name']}: {s['not_judged']}")
-    lines.append(f"  {'property':34} {'source':10} {'status':14} counts")
+    width = max([len("property")] + [len(row["property"]) for row in data["properties"]])
+    lines.append(f"  {'property':{width}} {'source':10} {'status':14} counts")
     for row in data["properties"]:
         if row["source"] == "invocation":
             counts = f"{row['violated']:,} of {row['judged']:,} judged inputs violate"
         else:
             counts = f"{row['scopes']} scopes, {row['states']:,} states; violated in {row['violated']}"
-        lines.append(f"  {row['property']:34} {row['source']:10} {row['status']:14} {counts}")
+        lines.append(f"  {row['property']:{width}} {row['source']:10} {row['status']:14} {counts}")
     for d in data["divergences"]:
         shrunk = f", shrunk from {d['raw_steps']}" if d["mode"] == "walks" else ""
         lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}): "
