@@ -22,7 +22,7 @@ from importlib import metadata
 from typing import Any, Callable
 
 from .adapter import Adapter, AdapterError
-from .inprocess import InProcessAdapter, style, supported_protocols, uses_user_data
+from .inprocess import InProcessAdapter, style, uses_user_data
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
 

@@ -21,12 +21,11 @@ task, so it can shut down). An exception from ``assign`` is a ``fail`` outcome.
 from __future__ import annotations
 
 import copy
-import importlib
 import shlex
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..adapter import Adapter, AdapterError, Hello, Outcome
+from ..adapter import Adapter, Hello, Outcome
 from ..inprocess import _error
 from ..targets import UnknownTarget
 
@@ -132,24 +131,18 @@ def builtin(name: str) -> StreamsTarget:
 
 def python_assignor(spec: str) -> StreamsTarget:
     """``--assignor pkg.mod:Class``: a Python task assignor, in process."""
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise UnknownTarget(f"--assignor {spec!r}: give pkg.module:Class")
+    from groupcheck.api.custom import AssignorLoadError, load
     try:
-        cls = getattr(importlib.import_module(module), attr)
-    except ImportError as e:
-        raise UnknownTarget(f"--assignor {spec}: cannot import {module!r}: {e}") from None
-    except AttributeError:
-        raise UnknownTarget(f"--assignor {spec}: module {module!r} has no {attr!r}") from None
-    try:
-        obj = cls() if isinstance(cls, type) else cls
-    except Exception as e:
-        raise UnknownTarget(f"--assignor {spec}: {attr}() raised {type(e).__name__}: {e}") from None
+        obj = load(spec)           # resolves against the current directory too, as python -m does
+    except AssignorLoadError as e:
+        raise UnknownTarget(f"--assignor {e}") from None
+    attr = spec.partition(":")[2]
     if not callable(getattr(obj, "assign", None)):
         raise UnknownTarget(f"--assignor {spec}: not a task assignor: give a class with "
                             "assign(application_state: dict) -> dict (see groupcheck/conform/streams_assignor/targets.py)")
     contracts = _contracts(getattr(obj, "contracts", ()), f"--assignor {spec}")
-    make = (lambda: InProcess(f"python:{spec}", cls() if isinstance(cls, type) else cls, "in process"))
+    factory = type(obj)            # a fresh instance per run, as the assignor role makes
+    make = (lambda: InProcess(f"python:{spec}", factory(), "in process"))
     return StreamsTarget(f"python:{spec}", make, str(getattr(obj, "name", "") or attr), contracts, "in process")
 
 
