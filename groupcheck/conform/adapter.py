@@ -76,6 +76,13 @@ KINDS = {
     "assignor.setup": ("assignor.schema.json", "setupConfig"),
     "assignor.assign": ("assignor.schema.json", "assignArgument"),
     "assignor.assign.result": ("assignor.schema.json", "assignResult"),
+    "group-coordinator.setup": ("group-coordinator.schema.json", "setupConfig"),
+    "group-coordinator.request": ("group-coordinator.schema.json", "requestArgument"),
+    "group-coordinator.request.result": ("group-coordinator.schema.json", "result"),
+    "group-coordinator.advance": ("group-coordinator.schema.json", "advanceArgument"),
+    "group-coordinator.advance.result": ("group-coordinator.schema.json", "result"),
+    "group-coordinator.disconnect": ("group-coordinator.schema.json", "disconnectArgument"),
+    "group-coordinator.disconnect.result": ("group-coordinator.schema.json", "result"),
 }
 
 
