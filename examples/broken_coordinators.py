@@ -24,14 +24,16 @@ class NoGenerationBump(ReferenceCoordinator):
         return outcome
 
 
-class StaleHeartbeatOk(ReferenceCoordinator):
-    """Answers a Heartbeat of an old generation with NONE instead of ILLEGAL_GENERATION."""
+class HeartbeatHidesRebalance(ReferenceCoordinator):
+    """Answers a Heartbeat during PreparingRebalance with NONE instead of
+    REBALANCE_IN_PROGRESS (and a stale one with NONE instead of ILLEGAL_GENERATION): the
+    members never learn that they must rejoin."""
 
-    name = "stale-heartbeat-ok"
+    name = "heartbeat-hides-rebalance"
 
     def after(self, before, outcome):
-        out = tuple((s, r._replace(error=NONE) if r.kind == "HeartbeatResponse" and r.error == ILLEGAL_GENERATION
-                     else r) for s, r in outcome.out)
+        out = tuple((s, r._replace(error=NONE) if r.kind == "HeartbeatResponse"
+                     and r.error in (ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS) else r) for s, r in outcome.out)
         return outcome._replace(out=out)
 
 
@@ -60,7 +62,7 @@ class SilentSyncAbort(ReferenceCoordinator):
         return outcome._replace(out=out)
 
 
-BROKEN = {c.name: c for c in (NoGenerationBump, StaleHeartbeatOk, EagerJoin, SilentSyncAbort)}
+BROKEN = {c.name: c for c in (NoGenerationBump, HeartbeatHidesRebalance, EagerJoin, SilentSyncAbort)}
 # the claim each must be flagged with
-EXPECTED = {"no-generation-bump": "generation_rules", "stale-heartbeat-ok": "same_errors",
+EXPECTED = {"no-generation-bump": "generation_rules", "heartbeat-hides-rebalance": "same_errors",
             "eager-join": "same_held", "silent-sync-abort": "same_held"}

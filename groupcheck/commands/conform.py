@@ -85,6 +85,8 @@ def conform(
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
     if role == "consumer-client":
         raise typer.Exit(_consumer_client(target, scenarios, seed, max_seconds, out_dir))
+    if role == "group-coordinator":
+        raise typer.Exit(_group_coordinator(target, adapter, assignor, scenarios, seed, timeout, max_seconds, out_dir))
     if role != "assignor":
         raise fail(f"role {role}: not yet driven (roles driven: assignor, consumer-client)")
     limits = Limits(max_states, max_seconds, max_memory)
@@ -172,3 +174,16 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
                FAILED: "FAILED: divergences found (see above) (exit 1)",
                NOT_PROVED: "NOT PROVED: a limit stopped a campaign early (exit 3)"}[code], markup=False, highlight=False)
     return code
+
+
+def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,
+                       seed: int, timeout: float, max_seconds: float, out_dir: Path) -> int:
+    """Role group-coordinator: paths of the consumer model replayed as requests against a
+    coordinator, its responses compared with the model's (``groupcheck/conform/coordinator/``).
+    ``--assignor pkg.module:Class`` names an in-process coordinator class for this role."""
+    from ..conform.coordinator.campaign import Options, main
+
+    opts = Options(scenarios=scenarios, seed=seed, max_seconds=max_seconds or 600.0, out=out_dir)
+    return main(target, adapter, coordinator, opts, timeout,
+                progress=lambda line: err.print(line, markup=False, highlight=False),
+                say=lambda text: out.print(text, markup=False, highlight=False))

@@ -20,7 +20,11 @@ ROLE = "group-coordinator"
 
 class ReferenceCoordinator:
     name = "reference"
-    note = "the model's coordinator (model/consumer/coordinator.py), in process"
+    @property
+    def note(self) -> str:
+        if type(self) is ReferenceCoordinator:
+            return "the model's coordinator (model/consumer/coordinator.py), in process"
+        return (type(self).__doc__ or "").strip().splitlines()[0]
 
     def open(self) -> Hello:
         return Hello(self.name, "1", (ROLE,), extra={"kip394": True})
