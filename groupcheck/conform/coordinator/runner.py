@@ -59,7 +59,10 @@ def value_of(ctx, step: ModelStep) -> tuple[str, dict]:
     call = step.call
     ids = lambda mid: "" if mid == 0 else ctx.to_wire.get(mid, f"unknown-{mid}")  # noqa: E731
     if call.f == "request":
-        return "request", {"member": call.slot, "request": wire.request_json(call.request, ids)}
+        req = wire.request_json(call.request, ids)
+        if "generation" in req and req["generation"] >= 0 and ctx.offset:   # the target's numbering
+            req["generation"] += ctx.offset
+        return "request", {"member": call.slot, "request": req}
     if call.f == "advance":
         return "advance", {"reason": call.reason, "members": [ids(m) for m in call.members]}
     return "disconnect", {"member": call.slot, "member_id": ids(call.member_id)}
