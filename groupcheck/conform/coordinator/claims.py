@@ -1,12 +1,16 @@
 """The claims a group coordinator's answers are judged by, each against the model's.
 
 Each claim compares what the target sent at one step of a scenario with what the model
-coordinator sent (``scenarios.ModelStep.expected``), where Kafka's GroupCoordinator
-(core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala, 3.9) fixes the
-answer. Member id strings, the absolute first generation and which member leads once
-the old leader is gone are the implementation's choice: ids are mapped by first
-appearance, generations compared by their steps, a differing new leader ends the
-scenario unjudged. A claim returns a message (violated), None (held) or NA.
+coordinator sent (``scenarios.ModelStep.expected``), where Kafka's classic group
+coordinator fixes the answer. Sources, checked line by line: Kafka 3.9
+core/src/main/scala/kafka/coordinator/group/GroupCoordinator.scala and GroupMetadata.scala
+(tag 3.9.0-rc3), and the Java rewrite that replaced them (group-coordinator module:
+GroupMetadataManager.java, classic/ClassicGroup.java), which keeps the same rules.
+Member id strings, the absolute first generation and which member leads once the old
+leader is gone are the implementation's choice: ids are mapped by first appearance,
+generations compared by their steps, a differing new leader ends the scenario unjudged.
+Where the model knowingly departs from Kafka (``scenarios.departure``) a violation ends
+the scenario unjudged. A claim returns a message (violated), None (held) or NA.
 """
 from __future__ import annotations
 
@@ -44,11 +48,23 @@ def pairs(expected, answers) -> list[tuple]:
 
 
 def same_held(ctx, expected, answers):
-    """A JoinGroup waits in the join purgatory until every member has rejoined or the
-    rebalance times out (tryCompleteJoin / onCompleteJoin); a follower's SyncGroup waits
-    for the leader's (doSyncGroup keeps its callback in CompletingRebalance); everything
-    else is answered at once. So the target answers exactly the requests the model's
-    coordinator answers at this step, including ones it held earlier."""
+    """The target answers exactly the requests the model's coordinator answers at this
+    step, answers to requests held earlier included.
+
+    Kafka: a JoinGroup of a PreparingRebalance group is parked in the rebalance purgatory
+    (GroupCoordinator.handleJoinGroup -> rebalancePurgatory.checkAndComplete) and answered
+    only by onCompleteJoin, once tryCompleteJoin sees GroupMetadata.hasAllMembersJoined or
+    the DelayedJoin (rebalance timeout) expires; a JoinGroup that changes nothing in
+    CompletingRebalance, or a follower's in Stable, is answered at once
+    (doCurrentMemberJoinGroup). In CompletingRebalance doSyncGroup stores each SyncGroup's
+    callback and only the leader's triggers setAndPropagateAssignment; prepareRebalance
+    answers the stored ones with REBALANCE_IN_PROGRESS (resetAndPropagateAssignmentError);
+    removeMemberAndUpdateGroup answers a removed member's parked JoinGroup. Heartbeat and
+    SyncGroup in other states are answered at once. Java: GroupMetadataManager
+    classicGroupJoinExistingMember, maybeCompleteJoinPhase, completeClassicGroupJoin,
+    classicGroupSyncToClassicGroup. LeaveGroup answers are not compared (the model does not
+    produce them). Not judged: a join the model completes while a member id is pending
+    (hasAllMembersJoined also requires no pending member), see ``scenarios.departure``."""
     want = {_key(s, r.kind) for s, r in expected}
     got = {_key(a["member"], a["response"]["kind"]) for a in answers if a["response"]["kind"] != "LeaveGroupResponse"}
     if want == got:
@@ -59,9 +75,17 @@ def same_held(ctx, expected, answers):
 
 
 def member_id_required(ctx, expected, answers):
-    """KIP-394 (JoinGroup v4+): "if the member id is unknown ... the coordinator returns
-    MEMBER_ID_REQUIRED with a new member id" at once (doNewMemberJoinGroup with
-    requireKnownMemberId), and the member joins with that id."""
+    """KIP-394: a JoinGroup (v4 and later) without a member id is answered at once with
+    MEMBER_ID_REQUIRED carrying a freshly made member id, and the id is remembered as
+    pending so that the member's next JoinGroup with it is accepted.
+
+    Kafka: GroupCoordinator.handleJoinGroup -> doNewMemberJoinGroup ->
+    doDynamicNewMemberJoinGroup: with requireKnownMemberId (KafkaApis sets it for
+    JoinGroup v4+) it calls addPendingMember and responds MEMBER_ID_REQUIRED with
+    newMemberId; doCurrentMemberJoinGroup then admits the pending id
+    (isPendingMember -> addMemberAndRebalance). The protocol check
+    (INCONSISTENT_GROUP_PROTOCOL) comes first. Java: GroupMetadataManager
+    classicGroupJoinNewDynamicMember."""
     asked = [s for s, r in expected if r.kind == "JoinGroupResponse" and r.error == "MEMBER_ID_REQUIRED"]
     if not asked:
         return NA
@@ -76,11 +100,21 @@ def member_id_required(ctx, expected, answers):
 
 
 def same_errors(ctx, expected, answers):
-    """The error of each answer: UNKNOWN_MEMBER_ID for a member the group does not know,
-    ILLEGAL_GENERATION for a SyncGroup/Heartbeat of another generation, REBALANCE_IN_PROGRESS
-    while PreparingRebalance (and to SyncGroups waiting when a rebalance starts),
-    INCONSISTENT_GROUP_PROTOCOL for a protocol the group does not support (GroupCoordinator
-    handleJoinGroup, handleSyncGroup, handleHeartbeat, in that order of checks)."""
+    """Every answer the model also gives carries the model's error code.
+
+    Kafka checks in this order. JoinGroup (handleJoinGroup, doNewMemberJoinGroup,
+    doCurrentMemberJoinGroup): INCONSISTENT_GROUP_PROTOCOL when a non-empty group shares
+    none of the member's protocols (GroupMetadata.supportsProtocols), before anything about
+    the member id; then UNKNOWN_MEMBER_ID for an id neither pending nor a member
+    (validateCurrentMember) or a member of an Empty group. SyncGroup (validateSyncGroup,
+    doSyncGroup) and Heartbeat (validateHeartbeat, handleHeartbeat): UNKNOWN_MEMBER_ID for a
+    non-member, then ILLEGAL_GENERATION for another generation, then by state:
+    PreparingRebalance -> REBALANCE_IN_PROGRESS, Empty -> UNKNOWN_MEMBER_ID; a Heartbeat
+    in CompletingRebalance or Stable -> NONE. Answers to parked requests: a removed
+    member's JoinGroup gets UNKNOWN_MEMBER_ID (removeMemberAndUpdateGroup), SyncGroups
+    parked when a rebalance starts get REBALANCE_IN_PROGRESS (prepareRebalance). Java:
+    GroupMetadataManager classicGroupJoin*, validateSyncGroup, validateClassicGroupHeartbeat,
+    classicGroupHeartbeatToClassicGroup (same order)."""
     bad = [f"member {_slot(expected, m)} {m.kind}: {t['error']}, model {m.error}"
            for m, t in pairs(expected, answers) if t["error"] != m.error]
     return "; ".join(bad) if bad else None if pairs(expected, answers) else NA
@@ -91,9 +125,17 @@ def _slot(expected, resp):
 
 
 def generation_rules(ctx, expected, answers):
-    """initNextGeneration: every completed join increments generationId by one, and every
-    member of the round gets that generation in its JoinGroupResponse. (The first value
-    is the implementation's: Kafka starts at 0, so generations are compared by offset.)"""
+    """Every completed join round increments the generation by exactly one (also a round
+    that leaves the group Empty), and every member of the round gets that generation in
+    its JoinGroupResponse; a rejoin answered at once carries the current generation.
+
+    Kafka: GroupMetadata.initNextGeneration (generationId += 1 in both branches), read by
+    GroupCoordinator.onCompleteJoin for every member's JoinGroupResult and by
+    doCurrentMemberJoinGroup's immediate answers. Java: ClassicGroup.initNextGeneration,
+    GroupMetadataManager.completeClassicGroupJoin. Kafka's group starts at generation 0, so
+    its first round is 1, as the model's; other implementations may start elsewhere, and
+    clients only echo the number, so generations are compared by their constant offset
+    from the model's (learnt at the first judged answer; requests carry the target's)."""
     judged = [(m, t) for m, t in pairs(expected, answers)
               if m.kind == "JoinGroupResponse" and m.error == "NONE" and t["error"] == "NONE"]
     if not judged:
@@ -109,17 +151,28 @@ def generation_rules(ctx, expected, answers):
 
 
 def same_protocol(ctx, expected, answers):
-    """The selected protocol (GroupMetadata.selectProtocol): the one every member supports
-    with the most votes, the same in every member's JoinGroupResponse."""
-    bad = [f"{t['protocol']!r} vs model {m.protocol!r}" for m, t in pairs(expected, answers)
-           if m.kind == "JoinGroupResponse" and m.error == "NONE" == t["error"] and t["protocol"] != m.protocol]
-    return ("selected " + "; ".join(bad)) if bad else None
+    """Every JoinGroupResponse of a round names the model's protocol: among the protocols
+    every member lists, each member votes for the first of its own list, the most votes win.
+
+    Kafka: GroupMetadata.selectProtocol (candidateProtocols, MemberMetadata.vote), called by
+    initNextGeneration; Java: ClassicGroup.selectProtocol. A tie is broken by hash-map order
+    in Kafka and by name in the model, so ties say nothing; the scopes here give every
+    member the same list, where the vote is unanimous."""
+    judged = [(m, t) for m, t in pairs(expected, answers)
+              if m.kind == "JoinGroupResponse" and m.error == "NONE" == t["error"]]
+    bad = [f"{t['protocol']!r} vs model {m.protocol!r}" for m, t in judged if t["protocol"] != m.protocol]
+    return ("selected " + "; ".join(bad)) if bad else None if judged else NA
 
 
 def leader_lists_members(ctx, expected, answers):
-    """JoinGroupResponse: the leader's carries every member of the new generation with its
-    metadata (``if (isLeader) group.currentMemberMetadata``), the others' carry none; the
-    leader is a member of the round."""
+    """The leader's JoinGroupResponse lists every member of the generation with the
+    metadata it joined with; a follower's lists none.
+
+    Kafka: GroupCoordinator.onCompleteJoin and the CompletingRebalance branch of
+    doCurrentMemberJoinGroup answer ``if (group.isLeader(memberId))
+    group.currentMemberMetadata else List.empty``; a follower rejoining a Stable group
+    gets an empty list. Java: GroupMetadataManager.completeClassicGroupJoin,
+    ClassicGroup.currentClassicGroupMembers."""
     judged = [(m, t) for m, t in pairs(expected, answers)
               if m.kind == "JoinGroupResponse" and m.error == "NONE" == t["error"]]
     if not judged:
@@ -143,9 +196,14 @@ def _meta(sub):
 
 
 def leader_kept(ctx, expected, answers):
-    """The leader stays leader while it is a member (GroupMetadata keeps leaderId across
-    initNextGeneration; a new one is chosen only when it leaves). Which member leads after
-    that is the implementation's choice (not judged)."""
+    """A leader that rejoins stays leader of the next generation.
+
+    Kafka: GroupMetadata.leaderId survives initNextGeneration; it changes only in remove
+    (the leader leaves: any remaining member) and maybeElectNewJoinedLeader (the leader did
+    not rejoin before the round completed: any joined member). Java: ClassicGroup.remove,
+    maybeElectNewJoinedLeader. Which member takes over is hash-map order, so a new leader
+    is not judged (the scenario stops when the target picks another); nor is the first
+    leader: Kafka takes the first member added (GroupMetadata.add), the model the lowest id."""
     judged = [(m, t) for m, t in pairs(expected, answers)
               if m.kind == "JoinGroupResponse" and m.error == "NONE" == t["error"]]
     if not judged or not ctx.leader or ctx.leader != judged[0][0].leader:
@@ -156,8 +214,14 @@ def leader_kept(ctx, expected, answers):
 
 
 def sync_returns_leader_assignment(ctx, expected, answers):
-    """doSyncGroup: the leader's SyncGroup stores its assignment and each member's
-    SyncGroupResponse carries the assignment the leader gave that member (empty if none)."""
+    """Each successful SyncGroupResponse carries the assignment the leader's SyncGroup gave
+    that member, empty if it gave none; in Stable, the stored one.
+
+    Kafka: doSyncGroup, CompletingRebalance: the leader's assignment map, missing members
+    filled with an empty array, is stored and handed to every parked SyncGroup by
+    setAndPropagateAssignment/propagateAssignment; Stable: ``memberMetadata.assignment``.
+    Java: GroupMetadataManager.classicGroupSyncToClassicGroup, propagateAssignment. The
+    model's "no partitions" (0) and Kafka's empty assignment are the same answer here."""
     bad = [f"member {_slot(expected, m)} got {t.get('assignment')!r}, the leader gave {str(m.assignment)!r}"
            for m, t in pairs(expected, answers)
            if m.kind == "SyncGroupResponse" and m.error == "NONE" == t["error"]

@@ -28,6 +28,7 @@ class Verdict:
     judged: dict = field(default_factory=lambda: {c: 0 for c in CLAIMS})
     violated: dict = field(default_factory=lambda: {c: 0 for c in CLAIMS})
     stopped_by_choice: int = 0
+    stopped_by_departure: int = 0   # ended where the model departs from Kafka and the target answered otherwise
     info: list = field(default_factory=list)
     divergences: list = field(default_factory=list)     # dicts
     first_divergence_s: float | None = None
@@ -41,7 +42,9 @@ class Verdict:
             self.judged[k] += v
         if r.violation:
             self.violated[r.violation[0]] += 1
-        if r.stopped.startswith("step"):
+        if getattr(r, "departed", False):
+            self.stopped_by_departure += 1
+        elif r.stopped.startswith("step"):
             self.stopped_by_choice += 1
         if r.info:
             self.info.append(r.info)
@@ -55,6 +58,7 @@ class Verdict:
                 "scenarios_per_s": round(self.scenarios / self.seconds, 2) if self.seconds else None,
                 "requests_per_s": round(self.requests / self.seconds, 1) if self.seconds else None,
                 "first_divergence_s": self.first_divergence_s, "stopped_by_leader_choice": self.stopped_by_choice,
+                "stopped_where_model_departs_from_kafka": self.stopped_by_departure,
                 "claims": {c: {"status": self.status(c), "judged_steps": self.judged[c],
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
@@ -68,6 +72,9 @@ class Verdict:
             lines.append(f"  bridged: {self.bridged}")
         if self.stopped_by_choice:
             lines.append(f"  {self.stopped_by_choice} scenarios stopped where the target chose another new leader")
+        if self.stopped_by_departure:
+            lines.append(f"  {self.stopped_by_departure} scenarios stopped unjudged where the model departs from "
+                         "Kafka (a pending member, a session timeout of a member awaiting a response)")
         lines.append(f"  {'claim':32} {'status':14} counts")
         for c, row in j["claims"].items():
             lines.append(f"  {c:32} {row['status']:14} judged at {row['judged_steps']} steps; "

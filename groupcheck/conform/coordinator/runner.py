@@ -5,6 +5,9 @@ model step with a coordinator call becomes one ``invoke``; the target's answers 
 judged by ``claims``. The first step at which a claim is violated ends the scenario
 (after it the two groups no longer hold the same members, so later answers say
 nothing), as does a differing choice of a new leader (a choice, not judged further).
+A violation at a step where the model knowingly departs from Kafka
+(``scenarios.departure``) ends the scenario unjudged instead: a Kafka-faithful target
+answers such a step otherwise.
 
 A target whose hello says ``"kip394": false`` predates KIP-394: the driver probes once
 whether it answers MEMBER_ID_REQUIRED (claim ``member_id_required``), and then bridges
@@ -33,6 +36,7 @@ class ScenarioResult:
     violation: tuple | None = None       # (claim, message, path index, model step)
     stopped: str = ""                    # why judging ended early without a violation
     info: str = ""                       # an answer was info (not judged)
+    departed: bool = False               # stopped where the model departs from Kafka (ModelStep.departs)
     transcript: list = field(default_factory=list)
 
 
@@ -109,6 +113,10 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
                 if v is not C.NA:
                     res.judged[name] = res.judged.get(name, 0) + 1
             bad = [(n, v) for n, v in verdicts.items() if v not in (None, C.NA)]
+            if bad and step.departs:       # Kafka may answer this step otherwise: not the target's fault
+                res.stopped = f"step {step.index}: {step.departs} ({bad[0][0]}: {bad[0][1]}); not judged further"
+                res.departed = True
+                break
             if bad:
                 res.violation = (bad[0][0], bad[0][1], step.index, step)
                 res.all_violated = bad

@@ -17,7 +17,7 @@ from model.consumer import MODEL, client
 from model.consumer import coordinator as gc
 from model.consumer.actions import unreachable
 from model.consumer.scope import ConsumerScope
-from model.consumer.state import DOWN, NO_MEMBER, LeaveGroup
+from model.consumer.state import DOWN, EMPTY, NO_MEMBER, LeaveGroup
 
 SCOPES = {
     "two-members": ConsumerScope(members=2, partitions=(2,), budget=1, max_generation=4,
@@ -46,6 +46,32 @@ class ModelStep:
     action: tuple
     call: Call | None
     expected: tuple         # ((slot, response), ...) the model coordinator sends and the network delivers
+    departs: str = ""       # where Kafka's coordinator knowingly answers otherwise (``departure``)
+
+
+def departure(state, action, after, pending: set) -> str:
+    """Why Kafka 3.9's coordinator may answer this step otherwise than the model, or "".
+
+    Two of the model's documented abstractions (model/consumer/README.md) are steps a
+    Kafka-faithful target answers differently: (1) GroupMetadata.hasAllMembersJoined also
+    waits for pending members (ids handed out with MEMBER_ID_REQUIRED, not yet joined;
+    a crashed process's pending id expires only after a session timeout), so a join the
+    model completes outside a rebalance timeout may be held; a round started from Empty
+    (InitialDelayedJoin, delay 0 here) is not; (2) MemberMetadata.hasSatisfiedHeartbeat:
+    a member awaiting a JoinGroup or SyncGroup response is never expired by its session
+    timer, which the model's session_timeout does."""
+    before = state.group
+    if action.kind == "session_timeout":
+        m = before.member(action.arg)
+        if m is not None and (m.joined or m.syncing):
+            return (f"the model expires m{action.arg}, which awaits a "
+                    f"{'JoinGroup' if m.joined else 'SyncGroup'} response; Kafka does not "
+                    "(MemberMetadata.hasSatisfiedHeartbeat)")
+    if after.group.generation > before.generation and before.status != EMPTY and pending \
+            and action.kind != "rebalance_timeout":
+        return (f"the model completes a join while member id(s) {sorted(pending)} are pending; Kafka waits for "
+                "them (GroupMetadata.hasAllMembersJoined)")
+    return ""
 
 
 def delivered(state, out) -> tuple:
@@ -94,13 +120,16 @@ def handle(group, slot, req, coordinator=gc):
 def model_steps(scope: ConsumerScope, path: list[int]) -> list[ModelStep]:
     """Replay ``path`` through the consumer model; the coordinator call of each step."""
     state = MODEL.init_states(scope)[path[0]]
-    out = []
+    out, orphans = [], set()        # orphans: pending ids whose process crashed (Kafka keeps them a while)
     for i, index in enumerate(path[1:], 1):
         action = MODEL.actions(scope, state)[index]
         call, sent = call_of(scope, state, action)
-        state, _ = MODEL.step(scope, state, action)
+        if action.kind == "crash" and state.consumers[action.slot].member_id in state.group.pending:
+            orphans.add(state.consumers[action.slot].member_id)
+        before, (state, _) = state, MODEL.step(scope, state, action)
         if call is not None:
-            out.append(ModelStep(i, action, call, delivered(state, sent)))
+            out.append(ModelStep(i, action, call, delivered(state, sent),
+                                 departure(before, action, state, set(before.group.pending) | orphans)))
     return out
 
 
