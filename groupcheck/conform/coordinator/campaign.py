@@ -3,6 +3,8 @@ shrunk and written, one verdict per target. ``main`` is what the CLI calls."""
 from __future__ import annotations
 
 import itertools
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +117,21 @@ def main(names, adapter, coordinator, opts: Options, timeout: float, progress, s
         return BAD_INPUT
     deadline = time.monotonic() + (opts.max_seconds or 600.0)
     codes = []
+    # Ctrl-C: KeyboardInterrupt, which run_target turns into a written verdict cut "interrupted"
+    # (the CLI's own handler, for interrupts before a search begins, would report nothing)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) \
+        if threading.current_thread() is threading.main_thread() else None
+    try:
+        return _run_all(chosen, opts, deadline, codes, progress, say)
+    except KeyboardInterrupt:
+        say("INTERRUPTED: what was found is written (exit 130)")
+        return INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say) -> int:
     for key, target in chosen:
         if time.monotonic() > deadline:
             say(f"target {key}: not run (time limit came first)")

@@ -30,6 +30,7 @@ class Verdict:
     stopped_by_choice: int = 0
     stopped_by_departure: int = 0   # ended where the model departs from Kafka and the target answered otherwise
     info: list = field(default_factory=list)
+    info_traces: list = field(default_factory=list)     # the scenario of each info answer, up to it
     divergences: list = field(default_factory=list)     # dicts
     first_divergence_s: float | None = None
     cut: str = ""            # a limit or Ctrl-C stopped the run
@@ -48,6 +49,8 @@ class Verdict:
             self.stopped_by_choice += 1
         if r.info:
             self.info.append(r.info)
+            self.info_traces.append({"scope": r.scope, "path": r.path, "message": r.info,
+                                     "transcript": [[i, f, v, a] for i, f, v, a in r.transcript]})
 
     def status(self, claim: str) -> str:
         return VIOLATED if self.violated[claim] else HELD if self.judged[claim] else NOT_EXERCISED
@@ -62,7 +65,7 @@ class Verdict:
                 "claims": {c: {"status": self.status(c), "judged_steps": self.judged[c],
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
-                "divergences": self.divergences, "info": self.info[:20]}
+                "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20]}
 
     def text(self) -> str:
         j = self.to_json()

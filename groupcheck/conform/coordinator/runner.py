@@ -105,6 +105,7 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
             res.steps += 1
             if out.type != "ok":
                 res.info = f"step {step.index}: {f} answered {out.type}: {out.error}"
+                res.transcript.append((step.index, f, value, None))    # the call left unanswered, kept
                 break
             answers = out.value["responses"]
             res.transcript.append((step.index, f, value, answers))

@@ -9,6 +9,7 @@ and seeded swarm walks.
 """
 from __future__ import annotations
 
+import itertools
 import random
 from collections import deque
 from dataclasses import dataclass
@@ -159,10 +160,9 @@ def bfs_paths(scope: ConsumerScope, depth: int, limit: int) -> list[list[int]]:
     return leaves[:limit]
 
 
-def walk_paths(scope: ConsumerScope, count: int, length: int, seed: int) -> list[list[int]]:
-    """Seeded swarm walks: each walk disables a random subset of the fault kinds."""
+def walk_paths(scope: ConsumerScope, count: int, length: int, seed: int):
+    """Seeded swarm walks, made lazily: each walk disables a random subset of the fault kinds."""
     rng = random.Random(seed)
-    out = []
     for _ in range(count):
         banned = {k for k in MODEL.fault_kinds if rng.random() < 0.5}
         state, path = MODEL.init_states(scope)[0], [0]
@@ -174,14 +174,14 @@ def walk_paths(scope: ConsumerScope, count: int, length: int, seed: int) -> list
             i = rng.choice(allowed)
             state, _ = MODEL.step(scope, state, acts[i])
             path.append(i)
-        out.append(path)
-    return out
+        yield path
 
 
-def scenarios(budget: int, seed: int = 0, depth: int = 14) -> list[tuple[str, list[int]]]:
-    """``budget`` scenarios: half BFS leaves (scope two-members), half walks (both scopes)."""
+def scenarios(budget: int, seed: int = 0, depth: int = 14):
+    """``budget`` scenarios, made as they are consumed: half BFS leaves (scope
+    two-members), half walks (both scopes)."""
     bfs = [("two-members", p) for p in bfs_paths(SCOPES["two-members"], depth, max(1, budget // 2))]
     rest = budget - len(bfs)
-    walks = [(name, p) for k, name in enumerate(SCOPES)
-             for p in walk_paths(SCOPES[name], (rest + 1 - k) // 2, 40, seed + k)]
-    return (bfs + walks)[:budget]
+    walks = ((name, p) for k, name in enumerate(SCOPES)
+             for p in walk_paths(SCOPES[name], (rest + 1 - k) // 2, 40, seed + k))
+    return itertools.islice(itertools.chain(bfs, walks), budget)
