@@ -1,6 +1,7 @@
 """Benchmarks of ``groupcheck conform`` (a script, not a timed test).
 
     python benchmarks/conform_bench.py            # every built-in target, the broken examples, an adapter
+    python benchmarks/conform_bench.py --role group-coordinator    # the coordinator role's tables
 
 Per target: raw invocations per second (the implementation called on the distinct inputs
 one scope produced, no cache), BFS states and walk steps per second through the
@@ -114,15 +115,67 @@ def streams_assignor() -> None:
         w = walk_shrink(st_targets.resolve(spec), f["scope"], f["property"])
         walk = f"{w['raw']} | {w['shrunk']} | {w['seconds']:.2f}" if w else "not found | - | -"
         print(f"| {cls} | {f['property']} | {f['scope']} | {f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
+def coordinator_tables(reference_n: int = 200, mock_n: int = 6) -> None:
+    """Role group-coordinator: reference and external-process throughput, the mock's seconds
+    per request, and for each broken coordinator the time to its first divergence and the
+    divergent scenario's length in steps (raw, shrunk)."""
+    import tempfile
+
+    from examples.broken_coordinators import BROKEN
+    from groupcheck.conform.coordinator import campaign as gc_campaign
+    from groupcheck.conform.coordinator import targets as gc_targets
+    from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+
+    out = Path(tempfile.mkdtemp(prefix="gc-bench-"))
+    run = lambda t, key, n, **kw: gc_campaign.run_target(  # noqa: E731
+        t, key, gc_campaign.Options(scenarios=n, out=out / key.replace(":", "-"), **kw), lambda line: None,
+        float("inf"))
+    print("#### Role group-coordinator: throughput\n")
+    print("| target | scenarios | calls | seconds | scenarios/s | calls/s | s per call | scenarios/min |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    script = Path(__file__).resolve().parents[1] / "tests" / "conform_coordinator_adapter_script.py"
+    rows = [("reference", ReferenceCoordinator(), reference_n),
+            ("reference (external process)", gc_targets.external(shlex.join([sys.executable, str(script), "ok"]),
+                                                                 10.0), reference_n)]
+    try:
+        from groupcheck.conform.coordinator.mock_target import MockCoordinator
+        rows.append(("librdkafka-mock (no shrinking)", MockCoordinator(), mock_n))
+        rows.append(("librdkafka-mock", MockCoordinator(), mock_n))
+    except ImportError as e:       # confluent-kafka / kafka-python missing
+        print(f"| librdkafka-mock | not run: {e} |")
+    for label, t, n in rows:
+        v = run(t, label.split()[0] + ("-ext" if "external" in label else ""), n,
+                **({"shrink_tries": 10} if label == "librdkafka-mock" else
+                   {"max_divergences": 0} if "no shrinking" in label else {}))
+        print(f"| {label} | {v.scenarios} | {v.requests} | {v.seconds:.2f} | {v.scenarios / v.seconds:,.1f} | "
+              f"{v.requests / v.seconds:,.0f} | {v.seconds / max(1, v.requests):.3f} | "
+              f"{60 * v.scenarios / v.seconds:,.0f} |", flush=True)
+        for d in v.divergences:
+            print(f"|   divergence {d['claim']} | {d['raw_steps']} steps raw | shrunk to {d['steps']} | | | | | |")
+    print("\n#### Role group-coordinator: broken coordinators (first divergence, shrinking)\n")
+    print("| coordinator | claim | first divergence s | scenarios run | raw steps | shrunk steps | total s |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, cls in sorted(BROKEN.items()):
+        v = run(cls(), f"broken:{name}", 60, max_divergences=1)
+        d = v.divergences[0] if v.divergences else None
+        print(f"| {name} | {d['claim'] if d else 'none'} | {v.first_divergence_s} | {v.scenarios} | "
+              f"{d['raw_steps'] if d else '-'} | {d['steps'] if d else '-'} | {v.seconds:.2f} |", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--targets", default="all")
-    ap.add_argument("--role", default="all", help="assignor, streams-assignor or all")
+    ap.add_argument("--role", default="all", choices=("all", "assignor", "streams-assignor", "group-coordinator"),
+                    help="all: assignor, then streams-assignor, then group-coordinator")
     args = ap.parse_args()
     if args.role == "streams-assignor":
         streams_assignor()
+        return
+    if args.role == "group-coordinator":
+        started = time.perf_counter()
+        print(f"Measured on {platform.machine()}, Python {platform.python_version()}, one process.\n")
+        coordinator_tables()
+        print(f"\nBenchmark wall time: {time.perf_counter() - started:.0f} s.")
         return
     names = targets.builtin_names() if args.targets == "all" else args.targets.split(",")
     started = time.perf_counter()
@@ -157,6 +210,7 @@ def main() -> None:
               f"{f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
     if args.role == "all":
         streams_assignor()
+        coordinator_tables()
     print(f"\nBenchmark wall time: {time.perf_counter() - started:.0f} s.")
 
 

@@ -39,8 +39,10 @@ def test_bad_input_exits_2_naming_what_was_wrong(tmp_path):
     assert "unknown target 'nope'" in conform(tmp_path, "--target", "nope").output
     r = conform(tmp_path, "--target", "reference:range", "--role", "consumer-client")
     assert r.exit_code == 2 and "--role consumer-client: give --target librdkafka:range" in r.output
-    r = conform(tmp_path, "--target", "all", "--role", "group-coordinator")
-    assert r.exit_code == 2 and "role group-coordinator: not yet driven" in r.output
+    r = conform(tmp_path, "--target", "all", "--role", "streams-assignor")
+    assert r.exit_code == 2 and "role streams-assignor: not yet driven" in r.output
+    r = conform(tmp_path, "--target", "nope", "--role", "group-coordinator")
+    assert r.exit_code == 2 and "unknown for role group-coordinator" in r.output
     r = conform(tmp_path, "--assignor", "no_such_module:X")
     assert r.exit_code == 2 and "cannot import 'no_such_module'" in r.output
     r = conform(tmp_path)

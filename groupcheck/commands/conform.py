@@ -6,6 +6,8 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --assignor mypkg.assign:MyAssignor     # your own, in process
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
     groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
+    groupcheck conform --role streams-assignor --assignor mypkg.tasks:MyTaskAssignor
+    groupcheck conform --role group-coordinator --target librdkafka-mock
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
 a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
@@ -29,7 +31,8 @@ from ..conform.scenarios import scopes as scenario_scopes
 
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
-CONFORM_MAX_SECONDS = 1800.0     # whole command: --target all takes 7-12 minutes on 2 shared cores
+CONFORM_MAX_SECONDS = 1800.0
+CLIENT_SCENARIOS, COORDINATOR_SCENARIOS = 10, 100     # whole command: --target all takes 7-12 minutes on 2 shared cores
 
 
 def _targets(target: list[str], adapter: Optional[str], assignor: Optional[str], timeout: float) -> list:
@@ -58,6 +61,8 @@ def conform(
                                           "e.g. 'node adapter.js'"),
     assignor: Optional[str] = typer.Option(None, help="your own assignor by import path, e.g. "
                                            "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
+    coordinator: Optional[str] = typer.Option(None, help="group-coordinator: your own coordinator by import path, "
+                                              "e.g. mypkg.coord:MyCoordinator (see examples/broken_coordinators.py)"),
     role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(ROLES)}"),
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),
@@ -73,8 +78,10 @@ def conform(
     max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this (0: no limit)"),
     progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on stderr"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where verdicts and divergences go"),
-    scenarios: int = typer.Option(10, min=1, help="consumer-client: scenarios per target (each a few rebalances "
-                                  "of real consumers on librdkafka's mock cluster, about 10 s)"),
+    scenarios: Optional[int] = typer.Option(None, min=1, help="consumer-client: scenarios per target (default 10; "
+                                            "each a few rebalances of real consumers on librdkafka's mock cluster, "
+                                            "about 10 s); group-coordinator: paths replayed per target (default "
+                                            f"{COORDINATOR_SCENARIOS}; about 3 s each on librdkafka's mock)"),
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
@@ -84,7 +91,7 @@ def conform(
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
     if role == "consumer-client":
-        raise typer.Exit(_consumer_client(target, scenarios, seed, max_seconds, out_dir))
+        raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir))
     if role == "streams-assignor":
         from ..conform.streams_assignor.command import run as streams_assignor
         code = streams_assignor(target, adapter, assignor, timeout, scope,
@@ -93,8 +100,13 @@ def conform(
         if code != PASSED:
             raise typer.Exit(code)
         return
-    if role != "assignor":
-        raise fail(f"role {role}: not yet driven (roles driven: assignor, consumer-client)")
+    if coordinator and role != "group-coordinator":
+        raise fail("--coordinator names a coordinator class: give it with --role group-coordinator")
+    if role == "group-coordinator":
+        if assignor:
+            raise fail("--role group-coordinator: give your coordinator class with --coordinator pkg.module:Class")
+        raise typer.Exit(_group_coordinator(target, adapter, coordinator, scenarios or COORDINATOR_SCENARIOS, seed,
+                                            timeout, max_seconds, out_dir))
     limits = Limits(max_states, max_seconds, max_memory)
     chosen = _targets(target, adapter, assignor, timeout)
     if scope:
@@ -180,3 +192,16 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
                FAILED: "FAILED: divergences found (see above) (exit 1)",
                NOT_PROVED: "NOT PROVED: a limit stopped a campaign early (exit 3)"}[code], markup=False, highlight=False)
     return code
+
+
+def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,
+                       seed: int, timeout: float, max_seconds: float, out_dir: Path) -> int:
+    """Role group-coordinator: paths of the consumer model replayed as requests against a
+    coordinator, its responses compared with the model's (``groupcheck/conform/coordinator/``);
+    ``--coordinator pkg.module:Class`` names an in-process coordinator class."""
+    from ..conform.coordinator.campaign import Options, main
+
+    opts = Options(scenarios=scenarios, seed=seed, max_seconds=max_seconds or 600.0, out=out_dir)
+    return main(target, adapter, coordinator, opts, timeout,
+                progress=lambda line: err.print(line, markup=False, highlight=False),
+                say=lambda text: out.print(text, markup=False, highlight=False))

@@ -79,6 +79,13 @@ KINDS = {
     "streams-assignor.setup": ("streams-assignor.schema.json", "setupConfig"),
     "streams-assignor.assign": ("streams-assignor.schema.json", "assignArgument"),
     "streams-assignor.assign.result": ("streams-assignor.schema.json", "assignResult"),
+    "group-coordinator.setup": ("group-coordinator.schema.json", "setupConfig"),
+    "group-coordinator.request": ("group-coordinator.schema.json", "requestArgument"),
+    "group-coordinator.request.result": ("group-coordinator.schema.json", "result"),
+    "group-coordinator.advance": ("group-coordinator.schema.json", "advanceArgument"),
+    "group-coordinator.advance.result": ("group-coordinator.schema.json", "result"),
+    "group-coordinator.disconnect": ("group-coordinator.schema.json", "disconnectArgument"),
+    "group-coordinator.disconnect.result": ("group-coordinator.schema.json", "result"),
 }
 
 

@@ -1,0 +1,172 @@
+"""A group-coordinator campaign: every scenario against every chosen target, divergences
+shrunk and written, one verdict per target. ``main`` is what the CLI calls."""
+from __future__ import annotations
+
+import itertools
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..adapter import AdapterError
+from . import report, targets
+from .runner import run_scenario, shrink
+from .scenarios import scenarios
+
+PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED = 0, 1, 2, 3, 130
+
+
+@dataclass
+class Options:
+    scenarios: int = 40
+    seed: int = 0
+    max_seconds: float = 600.0
+    shrink_tries: int = 40
+    max_divergences: int = 4          # distinct claims shrunk and written per target
+    out: Path = Path("groupcheck-out")
+
+
+def config_of(target) -> dict:
+    return getattr(target, "config", {})
+
+
+def run_target(target, key: str, opts: Options, progress, deadline: float) -> report.Verdict:
+    hello = target.open()
+    targets.check_hello(hello, f"target {key}")
+    v = report.Verdict(key, getattr(target, "note", ""))
+    if hello.extra.get("kip394") is False:
+        v.bridged = ("the target predates KIP-394: the driver answers a JoinGroup without member id with "
+                     "MEMBER_ID_REQUIRED for it (claim member_id_required judged by one probe)")
+        probe = target.probe_member_id_required() if hasattr(target, "probe_member_id_required") else None
+        if probe:
+            v.judged["member_id_required"] += 1
+            v.violated["member_id_required"] += 1
+            v.divergences.append({"claim": "member_id_required", "message": probe, "scope": "probe", "steps": 1,
+                                  "raw_steps": 1, "story": "m0 JoinGroup(-) on a new group, v4+"})
+    groups = (f"gc-{key.replace(':', '-')}-{opts.seed}-{n}" for n in itertools.count())
+    start = time.monotonic()
+    found_claims = set()
+    last = start
+    try:
+        for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
+            if time.monotonic() > deadline:
+                v.cut = "time limit"
+                break
+            r = run_scenario(target, hello, scope, path, next(groups), config_of(target), deadline)
+            v.add(r)
+            if r.stopped == "time limit":
+                v.cut = "time limit"
+            if r.violation and v.first_divergence_s is None:
+                v.first_divergence_s = round(time.monotonic() - start, 3)
+            if r.violation and r.violation[0] not in found_claims and len(found_claims) < opts.max_divergences:
+                found_claims.add(r.violation[0])
+                small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries)
+                d = {"claim": small.violation[0], "message": small.violation[1], "scope": small.scope,
+                     "steps": len(small.path) - 1, "raw_steps": small.raw_length, "path": small.path,
+                     "story": report.story(small)}
+                d.update(report.write_divergence(opts.out, key, small, len(v.divergences)))
+                v.divergences.append(d)
+            if time.monotonic() - last > 5 or n == 0:
+                last = time.monotonic()
+                progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
+                         f"{sum(v.violated.values())} divergent, {time.monotonic() - start:.1f} s")
+    except KeyboardInterrupt:
+        v.cut = "interrupted"
+    finally:
+        v.seconds = time.monotonic() - start
+        try:
+            target.close()
+        except Exception:  # noqa: BLE001
+            pass
+    return v
+
+
+def code_of(v: report.Verdict) -> int:
+    if v.cut == "interrupted":
+        return INTERRUPTED
+    if any(v.violated.values()):
+        return FAILED
+    if v.cut or v.info or not v.requests:
+        return NOT_PROVED
+    return PASSED
+
+
+def choose(names: list[str], adapter: str | None, coordinator: str | None, timeout: float) -> list[tuple[str, object]]:
+    """(key, target) pairs; raises targets.UnknownTarget / AdapterError on bad input."""
+    chosen = []
+    for name in names:
+        for n in (targets.BUILTIN if name == "all" else (name,)):
+            chosen.append((n, targets.builtin(n)))
+    if coordinator:
+        chosen.append((f"python:{coordinator}", targets.python_class(coordinator)))
+    if adapter:
+        chosen.append((f"adapter:{adapter.split()[0]}", targets.external(adapter, timeout)))
+    if not chosen:
+        raise targets.UnknownTarget("--role group-coordinator: give --target reference|librdkafka-mock|all "
+                                    "(or broken:<name>), --coordinator pkg.module:Class or --adapter 'COMMAND ...'")
+    return chosen
+
+
+def main(names, adapter, coordinator, opts: Options, timeout: float, progress, say) -> int:
+    """Run the campaign; print each verdict with ``say``; return the exit code."""
+    try:
+        chosen = choose(names, adapter, coordinator, timeout)
+    except (targets.UnknownTarget, AdapterError) as e:
+        progress(f"error: {e}")
+        return BAD_INPUT
+    deadline = time.monotonic() + (opts.max_seconds or 600.0)
+    codes = []
+    # Ctrl-C: KeyboardInterrupt, which run_target turns into a written verdict cut "interrupted"
+    # (the CLI's own handler, for interrupts before a search begins, would report nothing)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) \
+        if threading.current_thread() is threading.main_thread() else None
+    try:
+        return _run_all(chosen, opts, deadline, codes, progress, say)
+    except KeyboardInterrupt:
+        say("INTERRUPTED: what was found is written (exit 130)")
+        return INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say) -> int:
+    for key, target in chosen:
+        if time.monotonic() > deadline:
+            say(f"target {key}: not run (time limit came first)")
+            codes.append(NOT_PROVED)
+            continue
+        where = opts.out / "conform" / "group-coordinator" / report.slug(key)
+        try:
+            v = run_target(target, key, Options(**{**opts.__dict__, "out": where}), progress, deadline)
+        except AdapterError as e:
+            progress(f"error: {e}")
+            try:
+                target.close()
+            except Exception:  # noqa: BLE001
+                pass
+            codes.append(BAD_INPUT)
+            continue
+        path = report.write(v, where)
+        say(v.text() + f"  verdict: {path}")
+        codes.append(code_of(v))
+        if codes[-1] == INTERRUPTED:
+            break
+    code = next((c for c in (INTERRUPTED, BAD_INPUT, FAILED, NOT_PROVED) if c in codes), PASSED)
+    say({PASSED: "PASSED: every claim held (exit 0)", FAILED: "FAILED: divergences found (see above) (exit 1)",
+         BAD_INPUT: "ERROR: bad input or an adapter broke the protocol (exit 2)",
+         NOT_PROVED: "NOT PROVED: a limit cut the run or an answer was info (exit 3)",
+         INTERRUPTED: "INTERRUPTED: what was found is written (exit 130)"}[code])
+    return code
+
+
+def replay_claim(target_key: str, scope: str, path: list[int]):
+    """For regression tests: (claim, message, path step) of the first violation, or None."""
+    target = targets.builtin(target_key)
+    hello = target.open()
+    try:
+        r = run_scenario(target, hello, scope, path, f"gc-regression-{time.monotonic_ns()}", config_of(target))
+    finally:
+        target.close()
+    return None if r.violation is None else r.violation[:3]

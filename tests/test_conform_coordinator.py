@@ -1,0 +1,40 @@
+"""Role group-coordinator: the reference passes, every broken coordinator is flagged with
+its named claim, the CLI's exit codes."""
+import pytest
+from typer.testing import CliRunner
+
+from examples.broken_coordinators import BROKEN, EXPECTED
+from groupcheck.cli import app
+from groupcheck.conform.coordinator.campaign import Options, run_target
+from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+
+
+def _run(target, tmp_path, n=30):
+    return run_target(target, target.name, Options(scenarios=n, out=tmp_path), lambda line: None, float("inf"))
+
+
+def test_reference_holds_every_claim(tmp_path):
+    v = _run(ReferenceCoordinator(), tmp_path)
+    assert not any(v.violated.values()), v.text()
+    assert all(v.judged[c] > 0 for c in v.judged), v.text()
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_coordinator_flagged_with_its_claim(name, tmp_path):
+    v = _run(BROKEN[name](), tmp_path)
+    assert v.divergences and v.divergences[0]["claim"] == EXPECTED[name], v.text()
+    assert v.divergences[0]["steps"] <= v.divergences[0]["raw_steps"]
+
+
+def test_cli_unknown_target_is_exit_2(tmp_path):
+    r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "nope", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_cli_reference_exit_0_broken_exit_1(tmp_path):
+    ok = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "reference",
+                                  "--scenarios", "10", "--out", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    bad = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "broken:eager-join",
+                                   "--scenarios", "10", "--out", str(tmp_path)])
+    assert bad.exit_code == 1, bad.output
