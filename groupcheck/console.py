@@ -23,8 +23,8 @@ from rich.progress import (
 
 from .checker import Budget
 
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True)
+out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
+err = Console(stderr=True, emoji=False)
 
 # Exit codes of every command (cli.py's docstring and --help say the same).
 PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED = 0, 1, 2, 3, 130

@@ -2,7 +2,6 @@
 examples (``broken:<name>``), a Python class by import path, an external program."""
 from __future__ import annotations
 
-import importlib
 import shlex
 
 from ..adapter import AdapterError
@@ -23,7 +22,7 @@ def builtin(name: str):
         from .mock_target import MockCoordinator
         return MockCoordinator()
     if name.startswith("broken:"):
-        from examples.broken_coordinators import BROKEN
+        BROKEN = _load("examples.broken_coordinators:BROKEN", f"--target {name}")
         if name[7:] not in BROKEN:
             raise UnknownTarget(f"--target {name}: unknown broken coordinator; known: {', '.join(BROKEN)}")
         return BROKEN[name[7:]]()
@@ -33,18 +32,26 @@ def builtin(name: str):
 
 def python_class(spec: str):
     """``pkg.module:Class``: a class with the adapter interface (e.g. a ReferenceCoordinator subclass)."""
-    module, _, attr = spec.partition(":")
-    if not module or not attr:
-        raise UnknownTarget(f"--coordinator {spec!r}: give pkg.module:Class")
+    return _load(spec, "--coordinator")
+
+
+def _load(spec: str, who: str):
+    """What ``spec`` names (a class is instantiated), resolved against the current directory
+    too, as ``python -m`` does (``groupcheck.api.custom.load``)."""
+    from groupcheck.api.custom import AssignorLoadError, load
     try:
-        cls = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as e:
-        raise UnknownTarget(f"--coordinator {spec!r}: cannot import: {e}") from None
-    return cls()
+        return load(spec)
+    except AssignorLoadError as e:
+        raise UnknownTarget(f"{who} {e}") from None
 
 
 def external(command: str, timeout: float) -> ProcessAdapter:
-    argv = shlex.split(command)
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise UnknownTarget(f"--adapter {command!r}: {e}") from None
+    if not argv:
+        raise UnknownTarget("--adapter: give a program and its arguments")
     adapter = ProcessAdapter(argv, timeout=timeout)
     adapter.note = f"external program {command!r}"
     return adapter
