@@ -39,8 +39,12 @@ def test_bad_input_exits_2_naming_what_was_wrong(tmp_path):
     assert "unknown target 'nope'" in conform(tmp_path, "--target", "nope").output
     r = conform(tmp_path, "--target", "reference:range", "--role", "consumer-client")
     assert r.exit_code == 2 and "--role consumer-client: give --target librdkafka:range" in r.output
-    r = conform(tmp_path, "--target", "all", "--role", "streams-assignor")
-    assert r.exit_code == 2 and "role streams-assignor: not yet driven" in r.output
+    r = conform(tmp_path, "--target", "nope", "--role", "streams-assignor")
+    assert r.exit_code == 2 and "unknown streams-assignor target 'nope'" in r.output
+    r = conform(tmp_path, "--coordinator", "examples.broken_coordinators:EagerJoin")
+    assert r.exit_code == 2 and "give it with --role" in r.output
+    r = conform(tmp_path, "--role", "group-coordinator", "--assignor", "examples.assignors:BalancedCooperative")
+    assert r.exit_code == 2 and "--coordinator" in r.output and "class" in r.output
     r = conform(tmp_path, "--target", "nope", "--role", "group-coordinator")
     assert r.exit_code == 2 and "unknown for role group-coordinator" in r.output
     r = conform(tmp_path, "--assignor", "no_such_module:X")
