@@ -21,48 +21,21 @@ the search goes on to find the others).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any
 
 from model import assignors as registry
 from model.assignors import Assignor, Member
 from model.consumer import MODEL
 from model.consumer.client import protocol_of
-from model.core import Model, Property
+from model.core import Model
 from model.partitions import bits
 
 from . import claims as C
+from . import recording as R
 from .adapter import AdapterError, Outcome, problems
+from .recording import Call, Invocation, Unanswered
 from .targets import Target
-
-
-class Invocation(NamedTuple):
-    """An event: the leader asked the target (input ``key``) in a round of ``mode``."""
-
-    kind: str          # "assign" (answered), "failed" (fail: judged, step not taken) or
-                       # "unanswered" (info: step not taken, not judged)
-    key: str
-    mode: str
-    slot: int = -1
-
-
-class Unanswered(Exception):
-    """The implementation gave no assignment (``fail`` or ``info``): the step is not taken."""
-
-    def __init__(self, key: str, outcome: str):
-        self.key, self.outcome = key, outcome
-
-
-@dataclass
-class Call:
-    argument: dict
-    outcome: Outcome
-    answer: dict | None              # member -> sorted [[topic, partition]], when ok
-    asked: int = 1                   # times the implementation was asked
-    seen: int = 1                    # times the model needed this input
-    differs: str | None = None       # a second answer that differed
-    verdicts: dict = field(default_factory=dict)   # mode -> {claim: None | message | n/a}
-    modes: set = field(default_factory=set)        # the rounds (EAGER, COOPERATIVE) it was asked in
 
 
 def _normal(assignment: dict) -> dict:
@@ -83,7 +56,7 @@ class Recorder:
         self.step_calls: list[str] = []
         self.invocations = 0
         self.info = 0
-        self.init_calls: dict[Any, tuple[str, ...]] = {}   # initial state -> inputs settling it
+        self.init_calls: dict[Any, tuple[tuple[str, str], ...]] = {}   # initial state -> (input, mode) settling it
         self.frozen = False              # closed: answers come from the cache only
         self.replaced = None
         self.register()
@@ -157,22 +130,7 @@ class Recorder:
 
     def plan(self, members: tuple[Member, ...], stride: int) -> dict[int, int]:
         argument, ids, names, stride = self.argument(members, stride)
-        key = json.dumps(argument, sort_keys=True, separators=(",", ":"))
-        call = self.calls.get(key)
-        if call is None and self.frozen:
-            raise AdapterError(f"{self.target.name}: closed; input not answered before: {key[:200]}")
-        if call is None:
-            out, answer = self.ask(argument)
-            call = self.calls[key] = Call(argument, out, answer)
-        else:
-            call.seen += 1
-            if call.asked == 1 and call.outcome.ok and not self.frozen:   # ask once more: the same answer?
-                out, answer = self.ask(argument)
-                call.asked += 1
-                if out.ok and answer != call.answer:
-                    call.differs = f"first {call.answer}, then {answer}"
-                elif not out.ok:
-                    call.differs = f"first ok {call.answer}, then {out.type}: {out.error}"
+        key, call = R.lookup(self, argument)
         self.step_calls.append(key)
         if call.answer is None:
             raise Unanswered(key, call.outcome.type)
@@ -189,63 +147,10 @@ class Recorder:
     # ---- judging one call ----
     def verdicts(self, key: str, mode: str) -> dict[str, str | None]:
         """Every per-invocation claim on the call ``key`` in a round of ``mode``."""
-        call = self.calls[key]
-        if mode not in call.verdicts:
-            out: dict[str, str | None] = {}
-            if call.outcome.type == "fail":
-                out["assignor_answers"] = f"{self.target.name} failed on a valid input: {call.outcome.error}"
-            elif call.outcome.ok:
-                out["assignor_answers"] = None
-                out.update(C.judge(call.argument, call.answer, mode, self.target.balanced))
-            call.verdicts[mode] = out
-        found = dict(call.verdicts[mode])
-        if call.asked > 1:
-            found["deterministic"] = None if call.differs is None else f"same input answered differently: {call.differs}"
-        return found
+        return R.verdicts(self, key, mode, lambda arg, answer: C.judge(arg, answer, mode, self.target.balanced))
 
 
 PER_INVOCATION = ("assignor_answers", "deterministic", *C.CLAIMS)
-
-
-def _claim(recorder: Recorder, name: str):
-    def check(scope, prev, action, nxt, events) -> str | None:
-        for e in events:
-            if isinstance(e, Invocation) and e.kind in ("assign", "failed"):
-                msg = recorder.verdicts(e.key, e.mode).get(name)
-                if msg is not None and msg != C.NOT_APPLICABLE:
-                    return msg
-        return None
-    check.__doc__ = C.DOCS[name]
-    return check
-
-
-def _initial_claim(recorder: Recorder, names: tuple[str, ...]):
-    """The inputs that settled a ``start: stable`` group inside init_states, judged on
-    the initial state (no transition carries them)."""
-    def check(scope, state) -> str | None:
-        if not recorder.init_calls:
-            return None
-        for key in recorder.init_calls.get(state, ()):
-            mode = scope.plan[0].protocol
-            for name, msg in recorder.verdicts(key, mode).items():
-                if name in names and msg is not None and msg != C.NOT_APPLICABLE:
-                    return f"{name} (while the group formed): {msg}"
-        return None
-    check.__doc__ = "the per-invocation claims on the assignments that formed a stable starting group"
-    return check
-
-
-def _skip_unanswered(prop: Property) -> Property:
-    if prop.on != "step":
-        return prop
-    inner = prop.check
-
-    def check(scope, prev, action, nxt, events):
-        if any(isinstance(e, Invocation) and e.kind != "assign" for e in events):
-            return None
-        return inner(scope, prev, action, nxt, events)
-    check.__doc__ = inner.__doc__
-    return replace(prop, check=check)
 
 
 def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Model:
@@ -254,10 +159,11 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
         recorder.step_calls = []
         states = MODEL.init_states(scope)
         if recorder.step_calls:
+            mode = scope.plan[0].protocol
             for k in recorder.step_calls:
-                recorder.calls[k].modes.add(scope.plan[0].protocol)
+                recorder.calls[k].modes.add(mode)
             for s in states:
-                recorder.init_calls[s] = tuple(recorder.step_calls)
+                recorder.init_calls[s] = tuple((k, mode) for k in recorder.step_calls)
         return states
 
     def step(scope, state, action):
@@ -284,9 +190,9 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
             return f"{recorder.target.name} assign ({event.mode}): {json.dumps(call.argument)} -> {json.dumps(call.answer)}"
         return MODEL.describe_event(scope, event)
 
-    props = [_skip_unanswered(p) for p in MODEL.properties]
-    props += [Property(name, "always", _claim(recorder, name), on="step") for name in PER_INVOCATION]
-    props += [Property("formed_group_claims", "always", _initial_claim(recorder, PER_INVOCATION))]
+    props = [R.skip_unanswered(p) for p in MODEL.properties]
+    props += R.claim_properties(recorder, PER_INVOCATION, C.DOCS, "the per-invocation claims on the assignments "
+                                "that formed a stable starting group")
     props = tuple(p for p in props if p.name not in muted)
     return replace(MODEL, name="consumer", init_states=init_states, step=step, properties=props,
                    describe_event=describe_event)

@@ -18,8 +18,8 @@ model driving the recorder, with the per-invocation claims as transition propert
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any
 
 from model.assignors import streams_tasks as st
 from model.core import Model, Property
@@ -28,6 +28,8 @@ from model.streams_classic import MODEL
 from model.streams_classic.step import LEADER_FAILURE
 
 from ..adapter import AdapterError, Outcome, problems
+from .. import recording as R
+from ..recording import Call, Invocation, Unanswered
 from . import claims as C
 from .targets import ROLE
 
@@ -49,34 +51,6 @@ def task_ids(n: int) -> list[str]:
     if n == 1:
         return ["0_0"]
     return [f"0_{t}" for t in range(n - 1)] + ["1_0"]
-
-
-class Invocation(NamedTuple):
-    """An event: the leader asked the target (input ``key``) in a round of ``mode``."""
-
-    kind: str          # "assign" (answered), "failed" (fail: judged, step not taken), "unanswered" (info)
-    key: str
-    mode: str
-
-
-class Unanswered(Exception):
-    """The implementation gave no assignment (``fail`` or ``info``): the step is not taken."""
-
-    def __init__(self, key: str, outcome: str, mode: str):
-        super().__init__(f"{outcome} answer")
-        self.key, self.outcome, self.mode = key, outcome, mode
-
-
-@dataclass
-class Call:
-    argument: dict
-    outcome: Outcome
-    answer: dict | None
-    asked: int = 1
-    seen: int = 1
-    differs: str | None = None
-    verdicts: dict = field(default_factory=dict)
-    modes: set = field(default_factory=set)
 
 
 def _normal(answer: dict) -> dict:
@@ -162,22 +136,7 @@ class Recorder:
         Kafka does, and map it onto the model's clients."""
         argument = self.argument(req)
         mode = COOPERATIVE if req.cooperative else EAGER
-        key = json.dumps(argument, sort_keys=True, separators=(",", ":"))
-        call = self.calls.get(key)
-        if call is None and self.frozen:
-            raise AdapterError(f"{self.target.name}: closed; input not answered before: {key[:200]}")
-        if call is None:
-            out, answer = self.ask(argument)
-            call = self.calls[key] = Call(argument, out, answer)
-        else:
-            call.seen += 1
-            if call.asked == 1 and call.outcome.ok and not self.frozen:   # ask once more: the same answer?
-                out, answer = self.ask(argument)
-                call.asked += 1
-                if out.ok and answer != call.answer:
-                    call.differs = f"first {json.dumps(call.answer)}, then {json.dumps(answer)}"
-                elif not out.ok:
-                    call.differs = f"first ok {json.dumps(call.answer)}, then {out.type}: {out.error}"
+        key, call = R.lookup(self, argument)
         self.step_calls.append((key, mode))
         if call.answer is None:
             raise Unanswered(key, call.outcome.type, mode)
@@ -201,60 +160,11 @@ class Recorder:
 
     # ---- judging one call ----
     def verdicts(self, key: str, mode: str) -> dict[str, str | None]:
-        call = self.calls[key]
-        if "all" not in call.verdicts:       # no claim depends on the round's mode
-            out: dict[str, str | None] = {}
-            if call.outcome.type == "fail":
-                out["assignor_answers"] = f"{self.target.name} failed on a valid input: {call.outcome.error}"
-            elif call.outcome.ok:
-                out["assignor_answers"] = None
-                out.update(C.judge(call.argument, call.answer, self.target.contracts))
-            call.verdicts["all"] = out
-        found = dict(call.verdicts["all"])
-        if call.asked > 1:
-            found["deterministic"] = None if call.differs is None else f"same input answered differently: {call.differs}"
-        return found
+        """Every per-invocation claim on the call ``key`` (none depends on the round's mode)."""
+        return R.verdicts(self, key, "all", lambda arg, answer: C.judge(arg, answer, self.target.contracts))
 
 
 PER_INVOCATION = ("assignor_answers", "deterministic", *C.CLAIMS)
-
-
-def _claim(recorder: Recorder, name: str):
-    def check(scope, prev, action, nxt, events) -> str | None:
-        for e in events:
-            if isinstance(e, Invocation) and e.kind in ("assign", "failed"):
-                msg = recorder.verdicts(e.key, e.mode).get(name)
-                if msg is not None and msg != C.NOT_APPLICABLE:
-                    return msg
-        return None
-    check.__doc__ = C.DOCS[name]
-    return check
-
-
-def _initial_claim(recorder: Recorder, names: tuple[str, ...]):
-    """The inputs that settled a ``start: stable`` group inside init_states, judged on
-    the initial state (no transition carries them)."""
-    def check(scope, state) -> str | None:
-        for key, mode in recorder.init_calls.get(state, ()):
-            for name, msg in recorder.verdicts(key, mode).items():
-                if name in names and msg is not None and msg != C.NOT_APPLICABLE:
-                    return f"{name} (while the group formed): {msg}"
-        return None
-    check.__doc__ = "the per-invocation claims on the task assignments that formed a stable starting group"
-    return check
-
-
-def _skip_unanswered(prop: Property) -> Property:
-    if prop.on != "step":
-        return prop
-    inner = prop.check
-
-    def check(scope, prev, action, nxt, events):
-        if any(isinstance(e, Invocation) and e.kind != "assign" for e in events):
-            return None
-        return inner(scope, prev, action, nxt, events)
-    check.__doc__ = inner.__doc__
-    return replace(prop, check=check)
 
 
 def _not_the_targets_rejection(prop: Property) -> Property:
@@ -310,8 +220,8 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
             return f"{recorder.target.name} assign: {json.dumps(call.argument)} -> {json.dumps(call.answer)}"
         return MODEL.describe_event(scope, event)
 
-    props = [_not_the_targets_rejection(_skip_unanswered(p)) for p in MODEL.properties]
-    props += [Property(name, "always", _claim(recorder, name), on="step") for name in PER_INVOCATION]
-    props += [Property("formed_group_claims", "always", _initial_claim(recorder, PER_INVOCATION))]
+    props = [_not_the_targets_rejection(R.skip_unanswered(p)) for p in MODEL.properties]
+    props += R.claim_properties(recorder, PER_INVOCATION, C.DOCS, "the per-invocation claims on the task "
+                                "assignments that formed a stable starting group")
     props = tuple(p for p in props if p.name not in muted)
     return replace(MODEL, init_states=init_states, step=step, properties=props, describe_event=describe_event)

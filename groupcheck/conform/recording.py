@@ -1,0 +1,148 @@
+"""What the two assignor-shaped roles share: a target's answers recorded by input, and the
+per-invocation claims on them as properties of the model that drives it.
+
+The ``assignor`` role (``assignor_role.py``) and the ``streams-assignor`` role
+(``streams_assignor/recorder.py``) each turn the model's view of a round into an
+argument, ask the target, and map the answer back. Both cache answers by input and ask
+an input met again a second time, once (a different answer is the finding
+``deterministic``); ``fail`` on a valid input is ``assignor_answers`` and leaves the step
+untaken; ``info`` leaves it untaken and unjudged. A recorder using this module has
+``target`` (with ``name``), ``calls`` (key -> ``Call``), ``frozen``, ``init_calls``
+(initial state -> ((key, mode), ...)) and ``ask(argument) -> (Outcome, answer)``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, NamedTuple
+
+from model.core import Property
+
+from .adapter import AdapterError, Outcome
+
+NOT_APPLICABLE = "n/a"
+ANSWERS = "assignor_answers"
+DETERMINISTIC = "deterministic"
+
+
+class Invocation(NamedTuple):
+    """An event: the leader asked the target (input ``key``) in a round of ``mode``."""
+
+    kind: str          # "assign" (answered), "failed" (fail: judged, step not taken) or
+                       # "unanswered" (info: step not taken, not judged)
+    key: str
+    mode: str
+    slot: int = -1
+
+
+class Unanswered(Exception):
+    """The implementation gave no answer (``fail`` or ``info``): the step is not taken."""
+
+    def __init__(self, key: str, outcome: str, mode: str = ""):
+        super().__init__(f"{outcome} answer")
+        self.key, self.outcome, self.mode = key, outcome, mode
+
+
+@dataclass
+class Call:
+    argument: dict
+    outcome: Outcome
+    answer: dict | None              # the normalised answer, when ok
+    asked: int = 1                   # times the implementation was asked
+    seen: int = 1                    # times the model needed this input
+    differs: str | None = None       # a second answer that differed
+    verdicts: dict = field(default_factory=dict)   # mode -> {claim: None | message | n/a}
+    modes: set = field(default_factory=set)        # the rounds (EAGER, COOPERATIVE) it was asked in
+
+
+def key_of(argument: dict) -> str:
+    return json.dumps(argument, sort_keys=True, separators=(",", ":"))
+
+
+def lookup(recorder: Any, argument: dict) -> tuple[str, Call]:
+    """The call for ``argument``: asked now if new, asked a second time (once) if met
+    before, from the cache only once the recorder is closed (``frozen``)."""
+    key = key_of(argument)
+    call = recorder.calls.get(key)
+    if call is None and recorder.frozen:
+        raise AdapterError(f"{recorder.target.name}: closed; input not answered before: {key[:200]}")
+    if call is None:
+        out, answer = recorder.ask(argument)
+        call = recorder.calls[key] = Call(argument, out, answer)
+        return key, call
+    call.seen += 1
+    if call.asked == 1 and call.outcome.ok and not recorder.frozen:   # ask once more: the same answer?
+        out, answer = recorder.ask(argument)
+        call.asked += 1
+        if out.ok and answer != call.answer:
+            call.differs = f"first {json.dumps(call.answer)}, then {json.dumps(answer)}"
+        elif not out.ok:
+            call.differs = f"first ok {json.dumps(call.answer)}, then {out.type}: {out.error}"
+    return key, call
+
+
+def verdicts(recorder: Any, key: str, mode: str, judge: Callable[[dict, dict], dict]) -> dict[str, str | None]:
+    """Every per-invocation claim on the call ``key`` in a round of ``mode``: ``judge``
+    (argument, answer) gives the role's own claims; ``assignor_answers`` and
+    ``deterministic`` are added here."""
+    call = recorder.calls[key]
+    if mode not in call.verdicts:
+        out: dict[str, str | None] = {}
+        if call.outcome.type == "fail":
+            out[ANSWERS] = f"{recorder.target.name} failed on a valid input: {call.outcome.error}"
+        elif call.outcome.ok:
+            out[ANSWERS] = None
+            out.update(judge(call.argument, call.answer))
+        call.verdicts[mode] = out
+    found = dict(call.verdicts[mode])
+    if call.asked > 1:
+        found[DETERMINISTIC] = None if call.differs is None else f"same input answered differently: {call.differs}"
+    return found
+
+
+def claim(recorder: Any, name: str, doc: str) -> Callable:
+    """A transition property: claim ``name`` on every answer the step's leader got."""
+    def check(scope, prev, action, nxt, events) -> str | None:
+        for e in events:
+            if isinstance(e, Invocation) and e.kind in ("assign", "failed"):
+                msg = recorder.verdicts(e.key, e.mode).get(name)
+                if msg is not None and msg != NOT_APPLICABLE:
+                    return msg
+        return None
+    check.__doc__ = doc
+    return check
+
+
+def initial_claim(recorder: Any, names: tuple[str, ...], doc: str) -> Callable:
+    """A state property: the claims ``names`` on the answers that formed a ``start:
+    stable`` group inside init_states (no transition carries them)."""
+    def check(scope, state) -> str | None:
+        for key, mode in recorder.init_calls.get(state, ()):
+            for name, msg in recorder.verdicts(key, mode).items():
+                if name in names and msg is not None and msg != NOT_APPLICABLE:
+                    return f"{name} (while the group formed): {msg}"
+        return None
+    check.__doc__ = doc
+    return check
+
+
+def skip_unanswered(prop: Property) -> Property:
+    """``prop`` (a transition property) not judged on a step the target left untaken."""
+    if prop.on != "step":
+        return prop
+    inner = prop.check
+
+    def check(scope, prev, action, nxt, events):
+        if any(isinstance(e, Invocation) and e.kind != "assign" for e in events):
+            return None
+        return inner(scope, prev, action, nxt, events)
+    check.__doc__ = inner.__doc__
+    return replace(prop, check=check)
+
+
+def claim_properties(recorder: Any, names: tuple[str, ...], docs: dict[str, str], start_doc: str) -> list[Property]:
+    """The per-invocation claims ``names`` as transition properties, and
+    ``formed_group_claims`` for the answers that formed a stable starting group."""
+    props = [Property(name, "always", claim(recorder, name, docs[name]), on="step") for name in names]
+    props.append(Property("formed_group_claims", "always", initial_claim(recorder, names, start_doc)))
+    return props
