@@ -92,14 +92,6 @@ def conform(
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
     if role == "consumer-client":
         raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir))
-    if role == "streams-assignor":
-        from ..conform.streams_assignor.command import run as streams_assignor
-        code = streams_assignor(target, adapter, assignor, timeout, scope,
-                                driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True,
-                                                hypothesis), Limits(max_states, max_seconds, max_memory), out_dir)
-        if code != PASSED:
-            raise typer.Exit(code)
-        return
     if coordinator and role != "group-coordinator":
         raise fail("--coordinator names a coordinator class: give it with --role group-coordinator")
     if role == "group-coordinator":
@@ -108,13 +100,26 @@ def conform(
         raise typer.Exit(_group_coordinator(target, adapter, coordinator, scenarios or COORDINATOR_SCENARIOS, seed,
                                             timeout, max_seconds, out_dir))
     limits = Limits(max_states, max_seconds, max_memory)
-    chosen = _targets(target, adapter, assignor, timeout)
+    if role == "streams-assignor":
+        from ..conform.streams_assignor.command import choose
+        from ..conform.streams_assignor.scenarios import scopes as streams_scopes
+        chosen, scopes_of = choose(target, adapter, assignor, timeout), streams_scopes
+    else:
+        chosen, scopes_of = _targets(target, adapter, assignor, timeout), scenario_scopes
+    settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True, hypothesis)
+    code = _drive(chosen, scope, scopes_of, settings, limits, out_dir)
+    if code != PASSED:
+        raise typer.Exit(code)
+
+
+def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings, limits: Limits, out_dir: Path) -> int:
+    """The roles the conformance driver explores (assignor, streams-assignor): every
+    chosen target through its scopes, a verdict each; the command's exit code."""
     if scope:
-        known = {n for t in chosen for n in scenario_scopes(t)}
+        known = {n for t in chosen for n in scopes_of(t)}
         unknown = sorted(set(scope) - known)
         if unknown:
             raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True, hypothesis)
     out.print(limits.line(), markup=False, highlight=False)
     codes = []
     with interruptible(limits.budget):
@@ -140,8 +145,7 @@ def conform(
              BAD_INPUT: "ERROR: an adapter broke the protocol", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
              "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written"}
     out.print(f"{words[code]} (exit {code})", markup=False, highlight=False)
-    if code != PASSED:
-        raise typer.Exit(code)
+    return code
 
 
 def _code(data: dict) -> int:
