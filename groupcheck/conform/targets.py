@@ -145,22 +145,32 @@ def python_assignor(spec: str) -> Target:
     return Target(f"python:{spec}", make, probe.assignor_name, probe.protocols, claims, None, f"{kind}-style, in process")
 
 
-def adapter_targets(command: str, timeout: float, protocols: dict[str, tuple[str, ...]] | None = None) -> list[Target]:
-    """``--adapter CMD``: one target per assignor the program's hello lists. An assignor's
-    protocols are COOPERATIVE when its name says cooperative, else EAGER (the hello may
-    say otherwise with ``"protocols": {"name": ["COOPERATIVE"]}``)."""
+def probe_hello(command: str, timeout: float, role: str) -> tuple[list[str], Any]:
+    """Start the adapter program ``command`` (no shell), read its hello, stop it; the
+    program's argv and hello. UnknownTarget when it cannot be split or does not play ``role``."""
     from .process import ProcessAdapter
     try:
         argv = shlex.split(command)
     except ValueError as e:
         raise UnknownTarget(f"--adapter: {e}") from None
+    if not argv:
+        raise UnknownTarget("--adapter: give a program and its arguments")
     probe = ProcessAdapter(argv, timeout)
     try:
         hello = probe.open()
     finally:
         probe.kill()
-    if "assignor" not in hello.roles:
-        raise UnknownTarget(f"adapter {hello.name}: its hello lists roles {list(hello.roles)}, not assignor")
+    if role not in hello.roles:
+        raise UnknownTarget(f"adapter {hello.name}: its hello lists roles {list(hello.roles)}, not {role}")
+    return argv, hello
+
+
+def adapter_targets(command: str, timeout: float, protocols: dict[str, tuple[str, ...]] | None = None) -> list[Target]:
+    """``--adapter CMD``: one target per assignor the program's hello lists. An assignor's
+    protocols are COOPERATIVE when its name says cooperative, else EAGER (the hello may
+    say otherwise with ``"protocols": {"name": ["COOPERATIVE"]}``)."""
+    from .process import ProcessAdapter
+    argv, hello = probe_hello(command, timeout, "assignor")
     declared = hello.extra.get("protocols") if isinstance(hello.extra.get("protocols"), dict) else {}
     out = []
     for name in hello.assignors or ():

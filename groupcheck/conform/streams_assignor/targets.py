@@ -21,7 +21,6 @@ task, so it can shut down). An exception from ``assign`` is a ``fail`` outcome.
 from __future__ import annotations
 
 import copy
-import shlex
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -150,17 +149,8 @@ def adapter_targets(command: str, timeout: float) -> list[StreamsTarget]:
     """``--adapter CMD``: one target per task assignor the program's hello lists
     (``assignors``); ``"contracts": {"name": ["balanced", ...]}`` in the hello states more."""
     from ..process import ProcessAdapter
-    try:
-        argv = shlex.split(command)
-    except ValueError as e:
-        raise UnknownTarget(f"--adapter: {e}") from None
-    probe = ProcessAdapter(argv, timeout)
-    try:
-        hello = probe.open()
-    finally:
-        probe.kill()
-    if ROLE not in hello.roles:
-        raise UnknownTarget(f"adapter {hello.name}: its hello lists roles {list(hello.roles)}, not {ROLE}")
+    from ..targets import probe_hello
+    argv, hello = probe_hello(command, timeout, ROLE)
     declared = hello.extra.get("contracts") if isinstance(hello.extra.get("contracts"), dict) else {}
     out = [StreamsTarget(f"{hello.name}:{name}", lambda: ProcessAdapter(argv, timeout), name,
                          _contracts(declared.get(name), f"adapter {hello.name}"),
