@@ -20,7 +20,7 @@ from model.consumer.state import HeartbeatResponse, JoinGroupResponse, SyncGroup
 SCRIPT = Path(__file__).with_name("conform_coordinator_adapter_script.py")
 
 
-def _main(mode, tmp_path, n=3, timeout=0.5):
+def _main(mode, tmp_path, n=3, timeout=10.0):
     said = []
     code = main([], f"{sys.executable} {SCRIPT} {mode}", None, Options(scenarios=n, out=tmp_path), timeout,
                 said.append, said.append)

@@ -5,8 +5,9 @@ writes one request per line and reads one reply per line, matched by ``id``. Eve
 message is validated against the schemas both ways (``adapter.validate``): an invalid
 reply is an ``AdapterError`` naming the adapter and the JSON path, not a traceback.
 
-A program that does not answer within ``timeout`` seconds, or exits, is killed (its
-whole process group); that call's outcome is ``info`` with the reason, and the
+A program that does not answer within ``timeout`` seconds (``open``, which also waits
+for the program to start, at least ``OPEN_TIMEOUT``), or exits, is killed (its whole
+process group); that call's outcome is ``info`` with the reason, and the
 program's stderr is kept in ``log``. The next call starts the program again and
 replays ``open`` and ``setup`` (a Jepsen client reopened after an indeterminate op).
 """
@@ -26,6 +27,7 @@ from .adapter import AdapterError, Hello, Outcome, hello_from, role_kind, valida
 
 PROTOCOL_VERSION = 1
 TIMEOUT = 10.0
+OPEN_TIMEOUT = 10.0     # open also waits for the program to start (interpreter, imports): at least this
 
 
 class ProcessAdapter:
@@ -96,7 +98,8 @@ class ProcessAdapter:
         self.next_id += 1
         validate("request", request, "groupcheck (driver)")
         self.transcript.append((">", request))
-        deadline = time.monotonic() + self.timeout
+        limit = max(self.timeout, OPEN_TIMEOUT) if request["op"] == "open" else self.timeout
+        deadline = time.monotonic() + limit
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())
             self.proc.stdin.flush()
@@ -106,7 +109,7 @@ class ProcessAdapter:
             try:
                 line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                return self._lost(f"no reply to {request['op']} within {self.timeout:g} s; killed")
+                return self._lost(f"no reply to {request['op']} within {limit:g} s; killed")
             if line is None:
                 self.proc.wait(timeout=5)
                 return self._lost(f"the adapter exited during {request['op']} (exit code {self.proc.returncode})")
