@@ -100,11 +100,9 @@ def processes(spec: GroupSpec) -> tuple[str, ...]:
 
 
 def validate(spec: GroupSpec, fn: str) -> None:
-    n = len(spec.tasks)
+    """Misuse an assignor cannot answer. A current task beyond ``spec.tasks`` is not misuse:
+    the topology may have shrunk, and it is ignored as StickyTaskAssignor ignores it
+    (StickyTaskAssignorTest#shouldRebalanceTasksToClientsBasedOnCapacity)."""
     ids = [m.member_id for m in spec.members]
     if len(set(ids)) != len(ids):
         raise ValueError(f"{fn}: member ids repeat ({ids}); give each member its own id")
-    for m in spec.members:
-        if (m.active | m.standby | m.warmup) >> n:
-            raise ValueError(f"{fn}: member {m.member_id!r} holds a task >= {n}; "
-                             f"spec.tasks must describe every task a member holds")
