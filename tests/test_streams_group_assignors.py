@@ -193,6 +193,20 @@ def test_shouldAssignNewTasksToNewClientWhenPreviousTasksAssignedToOldClients():
     assert (r["m1"].active, r["m2"].active, r["m3"].active) == (mask(1, 2), mask(0, 3), mask(4, 5))
 
 
+
+def test_standby_goes_first_to_the_previous_active_owner():
+    """StickyTaskAssignor#assignStandby "prev active task": A ran T1, which moved to B; A,
+    last in member order (so never the tie-break winner), gets T1's standby."""
+    r = run(sticky, spec([member("B"), member("C"), member("A", active=[0, 1])], 2, stateful=True, standbys=1))
+    assert r["A"] == MemberAssignment(mask(0), mask(1), 0)
+
+
+def test_standby_skips_a_previous_holder_whose_process_is_not_load_balanced():
+    """isLoadBalanced: B held T0's standby but runs two actives, more than anyone; C gets it."""
+    ms = [member("A", active=[0]), member("B", active=[1, 2], standby=[0]), member("C", active=[3])]
+    r = run(sticky, spec(ms, 4, stateful=True, standbys=1))
+    assert r["B"].active == mask(1, 2) and r["C"].standby >> 0 & 1 and not r["B"].standby >> 0 & 1
+
 # ---------------------------------------------------------------- the KIP's topology example
 
 def test_kip_topology_example_step_by_step():
@@ -286,6 +300,13 @@ def test_ha_a_caught_up_warm_up_not_made_active_becomes_standby_or_goes(standbys
     into an active task or a standby task, or be unassigned from the member."""
     r = ha([member("A", active=[0]), member("B", warmup=[0])], 1, standbys=standbys, lags={0: {"B": 0}})
     assert r["A"] == MemberAssignment(mask(0), 0, 0) and r["B"] == expected
+
+
+def test_ha_a_caught_up_warm_up_is_preferred_as_the_standby():
+    """C comes before B in member order, so only B's caught-up warm-up of T0 makes it the standby."""
+    ms = [member("A", active=[0]), member("C", active=[2]), member("B", active=[1], warmup=[0])]
+    r = ha(ms, 3, standbys=1, lags={0: {"B": 0}})
+    assert r["B"] == MemberAssignment(mask(1), r["B"].standby, 0) and r["B"].standby >> 0 & 1
 
 
 def test_ha_an_orphaned_task_goes_to_the_most_caught_up_copy():
