@@ -5,14 +5,14 @@ See README.md beside this file."""
 from .group import (ACTIVE, STANDBY, WARMUP, GroupEpochs, Holding, TargetAssignment, bump_group_epoch,
                     consumer_unreleased, holding, install_target, needs_new_target, streams_unreleased,
                     validate_member_epoch)
-from .reconcile import (CONSUMER, FENCED_MEMBER_EPOCH, MEMBER_STATES, NO_REVOCATION_EPOCH, PROFILES, STABLE,
+from .reconcile import (CONSUMER_4_1, CONSUMER_TRUNK, FENCED_MEMBER_EPOCH, MEMBER_STATES, NO_REVOCATION_EPOCH, PROFILES, STABLE,
                         STREAMS_4_1, STREAMS_TRUNK, UNKNOWN, UNRELEASED, UNREVOKED, Difference, Fenced,
                         MemberAssignment, Profile, difference, new_member, reconcile)
 
 __all__ = [
     "ACTIVE", "STANDBY", "WARMUP", "GroupEpochs", "Holding", "TargetAssignment", "bump_group_epoch",
     "consumer_unreleased", "holding", "install_target", "needs_new_target", "streams_unreleased",
-    "validate_member_epoch", "CONSUMER", "FENCED_MEMBER_EPOCH", "MEMBER_STATES", "NO_REVOCATION_EPOCH",
+    "validate_member_epoch", "CONSUMER_4_1", "CONSUMER_TRUNK", "FENCED_MEMBER_EPOCH", "MEMBER_STATES", "NO_REVOCATION_EPOCH",
     "PROFILES", "STABLE", "STREAMS_4_1", "STREAMS_TRUNK", "UNKNOWN", "UNRELEASED", "UNREVOKED",
     "Difference", "Fenced", "MemberAssignment", "Profile", "difference", "new_member", "reconcile",
 ]

@@ -128,12 +128,16 @@ def streams_unreleased(holdings: tuple[Holding, ...], process_id: str) -> Unrele
     return lambda role, i: bool(blocked[role] >> i & 1)
 
 
-def consumer_unreleased(holdings: tuple[Holding, ...], member_id: str) -> Unreleased:
+def consumer_unreleased(holdings: tuple[Holding, ...], member_id: str, *,
+                        own_pending_blocks: bool = False) -> Unreleased:
     """KIP-848's blocking rule: a partition is unreleased while another member still
-    owns it (Kafka: its partition epoch is set, and it is not this member's own
-    pending revocation)."""
+    owns it (Kafka: its partition epoch is set and it is not this member's own
+    pending revocation, KAFKA-19449, merged after 4.1.0). ``own_pending_blocks``
+    gives the earlier rule, where the member's own pending revocation blocked too."""
     blocked = 0
     for h in holdings:
         if h.member_id != member_id:
             blocked |= h.held(0)
+        elif own_pending_blocks:
+            blocked |= h.pending_revocation[0]
     return lambda role, i: bool(blocked >> i & 1)

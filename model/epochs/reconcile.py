@@ -42,8 +42,11 @@ class Fenced(Exception):
 class Profile(NamedTuple):
     """How one Kafka version reconciles, where versions differ.
 
-    ``epoch_after_revocation``: the epoch an UNREVOKED member recomputes from once it
-    has revoked: Streams uses ``member epoch + 1``, KIP-848 the member epoch itself.
+    ``epoch_after_revocation``: added to the member epoch when an UNREVOKED member
+    has revoked and is recomputed; it is the epoch it stays at if it must revoke
+    again. Streams (4.1 and trunk) and KIP-848 up to 4.1 add 1; KIP-848 since
+    KAFKA-19974 (trunk and 4.2) adds 0, so a resource is never owned by two members
+    at one epoch.
     ``tracks_revocation_epoch``: trunk Streams (KAFKA-19779, after 4.1) records the
     epoch at which the member last finished revoking, for offset-commit validation.
     """
@@ -55,8 +58,9 @@ class Profile(NamedTuple):
 
 STREAMS_4_1 = Profile("streams-4.1", 1, False)
 STREAMS_TRUNK = Profile("streams-trunk", 1, True)
-CONSUMER = Profile("consumer", 0, False)
-PROFILES = {p.name: p for p in (STREAMS_4_1, STREAMS_TRUNK, CONSUMER)}
+CONSUMER_4_1 = Profile("consumer-4.1", 1, False)
+CONSUMER_TRUNK = Profile("consumer-trunk", 0, False)
+PROFILES = {p.name: p for p in (STREAMS_4_1, STREAMS_TRUNK, CONSUMER_4_1, CONSUMER_TRUNK)}
 
 
 class MemberAssignment(NamedTuple):
