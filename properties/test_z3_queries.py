@@ -45,7 +45,8 @@ def test_all_queries_lists_each_query_once():
     names = [name for name, _ in all_queries()]
     assert names == ["cooperative_withholding_never_two_owners", "stale_claims_never_win",
                      "protocol_selection_sound", "inductive_no_double_ownership",
-                     "negotiation_never_unreadable", "probing_table_complete_and_exclusive"]
+                     "negotiation_never_unreadable", "probing_table_complete_and_exclusive",
+                     "topology_epoch_table_complete_and_exclusive", "request_validation_matches_kip"]
     for _, prove in all_queries():
         assert callable(prove)
 
