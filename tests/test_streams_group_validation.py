@@ -121,6 +121,12 @@ TOPOLOGY_CASES = {
     "repartition source not sunk": (
         _with(S0._replace(repartition_sink_topics=())),
         "Repartition source topic rep of subtopology 1 is not a repartition sink topic of any other subtopology.", False),
+    "repartition source sunk only by its own subtopology": (
+        _with(S0._replace(repartition_sink_topics=()), S1._replace(repartition_sink_topics=("rep",))),
+        "Repartition source topic rep of subtopology 1 is not a repartition sink topic of any other subtopology.", False),
+    "negative copartition index": (
+        _with(sub1=S1._replace(copartition_groups=(CopartitionGroup((-1,)),))),
+        "Copartition group 0 of subtopology 1 has an index outside its topic list.", False),
     "copartition index out of range": (
         _with(sub1=S1._replace(copartition_groups=(CopartitionGroup((0, 1)),))),
         "Copartition group 0 of subtopology 1 has an index outside its topic list.", False),
