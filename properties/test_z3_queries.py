@@ -46,7 +46,8 @@ def test_all_queries_lists_each_query_once():
     assert names == ["cooperative_withholding_never_two_owners", "stale_claims_never_win",
                      "protocol_selection_sound", "inductive_no_double_ownership",
                      "negotiation_never_unreadable", "probing_table_complete_and_exclusive",
-                     "reconcile_never_two_active_owners"]
+                     "topology_epoch_table_complete_and_exclusive", "reconcile_never_two_active_owners",
+                     "request_validation_matches_kip"]
     for _, prove in all_queries():
         assert callable(prove)
 
