@@ -2,6 +2,5 @@
 epochs on the shared epoch core (``model/epochs/``), topology epochs and fencing,
 NOT_READY states, reconciliation of active, standby and warm-up tasks.
 
-Built in steps (issue 9): ``state`` holds the RPC's messages; request validation,
-the topology-epoch decision table, the coordinator, the member and ``MODEL`` follow.
+In progress (issue 9): see README.md for what exists and what comes next.
 """
