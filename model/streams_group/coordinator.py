@@ -1,0 +1,196 @@
+"""The group coordinator's StreamsGroupHeartbeat handler (KIP-1071 "Request Handling"), and
+the member-removing timers, as pure functions. Handlers decide and return records;
+``replay`` applies them (``failover`` is exactly that).
+
+    heartbeat(group, request, cluster, profile, config, shutdown_member_id) -> Outcome
+    session_timeout(group, member_id, ...) / rebalance_timeout(group, member_id, epoch, ...) -> Outcome
+    failover(records, task_index) -> Group
+
+The steps, in the KIP's order (Kafka: GroupCoordinatorService#streamsGroupHeartbeat, then
+GroupMetadataManager#streamsGroupHeartbeat, apache/kafka group-coordinator/src/main/java/
+org/apache/kafka/coordinator/group/):
+ 1. request validation (``validation.validate``);
+ 2. join (epoch 0): get or create the group, GROUP_MAX_SIZE_REACHED, the topology-epoch
+    decision (``topology.decide_join``), create the member (or reset it: KAFKA-19233);
+ 3. existing member: the group, the member, its epoch (``epochs.validate_member_epoch``);
+    leave (-1) removes it;
+ 4-5. member metadata, topology, topic metadata, configuration, the group-epoch bump;
+ 6. a new target assignment when group epoch > assignment epoch (``target.new_target``);
+ 7. reconcile the member (``epochs.reconcile`` with ``streams_unreleased``);
+ 8. the response; 9. records = ``records.diff(before, after)``.
+The steps 4-9 live in ``coordinator_update``.
+
+Static membership (instance ids, epoch -2) and classic-group migration are not modelled:
+a request using them raises ``NotModelled``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple, Optional, Union
+
+from ..epochs import Fenced, MemberAssignment, validate_member_epoch
+from .coordinator_update import (Config, Outcome, Update, bumped, coordinator_profile, error_outcome,
+                                 owned_tasks, update)
+from .group import NO_TASKS, Group, Member, TaskIndex, new_group
+from .records import diff, replay
+from .state import (JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, StreamsGroupHeartbeat,
+                    StreamsGroupHeartbeatResponse)
+from .topology import ACCEPT, INITIALIZE, KEEP_GROUP, REJECT, UPDATE, decide_join
+from .validation import Error, validate
+
+
+class NotModelled(ValueError):
+    """A request the model does not handle (static membership, classic-group migration)."""
+
+
+class OtherGroup(NamedTuple):
+    """A group id the coordinator holds as a group of another type (consumer, share, classic)."""
+
+    group_id: str
+    group_type: str
+
+
+class Cluster(NamedTuple):
+    """The topics that exist: (name, partitions), sorted by name."""
+
+    topics: tuple[tuple[str, int], ...] = ()
+
+
+AnyGroup = Union[Group, OtherGroup]
+
+
+def heartbeat(group: AnyGroup, request: StreamsGroupHeartbeat, cluster: Cluster = Cluster(),
+              profile="kip-1071", config: Config = Config(),
+              shutdown_member_id: Optional[str] = None) -> Outcome:
+    """Handle one StreamsGroupHeartbeat. ``group``: the coordinator's group for the id (a dead
+    Group when it holds none, an ``OtherGroup`` for another type). ``shutdown_member_id``: the
+    member that requested SHUTDOWN_APPLICATION (soft state, Kafka's StreamsGroup field; not in
+    any record), threaded through ``Outcome.shutdown_member_id``."""
+    cp = coordinator_profile(profile)
+    error = validate(request, cp.streams)                                  # step 1
+    if error is not None:
+        return error_outcome(group, error, shutdown_member_id)
+    if request.instance_id is not None or request.member_epoch == LEAVE_STATIC_EPOCH:
+        raise NotModelled("heartbeat: static membership (instance_id, member epoch -2) is not "
+                          "modelled; send dynamic members only")
+    if request.member_epoch == JOIN_EPOCH:
+        return _join(group, request, cluster, cp, config, shutdown_member_id)
+    return _existing(group, request, cluster, cp, config, shutdown_member_id)
+
+
+def _held(group: AnyGroup) -> Optional[AnyGroup]:
+    return None if isinstance(group, Group) and group.dead else group
+
+
+def _not_streams(group: OtherGroup) -> Error:
+    if group.group_type == "classic":
+        raise NotModelled("heartbeat: migrating a classic group to a streams group is not modelled")
+    # GroupMetadataManager#getOrCreateStreamsGroup / getStreamsGroupOrThrow
+    return Error("GROUP_ID_NOT_FOUND", f"Group {group.group_id} is not a streams group.")
+
+
+def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
+    """Step 2. KIP: "Look up or create the group"; "GROUP_ID_NOT_FOUND is returned if the group
+    ID is associated with a group type that is not streams"; then the topology epochs; then
+    "Creates the member"."""
+    held = _held(group)
+    if isinstance(held, OtherGroup):
+        return error_outcome(group, _not_streams(held), shutdown)
+    g = held if held is not None else new_group(request.group_id, group.task_index)
+    known = g.member(request.member_id)
+    # GroupMetadataManager#throwIfStreamsGroupIsFull counts members only; the KIP reads as
+    # "the group cannot take a new member", so a known member may rejoin a full group.
+    if config.max_size is not None and len(g.members) >= config.max_size and (
+            known is None or cp.full_rejects_known_member):
+        return error_outcome(group, Error("GROUP_MAX_SIZE_REACHED", "The streams group has reached its maximum "
+                                          f"capacity of {config.max_size} members."), shutdown)
+    eg = None if g.topology is None else g.topology.epoch
+    same = g.topology is not None and g.topology.subtopologies == request.topology.subtopologies
+    decision = decide_join(cp.streams, request.topology.epoch, eg, same)   # step 2.iii
+    if decision.kind == REJECT:
+        return error_outcome(group, decision.error, shutdown)
+    topology = request.topology if decision.kind in (INITIALIZE, UPDATE) else g.topology
+    assert decision.kind in (INITIALIZE, UPDATE, ACCEPT, KEEP_GROUP)
+    # KAFKA-19233: an epoch-0 heartbeat from a known member is a rejoin: the member starts
+    # over with nothing assigned (it reports owning nothing); its target entry stays.
+    member = Member(request.member_id) if known is None else replace(
+        known, state="STABLE", epoch=0, previous_epoch=-1, assigned=NO_TASKS, pending_revocation=NO_TASKS)
+    return update(Update(group, g, known, member, topology, request, cluster.topics, cp, config, shutdown))
+
+
+def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
+    """Step 3. KIP: "GROUP_ID_NOT_FOUND is returned if the group ID does not exist anymore";
+    "If the member does not exist, returns UNKNOWN_MEMBER_ID"; "Checks whether the member epoch
+    matches ... FENCED_MEMBER_EPOCH is returned otherwise. The member is also removed from the
+    group." (Kafka: throwIfStreamsGroupMemberEpochIsInvalid throws; nothing is written.)"""
+    held = _held(group)
+    if held is None:
+        return error_outcome(group, Error("GROUP_ID_NOT_FOUND", f"Streams group {request.group_id} not found."),
+                             shutdown)
+    if isinstance(held, OtherGroup):
+        return error_outcome(group, _not_streams(held), shutdown)
+    member = held.member(request.member_id)
+    if member is None:
+        return error_outcome(group, Error("UNKNOWN_MEMBER_ID", f"Member {request.member_id} is not a member "
+                                          f"of group {request.group_id}."), shutdown)
+    if request.member_epoch == LEAVE_EPOCH:
+        return remove_member(held, request.member_id, "member left", shutdown, leave=True)
+    try:
+        validate_member_epoch(_assignment(member), request.member_epoch, owned_tasks(held, request))
+    except Fenced as fenced:
+        return fence(held, request.member_id, str(fenced), cp, shutdown)
+    return update(Update(group, held, member, member, held.topology, request, cluster.topics, cp, config, shutdown))
+
+
+def _assignment(m: Member) -> MemberAssignment:
+    return MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation, m.revocation_epoch)
+
+
+def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:
+    """FENCED_MEMBER_EPOCH; the KIP removes the member (a bump), shipped Kafka writes nothing."""
+    err = Error("FENCED_MEMBER_EPOCH", message)
+    if not cp.fenced_removes_member:
+        return error_outcome(group, err, shutdown)
+    removed = remove_member(group, member_id, "member fenced", shutdown)
+    resp = StreamsGroupHeartbeatResponse(error_code=err.error_code, error_message=message)
+    return removed._replace(response=resp)
+
+
+def remove_member(group: Group, member_id: str, reason: str, shutdown: Optional[str], *,
+                  leave: bool = False) -> Outcome:
+    """KIP: "The group epoch is bumped: When a member joins or leaves the group. When a member
+    is fenced or removed from the group by the group coordinator." Its current assignment,
+    target entry and metadata go (GroupMetadataManager#removeStreamsMember); the next
+    heartbeat computes the new target. SHUTDOWN_APPLICATION is forgotten once the group is empty."""
+    after = replace(group.without_member(member_id).with_target(member_id, None), group_epoch=group.group_epoch + 1)
+    shutdown = shutdown if after.members else None
+    resp = StreamsGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_EPOCH) if leave else None
+    return Outcome(after, resp, diff(group, after), bumped((reason,)) + (("member_removed", member_id),), shutdown)
+
+
+def session_timeout(group: Group, member_id: str, shutdown_member_id: Optional[str] = None) -> Outcome:
+    """The member's session expired (GroupMetadataManager#streamsGroupSessionTimeoutExpired):
+    it is removed, a bump. A member already gone: nothing happens."""
+    if group.dead or group.member(member_id) is None:
+        return Outcome(group, None, (), (), shutdown_member_id)
+    return remove_member(group, member_id, "member removed (session timeout)", shutdown_member_id)
+
+
+def rebalance_timeout(group: Group, member_id: str, member_epoch: int,
+                      shutdown_member_id: Optional[str] = None) -> Outcome:
+    """The rebalance timer armed when the member had tasks to revoke at ``member_epoch``
+    expired (GroupMetadataManager#scheduleStreamsGroupRebalanceTimeout): if it is still
+    UNREVOKED at that epoch it is removed (a bump); otherwise the timer is stale and ignored."""
+    m = None if group.dead else group.member(member_id)
+    if m is None or m.epoch != member_epoch or m.state != "UNREVOKED":
+        return Outcome(group, None, (), (), shutdown_member_id)
+    return remove_member(group, member_id, "member removed (rebalance timeout)", shutdown_member_id)
+
+
+def failover(records, task_index: TaskIndex = ()) -> Group:
+    """The group a new coordinator rebuilds from the log: ``replay`` of every record written."""
+    return replay(records, None, task_index=task_index)
+
+
+__all__ = ["Cluster", "Config", "NotModelled", "OtherGroup", "Outcome", "failover", "heartbeat",
+           "rebalance_timeout", "remove_member", "session_timeout"]

@@ -1,0 +1,232 @@
+"""Steps 4-9 of the StreamsGroupHeartbeat handler (see ``coordinator``): member metadata,
+topology and topic metadata, the group-epoch bump, the target assignment, reconciliation,
+the response and the records; and the coordinator profiles.
+
+Source: GroupMetadataManager#streamsGroupHeartbeat (apache/kafka, group-coordinator/src/main/
+java/org/apache/kafka/coordinator/group/), its parts 1-5 and the response it builds.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import NamedTuple, Optional
+
+from ..epochs import STREAMS_4_1, STREAMS_TRUNK, Fenced, Holding, MemberAssignment, reconcile, streams_unreleased
+from ..epochs import Profile as EpochProfile
+from .group import ACTIVE, WARMUP, Group, Member, Tasks, mask_of, task_ids_of
+from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, Profile, profile as streams_profile
+from .records import diff
+from .state import (SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
+                    Topology)
+from .target import AssignmentConfigs, assignment_configs, lag_levels, new_target, partition_metadata
+from .topology import configure, stale_status
+from .validation import Error, validate_tasks
+
+
+class CoordinatorProfile(NamedTuple):
+    """A streams-group profile and what the coordinator takes with it."""
+
+    streams: Profile
+    # The epoch core's profile: the KIP has no revocation epoch and neither has 4.1
+    # (streams-4.1); KAFKA-19779 (after 4.1) adds it (streams-trunk).
+    epochs: EpochProfile
+    # KIP 3.iv: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also removed from
+    # the group." Kafka throws FencedMemberEpochException: nothing is written.
+    fenced_removes_member: bool
+    # Kafka (hasStreamsMemberMetadataChanged): any change of the member's metadata bumps.
+    # KIP: only "topology metadata, rack ID, client tags or process ID".
+    bump_on_any_member_change: bool
+    # Kafka (throwIfStreamsGroupIsFull): a full group refuses every join, a known member too.
+    full_rejects_known_member: bool
+
+
+COORDINATOR_PROFILES = {
+    "kip-1071": CoordinatorProfile(KIP_1071, STREAMS_4_1, True, False, False),
+    "kafka-4.1": CoordinatorProfile(KAFKA_4_1, STREAMS_4_1, False, True, True),
+    "kafka-4.5": CoordinatorProfile(KAFKA_4_5, STREAMS_TRUNK, False, True, True),
+}
+
+
+def coordinator_profile(p) -> CoordinatorProfile:
+    if isinstance(p, CoordinatorProfile):
+        return p
+    return COORDINATOR_PROFILES[streams_profile(p).name]
+
+
+class Config(NamedTuple):
+    """Broker-side settings: ``max_size`` (group.streams.max.size, None: unbounded), the
+    intervals the response carries, the assignor (None: the KIP's default) and the group's
+    assignment configs."""
+
+    max_size: Optional[int] = None
+    heartbeat_interval_ms: int = 5000
+    task_offset_interval_ms: int = 60000
+    assignor: Optional[str] = None
+    assignment: AssignmentConfigs = AssignmentConfigs()
+
+
+class Outcome(NamedTuple):
+    """A handler's result: the group after it, the response (None for a timer), the records
+    that turn the old group into it, events (``("group_epoch_bumped", reasons)``,
+    ``("member_removed", id)``, ``("new_target", epoch)``, ``("internal_topics_to_create",
+    names)``) and the soft SHUTDOWN_APPLICATION requester."""
+
+    group: object
+    response: Optional[StreamsGroupHeartbeatResponse]
+    records: tuple
+    events: tuple
+    shutdown_member_id: Optional[str] = None
+
+
+def bumped(reasons) -> tuple:
+    return (("group_epoch_bumped", tuple(reasons)),)
+
+
+def error_outcome(group, error: Error, shutdown: Optional[str]) -> Outcome:
+    """An error response; nothing is written (the exception aborts Kafka's handler)."""
+    return Outcome(group, StreamsGroupHeartbeatResponse(error_code=error.error_code, error_message=error.message),
+                   (), (), shutdown)
+
+
+def owned_tasks(group: Group, r: StreamsGroupHeartbeat) -> Optional[Tasks]:
+    """The reported owned tasks as bitmasks; None when not reported (validation makes the
+    three lists all-or-none in shipped profiles; the KIP's: absent counts as unreported)."""
+    if r.active_tasks is None or r.standby_tasks is None or r.warmup_tasks is None:
+        return None
+    return tuple(mask_of(group.task_index, x) for x in (r.active_tasks, r.standby_tasks, r.warmup_tasks))
+
+
+class Update(NamedTuple):
+    original: object           # the group value the handler was given (returned on error)
+    group: Group               # the (possibly just created) streams group
+    old: Optional[Member]      # the member before this heartbeat (None: new)
+    member: Member             # the member to update (a rejoin starts from scratch)
+    topology: Topology         # the group's topology after the join decision
+    request: StreamsGroupHeartbeat
+    topics: tuple
+    cp: CoordinatorProfile
+    config: Config
+    shutdown: Optional[str]
+
+
+def _with_metadata(m: Member, r: StreamsGroupHeartbeat) -> Member:
+    """StreamsGroupMember.Builder.maybeUpdate*: a null field keeps the stored value."""
+    return replace(m, process_id=m.process_id if r.process_id is None else r.process_id,
+                   rack_id=m.rack_id if r.rack_id is None else r.rack_id,
+                   client_tags=m.client_tags if r.client_tags is None else tuple(sorted(r.client_tags)),
+                   topology_epoch=m.topology_epoch if r.topology is None else r.topology.epoch,
+                   rebalance_timeout_ms=m.rebalance_timeout_ms if r.rebalance_timeout_ms == -1 else r.rebalance_timeout_ms,
+                   user_endpoint=m.user_endpoint if r.user_endpoint is None else r.user_endpoint)
+
+
+_KIP_FIELDS = ("topology_epoch", "rack_id", "client_tags", "process_id")
+_ALL_FIELDS = _KIP_FIELDS + ("rebalance_timeout_ms", "user_endpoint")
+
+
+def _member_reasons(old: Optional[Member], new: Member, cp: CoordinatorProfile) -> list[str]:
+    """KIP: bumped "When a member joins" and "When a member updates its topology metadata,
+    rack ID, client tags or process ID"."""
+    if old is None:
+        return ["member joined"]
+    fields = _ALL_FIELDS if cp.bump_on_any_member_change else _KIP_FIELDS
+    return ["member metadata changed"] if any(getattr(old, f) != getattr(new, f) for f in fields) else []
+
+
+def _warmup_reasons(u: Update, lags: dict) -> list[str]:
+    """KIP: bumped "When a member with an assigned warm-up task reports a task changelog offset
+    and task changelog end offset whose difference is less than acceptable.recovery.lag" - while
+    the task is still a warm-up in its target (once the new target resolves it, no more)."""
+    g, m = u.group, u.member
+    limit = u.config.assignment.acceptable_recovery_lag
+    warm = m.assigned[WARMUP] & g.target_of(m.member_id)[WARMUP]
+    hit = any(warm >> i & 1 and lags.get(task, limit + 1) <= limit for i, task in enumerate(g.task_index))
+    return ["warm-up caught up"] if hit else []
+
+
+def update(u: Update) -> Outcome:
+    """Steps 4-9 (KIP "Request Handling" 4-6; GroupMetadataManager#streamsGroupHeartbeat 1-5)."""
+    g, r, cp = u.group, u.request, u.cp
+    member = _with_metadata(u.member, r)                                          # step 4
+    reasons = _member_reasons(u.old, member, cp)
+    if g.topology is not None and u.topology != g.topology:
+        reasons.append("topology changed")
+    configured = configure(u.topology, dict(u.topics), cp.streams)                # step 5
+    if configured.error is not None:
+        return error_outcome(u.original, configured.error, u.shutdown)
+    if configured.ready:   # GroupMetadataManager#throwIfRequestContainsInvalidTasks
+        bad = validate_tasks(r, configured.number_of_tasks)
+        if bad is not None:
+            return error_outcome(u.original, bad, u.shutdown)
+    pm = partition_metadata(u.topology, dict(u.topics))
+    if pm != g.partition_metadata:
+        reasons.append("partition metadata changed")
+    validated = u.topology.epoch if configured.ready else -1
+    lags = lag_levels(r.task_offsets, r.task_end_offsets)
+    reasons += _warmup_reasons(u, lags)
+    configs = assignment_configs(u.config.assignment)
+    if configs != g.assignment_configs:
+        reasons.append("assignment configuration changed")
+    if validated != g.validated_topology_epoch and not reasons:
+        # Kafka 3b: a newly validated topology epoch bumps; every way to get there (join,
+        # topology, topic metadata) is on the KIP's list already, so this never fires alone.
+        reasons.append("validated topology epoch changed")
+    after = replace(g, topology=u.topology, partition_metadata=pm).with_member(member)
+    if reasons:
+        after = replace(after, group_epoch=g.group_epoch + 1, validated_topology_epoch=validated,
+                        assignment_configs=configs)
+    events = bumped(reasons) if reasons else ()
+    if after.group_epoch > after.target_assignment_epoch:                         # step 6
+        target = new_target(after, configured, u.config.assignment, u.config.assignor,
+                            {member.process_id: lags} if lags else {})
+        after = replace(after, target_assignment=tuple(sorted(target.items())),
+                        target_assignment_epoch=after.group_epoch)
+        events += (("new_target", after.group_epoch),)
+    try:
+        member = _reconcile(after, member, owned_tasks(g, r), cp)                 # step 7
+    except Fenced as fenced:
+        from .coordinator import fence
+        return fence(g, member.member_id, str(fenced), cp, u.shutdown)
+    after = after.with_member(member)
+    shutdown = member.member_id if r.shutdown_application else u.shutdown
+    response = _response(after, u, member, configured, shutdown)                 # step 8
+    if configured.internal_topics_to_create:
+        events += (("internal_topics_to_create", configured.internal_topics_to_create),)
+    return Outcome(after, response, diff(_before(u), after), events, shutdown)   # step 9
+
+
+def _before(u: Update) -> Group:
+    return u.original if isinstance(u.original, Group) else u.group
+
+
+def _reconcile(g: Group, m: Member, owned: Optional[Tasks], cp: CoordinatorProfile) -> Member:
+    """KIP "Reconciliation of the group": the member moves towards its target; a task is
+    withheld while another member still holds it (``streams_unreleased`` over every member's
+    assigned and pending-revocation tasks)."""
+    holdings = tuple(Holding(x.member_id, x.process_id, x.assigned, x.pending_revocation) for x in g.members)
+    current = MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation,
+                               m.revocation_epoch)
+    moved = reconcile(current, g.target_assignment_epoch, g.target_of(m.member_id), owned,
+                      streams_unreleased(holdings, m.process_id), profile=cp.epochs)
+    return m.with_assignment(moved)
+
+
+def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str]) -> StreamsGroupHeartbeatResponse:
+    """Statuses in Kafka's order (STALE_TOPOLOGY, the configuration's, SHUTDOWN_APPLICATION);
+    task lists on join or when the assigned tasks changed ("Null if unchanged since last
+    heartbeat"; GroupMetadataManager#hasAssignedTasksChanged)."""
+    statuses = [s for s in (stale_status(m.topology_epoch, g.topology.epoch), configured.status) if s is not None]
+    if shutdown is not None:
+        statuses.append(Status(SHUTDOWN_APPLICATION, f"Streams group member {shutdown} encountered a fatal error "
+                                                     "and requested a shutdown for the entire application."))
+    c = u.config
+    resp = StreamsGroupHeartbeatResponse(
+        member_id=m.member_id, member_epoch=m.epoch, heartbeat_interval_ms=c.heartbeat_interval_ms,
+        acceptable_recovery_lag=c.assignment.acceptable_recovery_lag, task_offset_interval_ms=c.task_offset_interval_ms,
+        status=tuple(statuses) or None)
+    if u.request.member_epoch == 0 or u.old is None or u.old.assigned != m.assigned:
+        resp = resp._replace(**{name: task_ids_of(g.task_index, m.assigned[i]) for i, name in
+                                enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))})
+    return resp
+
+
+__all__ = ["COORDINATOR_PROFILES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped",
+           "coordinator_profile", "error_outcome", "owned_tasks", "update", "ACTIVE"]
