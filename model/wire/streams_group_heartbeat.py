@@ -222,7 +222,7 @@ def _write(value: Any, typ: Any, path: str, out: list[bytes]) -> None:
             _write(getattr(value, attr), field_type, f"{path}.{name}" if path else name, out)
         out.append(b"\x00")  # no tagged fields
     elif isinstance(typ, Array):
-        if not isinstance(value, (tuple, list)):
+        if not isinstance(value, (tuple, list)) or hasattr(value, "_fields"):  # a NamedTuple is a struct
             raise TypeError(f"{path}: expected a tuple, got {value!r}")
         out.append(unsigned_varint(len(value) + 1))
         for i, element in enumerate(value):
