@@ -434,10 +434,13 @@ def decode_or_error(decode, data: bytes):
 
 
 def plain_varint(data: bytes, at: int) -> int:
+    """A varint read leniently (padding allowed, a cut-off one reads as what is there)."""
     value = shift = 0
-    while data[at] & 0x80:
+    while at < len(data):
         value, shift, at = value | (data[at] & 0x7F) << shift, shift + 7, at + 1
-    return value | data[at] << shift
+        if not data[at - 1] & 0x80:
+            break
+    return value
 
 
 def decode_canonical(kind: str, data: bytes):
