@@ -154,7 +154,10 @@ class EndpointToPartitions(NamedTuple):
 
 class StreamsGroupHeartbeatResponse(NamedTuple):
     """StreamsGroupHeartbeatResponse. The task lists are None unless the member's
-    assignment changed ("Null if unchanged since last heartbeat")."""
+    assignment changed ("Null if unchanged since last heartbeat"). ``endpoint_information_epoch``
+    and ``EndpointToPartitions``' split into active / standby partitions are shipped Kafka's
+    (4.1, v0); the KIP's schema has neither (one ``Partitions`` list per endpoint). Field order
+    here is not wire order: ``model/wire/streams_group_heartbeat.py`` has that."""
 
     error_code: int = 0
     error_message: str | None = None

@@ -57,3 +57,20 @@ class Reader:
             raise self.error(field, f"array count {n} needs at least {n * min_element_size} bytes, "
                                     "which runs past the end of the buffer")
         return n
+
+    def unsigned_varint(self, field: str) -> int:
+        """Read a Kafka unsigned varint (``ByteUtils.readUnsignedVarint``: 7 bits a byte, least
+        significant group first, at most 5 bytes). Stricter than Kafka: the value must fit a
+        non-negative Java int (Kafka's wraps to a negative one) and use its shortest encoding."""
+        start, value = self.pos, 0
+        for i in range(5):
+            b = self.take(1, field, "unsigned varint")[0]
+            value |= (b & 0x7F) << (7 * i)
+            if not b & 0x80:
+                if b == 0 and i > 0:
+                    raise self.error(field, "unsigned varint is not in its shortest encoding", at=start)
+                if value > 0x7FFFFFFF:
+                    raise self.error(field, f"unsigned varint {value} does not fit in a non-negative int32",
+                                     at=start)
+                return value
+        raise self.error(field, "unsigned varint longer than 5 bytes", at=start)
