@@ -31,26 +31,27 @@ from ..conform.scenarios import scopes as scenario_scopes
 
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
-CONFORM_MAX_SECONDS = 1800.0
-CLIENT_SCENARIOS, COORDINATOR_SCENARIOS = 10, 100     # whole command: --target all takes 7-12 minutes on 2 shared cores
+CONFORM_MAX_SECONDS = 1800.0     # whole command: --target all takes 7-12 minutes on 2 shared cores
+CLIENT_SCENARIOS, COORDINATOR_SCENARIOS = 10, 100
 
 
-def _targets(target: list[str], adapter: Optional[str], assignor: Optional[str], timeout: float) -> list:
+def _targets(kind, target: list[str], adapter: Optional[str], assignor: Optional[str], timeout: float,
+             role: str = "") -> list:
+    """The targets the options name; ``kind`` is the role's targets module (``builtin``,
+    ``builtin_names``, ``python_assignor``, ``adapter_targets``)."""
     chosen = []
     try:
         for name in target:
-            chosen += [targets.builtin(n) for n in targets.builtin_names()] if name == "all" else [targets.builtin(name)]
+            chosen += [kind.builtin(n) for n in kind.builtin_names()] if name == "all" else [kind.builtin(name)]
         if assignor:
-            chosen.append(targets.python_assignor(assignor))
+            chosen.append(kind.python_assignor(assignor))
         if adapter:
-            chosen += targets.adapter_targets(adapter, timeout)
-    except targets.UnknownTarget as e:
-        raise fail(str(e)) from None
-    except _adapter.AdapterError as e:
+            chosen += kind.adapter_targets(adapter, timeout)
+    except (targets.UnknownTarget, _adapter.AdapterError) as e:
         raise fail(str(e)) from None
     if not chosen:
-        raise fail("give --target NAME (or all), --assignor pkg.module:Class or --adapter 'COMMAND ...'; "
-                   f"built-in targets: {', '.join(targets.builtin_names())}")
+        raise fail(f"{role + ': ' if role else ''}give --target NAME (or all), --assignor pkg.module:Class or "
+                   f"--adapter 'COMMAND ...'; built-in targets: {', '.join(kind.builtin_names())}")
     return chosen
 
 
@@ -101,11 +102,12 @@ def conform(
                                             timeout, max_seconds, out_dir))
     limits = Limits(max_states, max_seconds, max_memory)
     if role == "streams-assignor":
-        from ..conform.streams_assignor.command import choose
+        from ..conform.streams_assignor import targets as streams_targets
         from ..conform.streams_assignor.scenarios import scopes as streams_scopes
-        chosen, scopes_of = choose(target, adapter, assignor, timeout), streams_scopes
+        chosen = _targets(streams_targets, target, adapter, assignor, timeout, "--role streams-assignor")
+        scopes_of = streams_scopes
     else:
-        chosen, scopes_of = _targets(target, adapter, assignor, timeout), scenario_scopes
+        chosen, scopes_of = _targets(targets, target, adapter, assignor, timeout), scenario_scopes
     settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True, hypothesis)
     code = _drive(chosen, scope, scopes_of, settings, limits, out_dir)
     if code != PASSED:

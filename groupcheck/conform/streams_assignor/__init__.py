@@ -11,5 +11,4 @@ placement of active and standby tasks on Kafka Streams clients is the target's.
     scenarios.py  the streams scopes the role is driven through, and what each excludes
     targets.py    reference:streams-sticky, --assignor pkg.mod:Class, --adapter CMD
     role.py       the role as the driver (``driver.py``) runs it
-    command.py    ``groupcheck conform --role streams-assignor``
 """
