@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Optional
 
+from ..partitions import bits
+
 # Member states (streams/MemberState.java: STABLE 1, UNREVOKED_TASKS 2,
 # UNRELEASED_TASKS 3, UNKNOWN 127; KIP-848 names them ..._PARTITIONS).
 STABLE, UNREVOKED, UNRELEASED, UNKNOWN = "STABLE", "UNREVOKED", "UNRELEASED", "UNKNOWN"
@@ -80,10 +82,6 @@ def new_member(roles: int, profile: Profile = STREAMS_TRUNK) -> MemberAssignment
     empty = (0,) * roles
     return MemberAssignment(STABLE, 0, -1, empty, empty,
                             0 if profile.tracks_revocation_epoch else NO_REVOCATION_EPOCH)
-
-
-def bits(mask: int) -> list[int]:
-    return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
 def _overlaps(owned: Optional[Resources], pending: Resources) -> bool:
