@@ -175,7 +175,8 @@ def test_kip_example_step_by_step():
     for _ in range(3):
         c_beat(run)
     g = run.group.group
-    assert all(m.epoch == 25 for m in g.members) and g.member("C").assigned[0] == M(task)
+    assert all(m.is_reconciled_to(25) for m in g.members) and g.member("C").assigned[0] == M(task)
+    assert all(m.assigned == g.target_of(m.member_id) for m in g.members)
     no_double_active(run.group)
     # C leaves: "the group is converted back to a classic group".
     before = run.group.group
@@ -207,6 +208,15 @@ def test_warmups_reach_classic_members_as_standbys():
     # D reports its warm-ups back as standbys; they are owned as warm-ups, nothing to revoke
     run.converge_classic("D")
     assert run.group.group.member("D").assigned[2] == d.assigned[2] and run.epoch("D") == run.group.group.group_epoch
+
+
+def test_a_reported_standby_held_as_warmup_is_owned_as_warmup():
+    """The JoinGroup's standbys, read back: "warm-ups are standby tasks in the classic protocol"."""
+    from model.streams_group.group import Member
+    from model.streams_group.migration_classic import _owned
+    d = Member("D", assigned=(0, M(1), M(4)), pending_revocation=(0, 0, M(2)))
+    sub = StreamsSubscription("pD", (), T(1, 2, 4))
+    assert _owned(streams_of(Run(kip_classic_group()).streams(c_join()).group), d, sub) == (0, M(1), M(2, 4))
 
 
 def test_classic_requests_are_checked():
