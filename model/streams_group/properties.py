@@ -95,19 +95,21 @@ def standby_not_with_active(scope: StreamsGroupScope, state: State) -> str | Non
 def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Topology updates): "members with a topology epoch that does not correspond
     to the group's topology epoch will not get any new tasks assigned". Claim: a member
-    behind the group's topology epoch is assigned no task in a role it did not hold."""
+    behind the group's topology epoch gets no task in its target assignment, in a role,
+    that its previous target did not give it (the assignor's spec carries target tasks,
+    target.py; its current assignment then only moves towards that target)."""
     g = nxt.group
     if g.dead or g.topology is None:
         return None
-    before = {m.member_id: m.assigned for m in _members(prev.group)}
+    before = {m.member_id: prev.group.target_of(m.member_id) for m in _members(prev.group)}
     for m in g.members:
         if m.topology_epoch < g.topology.epoch:
-            old = before.get(m.member_id, NO_TASKS)
+            old, now = before.get(m.member_id, NO_TASKS), g.target_of(m.member_id)
             for role, name in ((ACTIVE, "active"), (STANDBY, "standby"), (WARMUP, "warm-up")):
-                new = m.assigned[role] & ~old[role]
+                new = now[role] & ~old[role]
                 if new:
                     return (f"{m.member_id} (topology epoch {m.topology_epoch} < {g.topology.epoch}) "
-                            f"newly assigned {_tasks(new)} as {name}")
+                            f"newly targeted {_tasks(new)} as {name}")
     return None
 
 

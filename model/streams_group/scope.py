@@ -9,6 +9,7 @@ kafka-4.1, kafka-4.5). Faults and budgeted operations spend ``budget``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from .. import scopes
 from ..scopes import ScopeError
@@ -16,6 +17,13 @@ from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
 OPERATIONS = ("topology_update", "topic_change", "shutdown_request")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What ``scopes.profile_label`` compares: the profile's name (no per-field overrides)."""
+
+    profile: str
 
 
 @dataclass(frozen=True)
@@ -31,10 +39,19 @@ class StreamsGroupScope:
     operations: tuple[str, ...] = ()
     budget: int = 0
     max_epoch: int = 10                  # explore while the group epoch is below it
+    known_profiles: ClassVar[dict] = {}     # for scopes.profile_label (filled below)
+
+    @property
+    def behaviour(self) -> "Rules":
+        """The profile's rules by name (``profiles.py``): a scope overrides none of them."""
+        return Rules(self.profile)
 
     @property
     def members(self) -> int:
         return self.processes * self.members_per_process
+
+
+StreamsGroupScope.known_profiles = {name: Rules(name) for name in PROFILES}
 
 
 def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
