@@ -201,7 +201,36 @@ def _variants(module: str, name: str) -> tuple:
         return ()
 
 
-PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic}
+def _streams_group() -> Protocol:
+    from model.streams_group import MODEL
+    from model.streams_group.profiles import PROFILES
+    from model.streams_group.scope import with_profile
+
+    def text(scope) -> str:
+        kind = "stateful" if scope.stateful else "stateless"
+        extra = (f", {scope.standbys} standby" if scope.standbys else "") + (
+            f", {scope.warmups} warm-up" if scope.warmups else "")
+        changes = ",".join(scope.faults + scope.operations) or "none"
+        return (f"{scope.processes} processes x {scope.members_per_process} members, {kind} partitions "
+                f"{list(scope.partitions)}{extra}, faults/operations {changes}, budget {scope.budget}, "
+                f"epoch<{scope.max_epoch}, {scope.profile}")
+
+    def out_of_reach(scope) -> dict[str, str]:
+        far = {"warmup_promoted": "no scope here stages a stateful active move through a warm-up yet"}
+        if "topology_update" not in scope.operations or scope.budget == 0:
+            far["topology_update_completes"] = "no topology_update operation in the scope"
+        elif scope.profile != "kip-1071":
+            far["topology_update_completes"] = f"{scope.profile} rejects topology updates"
+        if not scope.stateful and "topic_change" not in scope.operations:
+            far["not_ready_then_ready"] = "stateless, and no topic_change operation"
+        return far
+
+    return Protocol("streams-group", MODEL, reference_scopes.streams_group, tuple(PROFILES), with_profile, text,
+                    ("budget", "faults", "operations"), out_of_reach=out_of_reach)
+
+
+PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic,
+                                                "streams-group": _streams_group}
 
 
 class UnknownProtocol(ValueError):

@@ -93,3 +93,23 @@ def streams_classic() -> dict[str, object]:
                                  task_assignor="learner", operations=("scale_up", "scale_down"),
                                  faults=("crash",), budget=2),
     }
+
+
+def streams_group() -> dict[str, object]:
+    from model.streams_group.scope import StreamsGroupScope as S
+
+    return {
+        # two members of one process share its tasks (KIP-1071's process id)
+        "one-process": S(processes=1, members_per_process=2),
+        # a live member's session times out: it is fenced, drops its tasks and rejoins
+        "session-timeout": S(processes=2, faults=("session_timeout",), budget=1),
+        # the KIP's rolling topology update (topology epoch + 1): stale members get no new tasks
+        "topology-update": S(processes=2, operations=("topology_update",), budget=1),
+        # kafka-4.1 refuses the update ("Topology updates are not supported yet.")
+        "kafka-4.1-topology-update": S(processes=2, operations=("topology_update",), budget=1,
+                                       profile="kafka-4.1"),
+        # stateful: changelog topics created while NOT_READY, a standby, task offsets
+        "stateful-standbys": S(processes=2, stateful=True, standbys=1, warmups=1),
+        # SHUTDOWN_APPLICATION reaches every member
+        "shutdown": S(processes=2, operations=("shutdown_request",), budget=1),
+    }

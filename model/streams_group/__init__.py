@@ -4,3 +4,33 @@ NOT_READY states, reconciliation of active, standby and warm-up tasks.
 
 In progress (issue 9): see README.md for what exists and what comes next.
 """
+from __future__ import annotations
+
+from ..core import Model
+from . import scope as _scope
+from .properties import PROPERTIES
+from .render import describe_action, describe_event, describe_state, state_to_itf
+from .scope import StreamsGroupScope
+from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, is_terminal_ok, settled, step, within_bounds
+
+MODEL = Model(
+    name="streams-group",
+    init_states=init_states,
+    actions=actions,
+    step=step,
+    properties=PROPERTIES,
+    canonical=canonical,
+    within_bounds=within_bounds,
+    is_terminal_ok=is_terminal_ok,
+    default_scope=StreamsGroupScope,
+    scope_from_dict=_scope.from_dict,
+    scope_to_dict=_scope.to_dict,
+    state_to_itf=state_to_itf,
+    describe_action=describe_action,
+    describe_event=describe_event,
+    describe_state=describe_state,
+    action_kinds=ACTION_KINDS,
+    fault_kinds=tuple(sorted(BUDGETED)),
+    progress_kinds=PROGRESS,
+    settled=settled,
+)

@@ -1,0 +1,97 @@
+"""Readable views of streams-group states and actions: ITF values and one-line text."""
+from __future__ import annotations
+
+from ..itf import itf_set
+from .group import group_state
+from .scope import StreamsGroupScope
+from .state import STATUS_NAMES
+from .world import Action, State, member_id
+
+ROLES = ("active", "standby", "warmup")
+
+
+def _tasks(mask: int) -> dict:
+    return itf_set(f"T{t}" for t in range(mask.bit_length()) if mask >> t & 1)
+
+
+def _text(mask: int) -> str:
+    return "[" + ", ".join(f"T{t}" for t in range(mask.bit_length()) if mask >> t & 1) + "]"
+
+
+def name(scope: StreamsGroupScope, slot: int) -> str:
+    p, m = divmod(slot, scope.members_per_process)
+    return f"P{p + 1}" + (f"-{m + 1}" if scope.members_per_process > 1 else "")
+
+
+def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
+    g = state.group
+    members = [{"member_id": m.member_id, "process_id": m.process_id, "topology_epoch": m.topology_epoch,
+                "state": m.state, "epoch": m.epoch,
+                **{r: _tasks(m.assigned[i]) for i, r in enumerate(ROLES)},
+                **{f"pending_{r}": _tasks(m.pending_revocation[i]) for i, r in enumerate(ROLES)},
+                "target": {r: _tasks(g.target_of(m.member_id)[i]) for i, r in enumerate(ROLES)}}
+               for m in (() if g.dead else g.members)]
+    clients = []
+    for s, c in enumerate(state.clients):
+        d = {"client": name(scope, s), "member_id": member_id(s, c.incarnation), "status": c.status,
+             "epoch": c.epoch, "topology_epoch": c.topology_epoch,
+             **{r: _tasks(c.owned[i]) for i, r in enumerate(ROLES)}, "caught_up": _tasks(c.caught),
+             "shutdown": c.shutdown}
+        if c.request is not None:
+            d["request"] = {"epoch": c.request.epoch, "shutdown_application": c.request.shutdown}
+        if c.reply is not None:
+            d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
+                          "statuses": {"#tup": [STATUS_NAMES[x] for x in c.reply.statuses]}}
+        clients.append(d)
+    return {
+        "group": {"state": group_state(g), "group_epoch": g.group_epoch,
+                  "assignment_epoch": g.target_assignment_epoch,
+                  "topology_epoch": -1 if g.topology is None else g.topology.epoch,
+                  "validated_topology_epoch": g.validated_topology_epoch, "members": members,
+                  "shutdown_requested_by": state.shutdown or ""},
+        "topics": {"#map": [[t, p] for t, p in state.topics]},
+        "clients": clients, "budget": state.budget, "calm": state.calm,
+    }
+
+
+def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> str:
+    k, s = action.kind, action.slot
+    who = name(scope, s) if k not in ("topic_change", "create_topic") else ""
+    c = state.clients[s]
+    if k == "send":
+        epoch = {"joining": 0, "leaving": -1}.get(c.status, c.epoch)
+        return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[0])})"
+    if k == "handle":
+        return f"the coordinator handles {who}'s heartbeat (epoch {c.request.epoch})"
+    if k == "deliver":
+        r = c.reply
+        return f"{who} reads the response ({r.error or 'epoch ' + str(r.epoch)})"
+    if k == "expire":
+        return f"the session of {member_id(s, action.arg)} ({who}'s old incarnation) times out"
+    if k == "topic_change":
+        return "topic t0 is deleted" if action.arg == 0 else "topic t0 gains a partition"
+    if k == "create_topic":
+        return "topic t0 is created again"
+    return f"{who} {k.replace('_', ' ')}"
+
+
+def describe_event(scope: StreamsGroupScope, event) -> str | None:
+    if event.kind not in ("handle", "expire", "session_timeout"):
+        return None
+    return f"{name(scope, event.slot)}: {event.note}"
+
+
+def describe_state(scope: StreamsGroupScope, state: State) -> str:
+    g = state.group
+    topo = "none" if g.topology is None else str(g.topology.epoch)
+    lines = [f"group {group_state(g)}, group epoch {g.group_epoch}, assignment epoch {g.target_assignment_epoch}, "
+             f"topology epoch {topo}, topics {dict(state.topics)}"]
+    for m in () if g.dead else g.members:
+        t = g.target_of(m.member_id)
+        lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, active {_text(m.assigned[0])}, "
+                     f"pending {_text(m.pending_revocation[0])}, target active {_text(t[0])} standby {_text(t[1])}")
+    for s, c in enumerate(state.clients):
+        lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, "
+                     f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
+                     f"topology epoch {c.topology_epoch}")
+    return "\n".join(lines)

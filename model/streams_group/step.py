@@ -1,0 +1,349 @@
+"""init_states, actions, step and canonical of a KIP-1071 streams group.
+
+Protocol steps: ``send`` (a client sends its heartbeat, ``member.request``), ``handle``
+(the coordinator's ``heartbeat`` answers it; it creates the internal topics it asks
+for), ``deliver`` (the client reads the response, ``member.on_response``), ``restart``
+(a down client starts again as a new incarnation), ``bounce`` (a rolling topology
+update goes on: a client behind the newest topology epoch closes to restart with it),
+``expire`` (the session of a member whose client is gone times out), ``create_topic``
+(a deleted source topic is created again), ``catch_up`` (a client's standby and
+warm-up tasks finish restoring). Faults (spend the budget): ``lose_response``,
+``session_timeout`` (of a live client), ``crash``. Budgeted operations:
+``topology_update`` (a client closes to restart with topology epoch + 1, starting a
+rolling update), ``topic_change`` (arg 0: the first source topic is deleted; arg 1: it
+gains a partition, stateless topologies only), ``shutdown_request``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
+from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .member import after_send, close, on_response, request, running
+from .scope import StreamsGroupScope
+from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
+                    Topology)
+from .target import AssignmentConfigs
+from .topology import configure
+from .group import group_state
+from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Action, Client, Event, Reply, State,
+                    member_id, slot_of)
+
+GROUP_ID = "app"
+K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
+ERROR_NAMES = {code: name for name, code in ERRORS.items()}
+FAULT_KINDS = ("lose_response", "session_timeout", "crash")
+BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request"))
+PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
+            "catch_up")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request")
+
+
+# ---- the scope's fixed pieces ----
+
+def source(i: int) -> str:
+    return f"t{i}"
+
+
+def topology(scope: StreamsGroupScope, epoch: int) -> Topology:
+    subs = tuple(Subtopology(str(i), source_topics=(source(i),),
+                             state_changelog_topics=(TopicInfo(f"{GROUP_ID}-{i}-changelog"),) if scope.stateful else ())
+                 for i in range(len(scope.partitions)))
+    return Topology(epoch, subs)
+
+
+def can_add_partition(scope: StreamsGroupScope) -> bool:
+    return "topic_change" in scope.operations and not scope.stateful and scope.partitions[0] < 4
+
+
+def index(scope: StreamsGroupScope):
+    extra = 1 if can_add_partition(scope) else 0
+    return task_index({str(i): p + (extra if i == 0 else 0) for i, p in enumerate(scope.partitions)})
+
+
+def config(scope: StreamsGroupScope) -> Config:
+    return Config(assignment=AssignmentConfigs(scope.standbys, scope.warmups, 0))
+
+
+def process(scope: StreamsGroupScope, slot: int) -> int:
+    return slot // scope.members_per_process
+
+
+def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
+    group = replace(new_group(GROUP_ID, index(scope)), dead=True)
+    topics = tuple(sorted((source(i), p) for i, p in enumerate(scope.partitions)))
+    clients = tuple(Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members))
+    return (State(group, None, topics, clients, scope.budget, 0, 0),)
+
+
+# ---- actions ----
+
+def _rolling(state: State) -> int:
+    """The newest topology epoch any client runs."""
+    return max(c.topology_epoch for c in state.clients)
+
+
+def _idle(c: Client) -> bool:
+    return c.request is None and c.reply is None
+
+
+def actions(scope: StreamsGroupScope, state: State) -> tuple[Action, ...]:
+    out = []
+    for s, c in enumerate(state.clients):
+        if running(c) and _idle(c):
+            out.append(Action("send", s))
+        if c.request is not None:
+            out.append(Action("handle", s))
+        if c.reply is not None:
+            out.append(Action("deliver", s))
+    out += _upkeep(scope, state)
+    if state.budget > 0:
+        out += _budgeted(scope, state)
+    return tuple(out)
+
+
+def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
+    out = []
+    newest = _rolling(state)
+    for s, c in enumerate(state.clients):
+        if c.status == DOWN and c.request is None:
+            out.append(Action("restart", s))
+        if c.status in (MEMBER, JOINING) and _idle(c) and c.topology_epoch < newest:
+            out.append(Action("bounce", s))
+        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught:
+            out.append(Action("catch_up", s))
+    for m in () if state.group.dead else state.group.members:
+        s, inc = slot_of(m.member_id)
+        c = state.clients[s]
+        if inc != c.incarnation or not running(c):
+            out.append(Action("expire", s, inc))
+        elif m.state == UNREVOKED and state.wedged >> s & 1:
+            # the rebalance timer of a member that cannot learn of its revocation (its
+            # response was lost and the coordinator sends tasks only when they change);
+            # a member that got its response revokes at once, so its timer never fires
+            out.append(Action("rebalance_timeout", s, inc))
+    if source(0) not in dict(state.topics):
+        out.append(Action("create_topic", 0))
+    return out
+
+
+def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
+    out = []
+    g = state.group
+    uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
+    for s, c in enumerate(state.clients):
+        if c.reply is not None and "lose_response" in scope.faults:
+            out.append(Action("lose_response", s))
+        if (running(c) and "session_timeout" in scope.faults and not g.dead
+                and g.member(member_id(s, c.incarnation)) is not None):
+            out.append(Action("session_timeout", s))
+        if running(c) and "crash" in scope.faults:
+            out.append(Action("crash", s))
+        if c.status == MEMBER and _idle(c) and uniform and "topology_update" in scope.operations:
+            out.append(Action("topology_update", s))
+        if (c.status == MEMBER and not c.shutdown and state.shutdown is None
+                and "shutdown_request" in scope.operations):
+            out.append(Action("shutdown_request", s))
+    topics = dict(state.topics)
+    if "topic_change" in scope.operations and source(0) in topics:
+        out.append(Action("topic_change", 0, 0))
+        if can_add_partition(scope) and topics[source(0)] == scope.partitions[0]:
+            out.append(Action("topic_change", 0, 1))
+    return out
+
+
+# ---- step ----
+
+def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    k, s = action.kind, action.slot
+    if k == "handle":
+        return _handle(scope, state, s)
+    if k in ("expire", "session_timeout", "rebalance_timeout"):
+        return _expire(state, action)
+    clients = list(state.clients)
+    c = clients[s]
+    if k == "send":
+        r = request(c)
+        clients[s] = after_send(c, r)
+        return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
+    if k == "deliver":
+        clients[s] = on_response(c, c.reply)
+        promoted = c.owned[2] & clients[s].owned[0]
+        marks = state.marks | (WARMUP_PROMOTED if promoted else 0)
+        nxt = state._replace(clients=tuple(clients), marks=marks)
+        if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
+            nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
+        calm, beaten, fresh = _monitor(nxt, s, clients)
+        nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
+        return nxt, (Event("deliver", s, clients[s].status),)
+    nxt = _disturb(scope, state, clients, action)
+    return nxt, (Event(k, s, ""),)
+
+
+def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], action: Action) -> State:
+    """Faults and operations: each resets the convergence monitor."""
+    k, s = action.kind, action.slot
+    c = clients[s]
+    topics = dict(state.topics)
+    if k == "restart":
+        clients[s] = Client(JOINING, c.incarnation + 1, 0, NO_TASKS, c.topology_epoch, 0, False, None, None)
+    elif k == "bounce":
+        clients[s] = close(c, _rolling(state))
+    elif k == "topology_update":
+        clients[s] = close(c, c.topology_epoch + 1)
+    elif k == "crash":
+        clients[s] = c._replace(status=DOWN, epoch=0, owned=NO_TASKS, caught=0, reply=None)
+    elif k == "lose_response":
+        clients[s] = c._replace(reply=None)
+        return state._replace(clients=tuple(clients), budget=state.budget - 1, calm=0, beaten=0, fresh=0,
+                              wedged=state.wedged | 1 << s)
+    elif k == "shutdown_request":
+        clients[s] = c._replace(shutdown=True)
+    elif k == "catch_up":
+        clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
+    elif k == "create_topic":
+        topics[source(0)] = scope.partitions[0]
+    elif k == "topic_change" and action.arg == 0:
+        del topics[source(0)]
+    elif k == "topic_change":
+        topics[source(0)] += 1
+    budget = state.budget - (k in BUDGETED)
+    return state._replace(clients=tuple(clients), topics=tuple(sorted(topics.items())), budget=budget,
+                          calm=0, beaten=0, fresh=0)
+
+
+def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) -> StreamsGroupHeartbeat:
+    """The StreamsGroupHeartbeatRequest a client's ``Request`` is on the wire."""
+    base = dict(group_id=GROUP_ID, member_id=member_id(slot, incarnation), member_epoch=r.epoch,
+                shutdown_application=r.shutdown)
+    idx = index(scope)
+    if r.epoch == 0:
+        base.update(process_id=f"p{process(scope, slot)}", rebalance_timeout_ms=1000,
+                    topology=topology(scope, r.topology_epoch), active_tasks=(), standby_tasks=(), warmup_tasks=())
+    elif r.epoch > 0:
+        base.update(active_tasks=task_ids_of(idx, r.owned[0]), standby_tasks=task_ids_of(idx, r.owned[1]),
+                    warmup_tasks=task_ids_of(idx, r.owned[2]))
+        restoring = r.owned[1] | r.owned[2]
+        if scope.warmups and restoring:
+            tasks = [(i, t) for i, t in enumerate(idx) if restoring >> i & 1]
+            base.update(task_offsets=tuple(TaskOffset(t[0], t[1], r.caught >> i & 1) for i, t in tasks),
+                        task_end_offsets=tuple(TaskOffset(t[0], t[1], 1) for i, t in tasks))
+    return StreamsGroupHeartbeat(**base)
+
+
+def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
+    """A round ends once every running client has read the response to a heartbeat it
+    sent in the round (``fresh``); a slow heartbeat sent earlier does not count."""
+    beaten = state.beaten | (1 << slot & state.fresh)
+    if state.wedged:
+        return 0, 0, 0
+    want = sum(1 << i for i, c in enumerate(clients) if running(c))
+    if beaten & want == want:
+        return min(K, state.calm + 1), 0, 0
+    return state.calm, beaten, state.fresh
+
+
+def _handle(scope: StreamsGroupScope, state: State, s: int):
+    c = state.clients[s]
+    hb = heartbeat_request(scope, s, c.incarnation, c.request)
+    out = heartbeat(state.group, hb, Cluster(state.topics), scope.profile, config(scope), state.shutdown)
+    topics = dict(state.topics)
+    for kind, value in out.events:
+        if kind == "internal_topics_to_create":
+            made = configure(out.group.topology, topics, scope.profile).internal_partitions
+            topics.update({name: made[name] for name in value})
+    resp = out.response
+    tasks = None
+    if resp.active_tasks is not None:
+        idx = out.group.task_index
+        tasks = (mask_of(idx, resp.active_tasks), mask_of(idx, resp.standby_tasks), mask_of(idx, resp.warmup_tasks))
+    reply = Reply(ERROR_NAMES[resp.error_code] if resp.error_code else "", resp.member_epoch, tasks,
+                  tuple(x.status_code for x in resp.status or ()))
+    waiting = running(c) and c.request.epoch >= 0
+    clients = list(state.clients)
+    clients[s] = c._replace(request=None, reply=reply if waiting else None)
+    ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
+    nxt = state._replace(marks=state.marks | (BECAME_READY if ready else 0), group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
+                         clients=tuple(clients))
+    note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
+    return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events)),)
+
+
+def _expire(state: State, action: Action):
+    s = action.slot
+    inc = action.arg if action.kind != "session_timeout" else state.clients[s].incarnation
+    mid = member_id(s, inc)
+    if action.kind == "rebalance_timeout":
+        out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, state.shutdown)
+    else:
+        out = session_timeout(state.group, mid, state.shutdown)
+    nxt = state._replace(group=out.group, shutdown=out.shutdown_member_id, calm=0, beaten=0, fresh=0,
+                         budget=state.budget - (action.kind in BUDGETED))
+    return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
+
+
+# ---- symmetry, bounds, settling ----
+
+def _member_key(m) -> tuple:
+    return (m.topology_epoch, m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation,
+            m.revocation_epoch)
+
+
+def canonical(scope: StreamsGroupScope, state: State):
+    """Symmetry reduction: the members of one process are interchangeable, and so are
+    processes. The key keeps the group's own fields and, per process, the sorted
+    signatures of its slots (client, its coordinator members with their targets, whether
+    it requested the shutdown, whether it beat this round); ids are dropped."""
+    g = state.group
+    per_slot: dict[int, list] = {}
+    for m in () if g.dead else g.members:
+        slot, inc = slot_of(m.member_id)
+        per_slot.setdefault(slot, []).append((inc, _member_key(m), g.target_of(m.member_id),
+                                              state.shutdown == m.member_id))
+    requester = slot_of(state.shutdown)[0] if state.shutdown else -1
+    slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, state.beaten >> s & 1, state.fresh >> s & 1)
+             for s, c in enumerate(state.clients)]
+    n = scope.members_per_process
+    procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
+    head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
+            g.partition_metadata, g.assignment_configs, g.dead)
+    return head, tuple(procs), state.topics, state.budget, state.calm, state.marks, bool(state.wedged)
+
+
+def within_bounds(scope: StreamsGroupScope, state: State) -> bool:
+    return state.group.group_epoch < scope.max_epoch
+
+
+def converged(state: State, slot: int) -> bool:
+    """A MEMBER client at the group's target epoch, running exactly its target (judged
+    after it reads the response it has in flight, if any)."""
+    c = state.clients[slot]
+    if c.reply is not None:
+        c = on_response(c, c.reply)
+    g = state.group
+    m = None if g.dead else g.member(member_id(slot, c.incarnation))
+    return (c.status == MEMBER and m is not None and c.epoch == g.target_assignment_epoch
+            and m.is_reconciled_to(g.target_assignment_epoch) and c.owned == g.target_of(m.member_id))
+
+
+def settled(scope: StreamsGroupScope, state: State) -> bool:
+    """Nothing left to do: no message in flight, every client either converged or out for
+    good (stopped, failed), no stale session, the topics in place, the group STABLE (or
+    EMPTY with nobody left)."""
+    if any(a.kind not in ("send",) for a in actions(scope, state) if a.kind in PROGRESS):
+        return False
+    if any(not _idle(c) for c in state.clients):
+        return False
+    live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
+    if not live:
+        return True
+    return group_state(state.group) == STABLE and all(converged(state, s) for s in live)
+
+
+def is_terminal_ok(scope: StreamsGroupScope, state: State) -> bool:
+    return settled(scope, state) or all(c.status in (STOPPED, FAILED) for c in state.clients)
+
+
+__all__ = ["ACTION_KINDS", "BUDGETED", "EMPTY", "FAILED", "K", "LEAVING", "PROGRESS", "actions", "canonical",
+           "converged", "heartbeat_request", "init_states", "is_terminal_ok", "settled", "step", "topology",
+           "within_bounds"]

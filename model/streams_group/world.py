@@ -1,0 +1,96 @@
+"""KIP-1071 streams groups: the state of one exploration (``state.py`` holds the RPC's
+messages; this is the model's state around them).
+
+The coordinator's ``Group`` (``group.py``), the SHUTDOWN_APPLICATION requester, the
+cluster's topics, and one ``Client`` per member slot: process ``slot //
+members_per_process``, member id ``m<slot>.<incarnation>`` (a restart is a new
+incarnation: Kafka's member id lives as long as the process). Each client has at most
+one request or one response in flight. The record log is not kept: each step's records
+travel in its events and ``replay_gives_live_state`` checks them against the group.
+Everything is a NamedTuple: immutable, hashable.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from .group import Group, Tasks
+
+# Client status.
+DOWN = "down"          # not running (crashed, or closed for a restart); ``restart`` brings it back
+JOINING = "joining"    # its next heartbeat has epoch 0
+MEMBER = "member"      # in the group (as far as it knows); heartbeats with its epoch
+LEAVING = "leaving"    # closed; its next heartbeat has epoch -1
+STOPPED = "stopped"    # shut down for good (SHUTDOWN_APPLICATION)
+FAILED = "failed"      # a fatal error response
+
+
+class Request(NamedTuple):
+    """What a heartbeat reports: epoch, owned (active, standby, warm-up), topology epoch
+    (sent when joining), the shutdown request, and the warm-ups restored (task offsets)."""
+
+    epoch: int
+    owned: Tasks
+    topology_epoch: int
+    shutdown: bool
+    caught: int
+
+
+class Reply(NamedTuple):
+    """A heartbeat response as the client reads it: error name ("" for none), member
+    epoch, the assigned tasks (None: unchanged) and the status codes."""
+
+    error: str
+    epoch: int
+    tasks: Optional[Tasks]
+    statuses: tuple[int, ...]
+
+
+class Client(NamedTuple):
+    status: str
+    incarnation: int
+    epoch: int
+    owned: Tasks              # tasks it runs: (active, standby, warm-up) bitmasks
+    topology_epoch: int
+    caught: int               # warm-up tasks it has restored
+    shutdown: bool            # it requests (or carries out) SHUTDOWN_APPLICATION
+    request: Optional[Request]
+    reply: Optional[Reply]
+
+
+class State(NamedTuple):
+    group: Group
+    shutdown: Optional[str]            # the coordinator's SHUTDOWN_APPLICATION requester
+    topics: tuple[tuple[str, int], ...]  # the cluster's topics, by name
+    clients: tuple[Client, ...]
+    budget: int
+    calm: int                          # full heartbeat rounds since the last disturbance (capped)
+    beaten: int                        # slots that read a response to a heartbeat sent this round
+    fresh: int = 0                     # slots whose heartbeat in flight was sent this round
+    wedged: int = 0                    # slots whose lost response may have carried tasks they never saw
+    marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY)
+
+
+WARMUP_PROMOTED, BECAME_READY = 1, 2
+
+
+class Action(NamedTuple):
+    kind: str
+    slot: int
+    arg: int = 0
+
+
+class Event(NamedTuple):
+    kind: str
+    slot: int
+    note: str
+    data: tuple = ()       # handled: (request, response, records, outcome events)
+
+
+def member_id(slot: int, incarnation: int) -> str:
+    return f"m{slot}.{incarnation}"
+
+
+def slot_of(member_id_: str) -> tuple[int, int]:
+    """(slot, incarnation) of a member id this model made."""
+    s, _, i = member_id_[1:].partition(".")
+    return int(s), int(i)

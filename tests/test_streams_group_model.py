@@ -1,0 +1,103 @@
+"""The explorable streams-group model (KIP-1071): pinned state counts, every property at
+tiny scopes, witnesses, symmetry that keeps verdicts, and rules pinned by breaking them."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from groupcheck.checker import bfs
+from model.scopes import ScopeError
+from model.streams_group import MODEL, member
+from model.streams_group.scope import StreamsGroupScope as S, from_dict, to_dict
+
+ONE_PROCESS = S(processes=1, members_per_process=2, partitions=(2,))
+SESSION_TIMEOUT = S(processes=2, partitions=(2,), faults=("session_timeout",), budget=1)
+LOST_RESPONSE = S(processes=2, partitions=(2,), faults=("lose_response",), budget=1)
+TOPOLOGY_UPDATE = S(processes=2, operations=("topology_update",), budget=1)
+STATEFUL = S(processes=2, stateful=True, standbys=1, warmups=1)
+
+PINNED = [
+    # scope, symmetry, distinct states, transitions, depth
+    pytest.param(ONE_PROCESS, True, 590, 1180, 37, id="1x2-sym"),
+    pytest.param(ONE_PROCESS, False, 1178, 2356, 37, id="1x2-full"),
+    pytest.param(SESSION_TIMEOUT, True, 4864, 10894, 53, id="2x1-session-timeout-sym"),
+]
+
+
+@pytest.mark.parametrize("scope, symmetry, states, transitions, depth", PINNED)
+def test_reachable_state_count_is_pinned(scope, symmetry, states, transitions, depth):
+    report = bfs(MODEL, scope, symmetry=symmetry)
+    assert report.violation is None
+    assert report.complete
+    assert (report.states, report.transitions, report.depth) == (states, transitions, depth)
+
+
+def test_witnesses_are_reached():
+    assert bfs(MODEL, TOPOLOGY_UPDATE).witnessed["topology_update_completes"]
+    assert bfs(MODEL, STATEFUL).witnessed["not_ready_then_ready"]
+
+
+def test_symmetry_keeps_verdicts():
+    for scope in (ONE_PROCESS, LOST_RESPONSE):
+        a, b = bfs(MODEL, scope, symmetry=True), bfs(MODEL, scope, symmetry=False)
+        assert (a.violation and a.violation.property) == (b.violation and b.violation.property)
+        assert a.witnessed == b.witnessed
+
+
+def test_a_lost_response_that_carried_an_assignment_is_never_repeated():
+    """Finding: the coordinator sends task lists only on join or when they change, so a
+    member whose response granting a task was lost stays STABLE at the coordinator, never
+    runs the task, and no timer repairs it (KIP-848 consumers answer a full request)."""
+    report = bfs(MODEL, LOST_RESPONSE)
+    assert report.violation is not None and report.violation.property == "can_settle"
+
+
+def test_revoke_before_acknowledge_is_pinned(monkeypatch):
+    """A client that keeps revoked tasks reports them owned, so the coordinator keeps it
+    UNREVOKED and never hands the task on: the group never converges."""
+    monkeypatch.setattr(member, "KEEP_REVOKED_FOR_TESTS", True)
+    report = bfs(MODEL, S(processes=2, partitions=(2,)))
+    assert report.violation is not None and report.violation.property == "converges_within_k"
+
+
+def test_canonical_symmetry_is_pinned():
+    """Canonical merges states that differ only by which member of a process is which:
+    without it the same scope has twice the states."""
+    plain = replace(MODEL, canonical=lambda scope, state: state)
+    assert bfs(plain, ONE_PROCESS).states == 1178 != bfs(MODEL, ONE_PROCESS).states == 590
+
+
+def test_stale_topology_claim_is_pinned(monkeypatch):
+    """An assignor that gives stale members new tasks (``may_take`` always true) is caught."""
+    import model.assignors.streams_group_placement as placement
+    monkeypatch.setattr(placement, "may_take", lambda spec, m, t, role: True)
+    scope = S(processes=2, faults=("session_timeout",), operations=("topology_update",), budget=2)
+    report = bfs(MODEL, scope)
+    assert report.violation is not None and report.violation.property == "stale_topology_no_new_tasks"
+
+
+def test_not_ready_claim_is_pinned(monkeypatch):
+    from model.streams_group import target
+    real = target.new_target
+
+    def ignores_readiness(group, configured, *a, **kw):
+        return real(group, configured._replace(status=None), *a, **kw) if configured.number_of_tasks else real(
+            group, configured, *a, **kw)
+    import model.streams_group.coordinator_update as cu
+    monkeypatch.setattr(cu, "new_target", ignores_readiness)
+    report = bfs(MODEL, STATEFUL)
+    assert report.violation is not None and report.violation.property in (
+        "not_ready_assigns_nothing", "not_ready_responses_empty")
+
+
+def test_scope_round_trips_and_names_bad_fields():
+    assert from_dict(to_dict(STATEFUL)) == STATEFUL
+    with pytest.raises(ScopeError, match=r"scope.partitions\[0\]"):
+        from_dict({"partitions": [9]})
+    with pytest.raises(ScopeError, match="scope.faults"):
+        from_dict({"faults": ["meteor"]})
+    with pytest.raises(ScopeError, match="scope.warmups"):
+        from_dict({"warmups": 1})
+    with pytest.raises(ScopeError, match="unknown key"):
+        from_dict({"members": 2})
