@@ -11,7 +11,7 @@ property it should be found by, and one that makes a legitimate choice.
     CountsOneTooMany        no_unknown_process_id                   an empty assignment for process-(n+1)
     StandbyWithItsActive    standby_not_with_active (model)         the standby on the active's client
     DropsLastTask           every_task_active                       range(len(tasks) - 1)
-    ShufflesClients         deterministic                           random client order
+    ShufflesClients         deterministic                           the client order rotates per call
     IgnoresPreviousOwners   a choice: nothing flagged               round-robin, no stickiness; Kafka's
                                                                     cooperative withholding keeps every
                                                                     task on one thread (revoke_before_reassign)
@@ -20,7 +20,6 @@ Every one is a plain class with ``assign(application_state: dict) -> dict``.
 """
 from __future__ import annotations
 
-import random
 
 
 def _answer(app: dict, placed: dict[str, list[tuple[str, str]]]) -> dict:
@@ -130,9 +129,16 @@ class DropsLastTask(_RoundRobin):
 
 
 class ShufflesClients(_RoundRobin):
-    """Shuffles the clients before placing (a HashSet's order, say): not a function of its input."""
+    """Places in an order that changes from call to call (a HashSet's order across
+    rebalances, say): not a function of its input. The order rotates by one each call, so
+    the same input asked twice is always answered differently (a random shuffle could
+    repeat itself and make the finding depend on luck)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
 
     def order(self, app: dict) -> list[str]:
         clients = [c["process_id"] for c in app["clients"]]
-        random.shuffle(clients)
-        return clients
+        self.calls += 1
+        k = self.calls % len(clients) if clients else 0
+        return clients[k:] + clients[:k]
