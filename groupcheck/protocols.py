@@ -27,7 +27,7 @@ class Protocol:
     plan_stage: Callable[[str], dict] = lambda text: {}
     # reference tables for `groupcheck list`: (title, columns, rows)
     reference: Callable[[], list[tuple[str, list[str], list[list[str]]]]] = field(default=lambda: [])
-    # the known-bug variants (properties/known_bugs.py, properties/streams_known_bugs.py)
+    # the known-bug variants (properties/known_bugs.py, streams_known_bugs.py, streams_group_known_bugs.py)
     variants: Callable[[], tuple] = lambda: ()
     # the sometimes-claims (witnesses) a scope cannot reach, with the reason, e.g.
     # {"sometimes_zombie": "no pause fault"}; every other witness must be reached
@@ -225,8 +225,13 @@ def _streams_group() -> Protocol:
             far["not_ready_then_ready"] = "stateless, and no topic_change operation"
         return far
 
+    def variants() -> tuple:
+        # the switched-rule bugs, then the findings (Kafka's own rules the properties reject)
+        return (_variants("streams_group_known_bugs", "STREAMS_GROUP_VARIANTS")
+                + _variants("streams_group_known_bugs", "FINDINGS"))
+
     return Protocol("streams-group", MODEL, reference_scopes.streams_group, tuple(PROFILES), with_profile, text,
-                    ("budget", "faults", "operations"), out_of_reach=out_of_reach)
+                    ("budget", "faults", "operations"), variants=variants, out_of_reach=out_of_reach)
 
 
 PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic,

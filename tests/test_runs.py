@@ -158,6 +158,7 @@ def _small_consumer(monkeypatch, variants):
     monkeypatch.setitem(PROTOCOLS, "consumer", lambda: replace(full, default_scopes=lambda: dict(small),
                                                                variants=lambda: variants))
     monkeypatch.delitem(PROTOCOLS, "streams-classic")
+    monkeypatch.delitem(PROTOCOLS, "streams-group")
 
 
 def test_the_main_job_catches_known_bugs_as_expected_and_writes_them_apart(monkeypatch, tmp_path):

@@ -290,3 +290,25 @@ def test_task_lists_only_when_changed():
     w, (a, b) = world()
     r = w.beat(a).response
     assert r.active_tasks is None and r.standby_tasks is None and r.warmup_tasks is None
+
+
+# ---- switched rules (coordinator_update.SWITCHES; properties/streams_group_known_bugs.py) ----
+
+def test_switch_kafka_21370_gives_4_5_the_old_same_epoch_answer():
+    from model.streams_group.coordinator_update import switched
+    w, _ = world(switched("kafka-4.5", ("kafka-21370",)), n=1)
+    out = w.beat(Client("B", "pB", stateless(0, topic="other")))
+    assert code(out) == ERRORS["INVALID_REQUEST"] and out.response.error_message == (
+        "Topology updates are not supported yet.")
+
+
+def test_switch_kafka_19233_fences_an_epoch_0_rejoin_from_a_known_member():
+    from model.streams_group.coordinator_update import switched
+    w, (a, b) = world(switched("kafka-4.1", ("kafka-19233",)))
+    assert w.group.member("A").previous_epoch != 0
+    a.epoch = 0
+    out = w.beat(a)
+    assert code(out) == ERRORS["FENCED_MEMBER_EPOCH"] and out.records == ()
+    fixed, (a, _) = world("kafka-4.1")
+    a.epoch = 0
+    assert code(fixed.beat(a)) == 0

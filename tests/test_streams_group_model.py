@@ -46,11 +46,37 @@ def test_symmetry_keeps_verdicts():
 
 
 def test_a_lost_response_that_carried_an_assignment_is_never_repeated():
-    """Finding: the coordinator sends task lists only on join or when they change, so a
-    member whose response granting a task was lost stays STABLE at the coordinator, never
-    runs the task, and no timer repairs it (KIP-848 consumers answer a full request)."""
+    """Finding, settled against Kafka's source: the coordinator sends task lists only on join
+    or when they change (GroupMetadataManager#streamsGroupHeartbeat, no isFullRequest case),
+    so a member whose response granting a task was lost stays STABLE at the coordinator,
+    never runs the task, and no timer repairs it (KIP-848 consumers answer a full request).
+    Sending the lists whenever the reported owned tasks differ cures it."""
     report = bfs(MODEL, LOST_RESPONSE)
     assert report.violation is not None and report.violation.property == "can_settle"
+    fixed = bfs(MODEL, replace(LOST_RESPONSE, switches=("resend-when-owned-differs",)))
+    assert fixed.violation is None and fixed.complete
+
+
+def test_the_retry_after_a_lost_response_gets_the_epoch_but_no_task_list():
+    """The shortest counterexample, replayed: a member is handed a task at its current epoch
+    (UNRELEASED -> STABLE), the response is lost, and its retry reporting the old tasks is
+    answered without task lists, so the client never runs the task the coordinator gave it."""
+    report = bfs(MODEL, LOST_RESPONSE)
+    path = report.violation.path
+    state = MODEL.init_states(LOST_RESPONSE)[path[0]]
+    for i in path[1:]:
+        action = MODEL.actions(LOST_RESPONSE, state)[i]
+        state, _ = MODEL.step(LOST_RESPONSE, state, action)
+    assert action.kind == "lose_response"
+    lost = action.slot
+    for kind in ("send", "handle"):   # the client's retry
+        (retry,) = [a for a in MODEL.actions(LOST_RESPONSE, state) if (a.kind, a.slot) == (kind, lost)]
+        state, events = MODEL.step(LOST_RESPONSE, state, retry)
+    request, response = events[0].data[0], events[0].data[1]
+    assert response.error_code == 0 and response.active_tasks is None
+    assert response.member_epoch == request.member_epoch   # handed on at its current epoch
+    member_tasks = state.group.member(response.member_id).assigned[0]
+    assert member_tasks & ~state.clients[lost].owned[0], "the coordinator thinks it runs a task it does not"
 
 
 def test_revoke_before_acknowledge_is_pinned(monkeypatch):

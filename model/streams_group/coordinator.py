@@ -113,8 +113,18 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
     assert decision.kind in (INITIALIZE, UPDATE, ACCEPT, KEEP_GROUP)
     # KAFKA-19233: an epoch-0 heartbeat from a known member is a rejoin: the member starts
     # over with nothing assigned (it reports owning nothing); its target entry stays.
-    member = Member(request.member_id) if known is None else replace(
-        known, state="STABLE", epoch=0, previous_epoch=-1, assigned=NO_TASKS, pending_revocation=NO_TASKS)
+    if known is not None and not cp.epoch0_rejoin_resets:
+        # before KAFKA-19233's fix: the rejoin met throwIfStreamsGroupMemberEpochIsInvalid
+        try:
+            validate_member_epoch(_assignment(known), request.member_epoch, owned_tasks(g, request))
+        except Fenced as fenced:
+            return fence(g, request.member_id, str(fenced), cp, shutdown)
+        member = known   # accepted as the lost-response case, not reset
+    elif known is not None:
+        member = replace(known, state="STABLE", epoch=0, previous_epoch=-1, assigned=NO_TASKS,
+                         pending_revocation=NO_TASKS)
+    else:
+        member = Member(request.member_id)
     return update(Update(group, g, known, member, topology, request, cluster.topics, cp, config, shutdown))
 
 

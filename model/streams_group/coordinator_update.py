@@ -13,7 +13,7 @@ from typing import NamedTuple, Optional
 from ..epochs import STREAMS_4_1, STREAMS_TRUNK, Fenced, Holding, MemberAssignment, reconcile, streams_unreleased
 from ..epochs import Profile as EpochProfile
 from .group import ACTIVE, WARMUP, Group, Member, Tasks, mask_of, task_ids_of
-from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, Profile, profile as streams_profile
+from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, UPDATES_NOT_SUPPORTED, Profile, profile as streams_profile
 from .records import diff
 from .state import (SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
                     Topology)
@@ -37,6 +37,17 @@ class CoordinatorProfile(NamedTuple):
     bump_on_any_member_change: bool
     # Kafka (throwIfStreamsGroupIsFull): a full group refuses every join, a known member too.
     full_rejects_known_member: bool
+    # Rules a scope may switch (``SWITCHES``; the defaults are the reference):
+    # KAFKA-19233 (fixed 2026-01): an epoch-0 heartbeat from a known member is a rejoin.
+    # Before the fix it went through the member-epoch check and, with the member at a
+    # higher epoch, was answered FENCED_MEMBER_EPOCH.
+    epoch0_rejoin_resets: bool = True
+    # Not Kafka: send the task lists also when the tasks the heartbeat reports owned differ
+    # from the member's assigned tasks (after a lost response the client reports the old
+    # ones). Kafka's streams handler sends them only on epoch 0 or a change
+    # (GroupMetadataManager#streamsGroupHeartbeat); KIP-848's consumer handler answers a
+    # full request with the full assignment (isFullRequest, KAFKA-16367).
+    resend_when_owned_differs: bool = False
 
 
 COORDINATOR_PROFILES = {
@@ -50,6 +61,28 @@ def coordinator_profile(p) -> CoordinatorProfile:
     if isinstance(p, CoordinatorProfile):
         return p
     return COORDINATOR_PROFILES[streams_profile(p).name]
+
+
+# One rule of a profile switched, by name (a scope's ``switches``; known-bug variants in
+# properties/streams_group_known_bugs.py). Each takes a CoordinatorProfile and returns it
+# with that rule changed.
+SWITCHES = {
+    # KAFKA-19233 unfixed: an epoch-0 rejoin from a known member at a higher epoch is fenced.
+    "kafka-19233": lambda cp: cp._replace(epoch0_rejoin_resets=False),
+    # KAFKA-21370 unfixed: a same-epoch topology mismatch answers INVALID_REQUEST (42,
+    # "Topology updates are not supported yet.") instead of STREAMS_INVALID_TOPOLOGY_EPOCH.
+    "kafka-21370": lambda cp: cp._replace(streams=cp.streams._replace(same_epoch_mismatch=UPDATES_NOT_SUPPORTED)),
+    # Not Kafka: the candidate fix for the lost-response finding (README, "Findings").
+    "resend-when-owned-differs": lambda cp: cp._replace(resend_when_owned_differs=True),
+}
+
+
+def switched(profile, switches=()) -> CoordinatorProfile:
+    """``profile``'s coordinator rules with each of ``switches`` (names in ``SWITCHES``) applied."""
+    cp = coordinator_profile(profile)
+    for name in switches:
+        cp = SWITCHES[name](cp)
+    return cp
 
 
 class Config(NamedTuple):
@@ -212,7 +245,15 @@ def _reconcile(g: Group, m: Member, owned: Optional[Tasks], cp: CoordinatorProfi
 def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str]) -> StreamsGroupHeartbeatResponse:
     """Statuses in Kafka's order (STALE_TOPOLOGY, the configuration's, SHUTDOWN_APPLICATION);
     task lists on join or when the assigned tasks changed ("Null if unchanged since last
-    heartbeat"; GroupMetadataManager#hasAssignedTasksChanged)."""
+    heartbeat"; GroupMetadataManager#hasAssignedTasksChanged).
+
+    Kafka's streamsGroupHeartbeat has only those two cases; consumerGroupHeartbeat also
+    answers a full request (isFullRequest, KAFKA-16367). So a lost response that handed on
+    a task is never repeated: the client's retry (StreamsGroupHeartbeatRequestManager resets
+    its sent fields after a failure and re-sends its owned tasks) is accepted at the same or
+    previous epoch and answered with null task lists, which the client takes as no change.
+    The model keeps Kafka's rule; ``resend_when_owned_differs`` is its candidate fix
+    (properties/streams_group_known_bugs.py, FINDINGS)."""
     statuses = [s for s in (stale_status(m.topology_epoch, g.topology.epoch), configured.status) if s is not None]
     if shutdown is not None:
         statuses.append(Status(SHUTDOWN_APPLICATION, f"Streams group member {shutdown} encountered a fatal error "
@@ -222,11 +263,13 @@ def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str
         member_id=m.member_id, member_epoch=m.epoch, heartbeat_interval_ms=c.heartbeat_interval_ms,
         acceptable_recovery_lag=c.assignment.acceptable_recovery_lag, task_offset_interval_ms=c.task_offset_interval_ms,
         status=tuple(statuses) or None)
-    if u.request.member_epoch == 0 or u.old is None or u.old.assigned != m.assigned:
+    owned = owned_tasks(g, u.request)
+    lost_response = u.cp.resend_when_owned_differs and owned is not None and owned != m.assigned
+    if u.request.member_epoch == 0 or u.old is None or u.old.assigned != m.assigned or lost_response:
         resp = resp._replace(**{name: task_ids_of(g.task_index, m.assigned[i]) for i, name in
                                 enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))})
     return resp
 
 
-__all__ = ["COORDINATOR_PROFILES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped",
-           "coordinator_profile", "error_outcome", "owned_tasks", "update", "ACTIVE"]
+__all__ = ["COORDINATOR_PROFILES", "SWITCHES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped",
+           "coordinator_profile", "error_outcome", "owned_tasks", "switched", "update", "ACTIVE"]

@@ -21,9 +21,11 @@ OPERATIONS = ("topology_update", "topic_change", "shutdown_request")
 
 @dataclass(frozen=True)
 class Rules:
-    """What ``scopes.profile_label`` compares: the profile's name (no per-field overrides)."""
+    """What ``scopes.profile_label`` compares: the profile's name and the rules a scope
+    switches (``switches``, names of ``coordinator_update.SWITCHES``; none: the profile's)."""
 
     profile: str
+    switches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,12 +41,15 @@ class StreamsGroupScope:
     operations: tuple[str, ...] = ()
     budget: int = 0
     max_epoch: int = 10                  # explore while the group epoch is below it
+    # rules switched away from the profile's (coordinator_update.SWITCHES): the known-bug
+    # variants (properties/streams_group_known_bugs.py); empty for the reference
+    switches: tuple[str, ...] = ()
     known_profiles: ClassVar[dict] = {}     # for scopes.profile_label (filled below)
 
     @property
     def behaviour(self) -> "Rules":
-        """The profile's rules by name (``profiles.py``): a scope overrides none of them."""
-        return Rules(self.profile)
+        """The profile's rules by name (``profiles.py``) and the rules the scope switches."""
+        return Rules(self.profile, self.switches)
 
     @property
     def members(self) -> int:
@@ -82,6 +87,10 @@ def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
     scopes.check_names("operations", scope.operations, OPERATIONS, "operation")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
+    from .coordinator_update import SWITCHES
+    for i, name in enumerate(scope.switches):
+        if name not in SWITCHES:
+            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: {', '.join(SWITCHES)}")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
     return scope

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
+from .coordinator_update import switched
 from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
 from .member import after_send, close, on_response, request, running
 from .scope import StreamsGroupScope
@@ -246,7 +247,8 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
 def _handle(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
-    out = heartbeat(state.group, hb, Cluster(state.topics), scope.profile, config(scope), state.shutdown)
+    out = heartbeat(state.group, hb, Cluster(state.topics), switched(scope.profile, scope.switches), config(scope),
+                    state.shutdown)
     topics = dict(state.topics)
     for kind, value in out.events:
         if kind == "internal_topics_to_create":
