@@ -1,17 +1,13 @@
-"""Finding: the witness ``warmup_promoted`` cannot be reached in any scope.
-
-The witness is marked when one delivered response turns a task the client runs as a
-warm-up into an active task (``step.py``, ``deliver``: ``c.owned[2] & new.owned[0]``).
-Reconciliation never does that in one response: the target that promotes a caught-up
-warm-up moves the task from the warm-up role to the active role, and per role
-(``model/epochs/reconcile.py``, ``difference`` / ``_next``) the warm-up copy is then
-*pending revocation*; since the member's heartbeat reports owning it, the member goes
-UNREVOKED and its response carries its kept tasks only, without the warm-up. The active
-task comes in a later response, once a heartbeat reports the warm-up gone (and the old
-owner has revoked it: the blocking rule). So the promotion does happen, as "revoke the
-warm-up, then assign the active", but the one-response mark never fires. Reaching the
-witness needs a change to how it is observed (e.g. remember which tasks a client has
-warmed up), not a larger scope.
+"""The witness ``warmup_promoted``: a new target assignment turns a member's caught-up
+warm-up task into its active task (KIP-1071: a caught-up warm-up "must be turned into an
+active task or a standby task, or be unassigned"), and how reconciliation then hands it
+over: never in one response. Per role (``model/epochs/reconcile.py``, ``difference`` /
+``_next``) the warm-up copy is *pending revocation* once the target moves the task to the
+active role; since the member's heartbeat reports owning it, the member goes UNREVOKED and
+its response carries its kept tasks only. The active task comes in a later response, once
+a heartbeat reports the warm-up gone and the old owner has revoked it (the blocking rule).
+The witness is therefore marked on the target, where the promotion is decided (``step.py``,
+``_promoted``); an earlier version marked it on one response and was never reached.
 """
 from __future__ import annotations
 
@@ -24,7 +20,7 @@ from model.streams_group.world import MEMBER, WARMUP_PROMOTED
 WARM = S(processes=2, stateful=True, warmups=1)
 
 
-def test_bfs_assigns_and_restores_warm_ups_but_never_marks_a_promotion():
+def test_bfs_reaches_a_warm_up_promoted_in_the_target():
     restored = []
 
     def on_state(state):
@@ -34,7 +30,7 @@ def test_bfs_assigns_and_restores_warm_ups_but_never_marks_a_promotion():
     report = bfs(MODEL, WARM, on_state=on_state)
     assert report.complete and report.violation is None
     assert restored, "no client ever ran a caught-up warm-up"
-    assert report.witnessed["warmup_promoted"] is False
+    assert report.witnessed["warmup_promoted"] is True
 
 
 def test_a_caught_up_warm_up_is_revoked_first_then_assigned_active():
@@ -57,8 +53,8 @@ def test_a_caught_up_warm_up_is_revoked_first_then_assigned_active():
         state, _ = step(WARM, state, enabled[i % len(enabled)])
         if state.clients[s].owned != history[-1]:
             history.append(state.clients[s].owned)
-        assert not state.marks & WARMUP_PROMOTED
     assert settled(WARM, state)
+    assert state.marks & WARMUP_PROMOTED
     # the warm-up is dropped in one response (nothing gained), the task comes back active later
     assert history[0] == (0, 0, warm)
     assert history[1] == (0, 0, 0)

@@ -280,8 +280,10 @@ def topology_update_completes(scope: StreamsGroupScope, state: State) -> str | N
 
 
 def warmup_promoted(scope: StreamsGroupScope, state: State) -> str | None:
-    """Witness: a client took over as active a task it had run as a warm-up."""
-    return "a warm-up task became active" if state.marks & WARMUP_PROMOTED else None
+    """Witness: a new target assignment made a member's warm-up task its active task ("Each
+    warm-up task that has reached acceptable.recovery.lag must be turned into an active task
+    or a standby task, or be unassigned from the member")."""
+    return "a warm-up task became active in the target" if state.marks & WARMUP_PROMOTED else None
 
 
 def not_ready_then_ready(scope: StreamsGroupScope, state: State) -> str | None:

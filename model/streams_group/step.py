@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
-from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .group import NO_TASKS, UNREVOKED, mask_of, new_group, task_ids_of, task_index
 from .member import after_send, close, on_response, request, running
 from .scope import StreamsGroupScope
 from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
@@ -169,9 +169,7 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
         return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
         clients[s] = on_response(c, c.reply)
-        promoted = c.owned[2] & clients[s].owned[0]
-        marks = state.marks | (WARMUP_PROMOTED if promoted else 0)
-        nxt = state._replace(clients=tuple(clients), marks=marks)
+        nxt = state._replace(clients=tuple(clients))
         if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
         calm, beaten, fresh = _monitor(nxt, s, clients)
@@ -265,10 +263,21 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
     ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
-    nxt = state._replace(marks=state.marks | (BECAME_READY if ready else 0), group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
+    marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(state.group, out.group) else 0)
+    nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
                          clients=tuple(clients))
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
     return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events)),)
+
+
+def _promoted(before, after) -> bool:
+    """A new target assignment turned some member's warm-up task into its active task (the
+    KIP: a caught-up warm-up "must be turned into an active task or a standby task, or be
+    unassigned"). Reconciliation then hands it over in two responses: the warm-up role is
+    revoked first, the active role granted once that is acknowledged."""
+    if before.dead or after.dead:
+        return False
+    return any(before.target_of(m)[2] & tasks[0] for m, tasks in after.target_assignment)
 
 
 def _expire(state: State, action: Action):
