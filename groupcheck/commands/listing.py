@@ -24,13 +24,10 @@ MEANING = {
 
 
 def _variants() -> dict[str, tuple]:
-    """Known-bug variants per protocol; none when installed without properties/."""
-    try:
-        from properties.known_bugs import VARIANTS
-        from properties.streams_known_bugs import STREAMS_VARIANTS
-    except ImportError:
-        return {}
-    return {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS}
+    """Known-bug variants per protocol (``Protocol.variants``: none when installed
+    without properties/)."""
+    found = {name: get(name).variants() for name in PROTOCOLS}
+    return {name: v for name, v in found.items() if v}
 
 
 def _profiles(p: Protocol, variants: tuple) -> Table:
