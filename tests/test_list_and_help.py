@@ -74,3 +74,11 @@ def test_list_names_the_checkers_own_claims():
     from groupcheck.protocols import PROTOCOLS
     assert text.count("no_deadlock (deadlock, the checker's own)") == len(PROTOCOLS)
     assert text.count("can_settle (liveness, the checker's own)") == len(PROTOCOLS)
+
+
+def test_list_shows_every_protocols_known_bug_variants():
+    text = " ".join(runner.invoke(app, ["list"]).output.split())
+    for name in PROTOCOLS:
+        for v in get(name).variants():
+            assert v.key in text and v.expect in text, (name, v.key)
+    assert "streams-group known-bug variants" in text and "KAFKA-19233" in text
