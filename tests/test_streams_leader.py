@@ -302,3 +302,25 @@ def test_only_a_cooperative_leader_runs_the_learner_assignor():
         scope, state = withholding_round(leader_release)
         out = assign(replace(scope, task_assignor="learner"), state, 0, GEN)
         assert out.learner is learner, leader_release
+
+
+def test_a_registered_task_assignor_places_and_asks_a_followup_per_client():
+    """KIP-924: a custom TaskAssignor's placement replaces the built-in one, and a
+    KafkaStreamsAssignment's followupRebalanceDeadline makes that client rejoin."""
+    from model.assignors import streams_tasks as tasks
+
+    def everything_to_the_last(req):
+        k = len(req.clients)
+        return tasks.Placement(tuple(req.tasks if c == k - 1 else 0 for c in range(k)), (0,) * k, (0,) * k,
+                               tuple(c == k - 1 for c in range(k)))
+
+    tasks.register("test-last", everything_to_the_last)
+    try:
+        scope = scope_of(Config("3.9"), Config("3.9"), task_assignor="test-last")
+        state = joined_round((0, 0), (sub(11, owned=T1, prev=T1), sub(11, owned=T2, prev=T2)))
+        _, by_slot = outcome_by_slot(scope, state, 0)
+    finally:
+        tasks.unregister("test-last")
+    last = max(by_slot)
+    assert by_slot[last].followup and not by_slot[min(by_slot)].followup
+    assert by_slot[min(by_slot)].active == 0
