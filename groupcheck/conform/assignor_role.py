@@ -33,7 +33,7 @@ from model.partitions import bits
 
 from . import claims as C
 from . import recording as R
-from .adapter import AdapterError, Outcome, problems
+from .adapter import AdapterError, Outcome
 from .recording import Call, Invocation, Unanswered
 from .targets import Target
 
@@ -115,18 +115,8 @@ class Recorder:
         return {"topics": cluster, "members": out}, ids, names, stride
 
     def ask(self, argument: dict) -> tuple[Outcome, dict | None]:
-        self.invocations += 1
-        out = self.adapter.invoke("assignor", "assign", argument)
-        if out.ok and not hasattr(self.adapter, "transcript"):
-            # in process, an answer that is not an assignment is the implementation's own
-            # failure (an external program's is a broken adapter: AdapterError, exit 2)
-            wrong = problems("assignor.assign.result", out.value)
-            if wrong:
-                out = Outcome("fail", None, f"assign() returned something that is not an assignment: {wrong[0]}")
-        if out.type == "info":
-            self.info += 1
-        answer = _normal(out.value["assignment"]) if out.ok else None
-        return out, answer
+        out = R.invoke(self, "assignor", argument, "an assignment")
+        return out, (_normal(out.value["assignment"]) if out.ok else None)
 
     def plan(self, members: tuple[Member, ...], stride: int) -> dict[int, int]:
         argument, ids, names, stride = self.argument(members, stride)

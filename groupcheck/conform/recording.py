@@ -18,7 +18,7 @@ from typing import Any, Callable, NamedTuple
 
 from model.core import Property
 
-from .adapter import AdapterError, Outcome
+from .adapter import AdapterError, Outcome, problems
 
 NOT_APPLICABLE = "n/a"
 ANSWERS = "assignor_answers"
@@ -53,6 +53,22 @@ class Call:
     differs: str | None = None       # a second answer that differed
     verdicts: dict = field(default_factory=dict)   # mode -> {claim: None | message | n/a}
     modes: set = field(default_factory=set)        # the rounds (EAGER, COOPERATIVE) it was asked in
+
+
+def invoke(recorder: Any, role: str, argument: dict, what: str) -> Outcome:
+    """One ``assign`` call of ``recorder``'s adapter, counted. In process, an answer that
+    breaks the result schema is the implementation's own failure (``fail``, naming
+    ``what`` it should have been); an external program's is a broken adapter
+    (AdapterError, exit 2, raised by the adapter)."""
+    recorder.invocations += 1
+    out = recorder.adapter.invoke(role, "assign", argument)
+    if out.ok and not hasattr(recorder.adapter, "transcript"):
+        wrong = problems(f"{role}.assign.result", out.value)
+        if wrong:
+            out = Outcome("fail", None, f"assign() returned something that is not {what}: {wrong[0]}")
+    if out.type == "info":
+        recorder.info += 1
+    return out
 
 
 def key_of(argument: dict) -> str:

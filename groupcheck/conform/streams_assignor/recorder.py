@@ -27,7 +27,7 @@ from model.partitions import bits
 from model.streams_classic import MODEL
 from model.streams_classic.step import LEADER_FAILURE
 
-from ..adapter import AdapterError, Outcome, problems
+from ..adapter import AdapterError, Outcome
 from .. import recording as R
 from ..recording import Call, Invocation, Unanswered
 from . import claims as C
@@ -119,16 +119,7 @@ class Recorder:
                 "configs": {"num_standby_replicas": req.standbys, **DEFAULT_CONFIGS}}
 
     def ask(self, argument: dict) -> tuple[Outcome, dict | None]:
-        self.invocations += 1
-        out = self.adapter.invoke(ROLE, "assign", argument)
-        if out.ok and not hasattr(self.adapter, "transcript"):
-            # in process, an answer that is not a TaskAssignment is the implementation's own
-            # failure (an external program's is a broken adapter: AdapterError, exit 2)
-            wrong = problems("streams-assignor.assign.result", out.value)
-            if wrong:
-                out = Outcome("fail", None, f"assign() returned something that is not a TaskAssignment: {wrong[0]}")
-        if out.type == "info":
-            self.info += 1
+        out = R.invoke(self, ROLE, argument, "a TaskAssignment")
         return out, (_normal(out.value) if out.ok else None)
 
     def place(self, req: st.Request) -> st.Placement:
