@@ -275,9 +275,10 @@ def _promoted(before, after) -> bool:
     KIP: a caught-up warm-up "must be turned into an active task or a standby task, or be
     unassigned"). Reconciliation then hands it over in two responses: the warm-up role is
     revoked first, the active role granted once that is acknowledged."""
-    if before.dead or after.dead:
+    if before.dead or after.dead or before.target_assignment == after.target_assignment:
         return False
-    return any(before.target_of(m)[2] & tasks[0] for m, tasks in after.target_assignment)
+    warm = {m: tasks[2] for m, tasks in before.target_assignment}
+    return any(warm.get(m, 0) & tasks[0] for m, tasks in after.target_assignment)
 
 
 def _expire(state: State, action: Action):
