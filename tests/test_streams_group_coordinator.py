@@ -154,12 +154,6 @@ def test_leave_removes_and_bumps():
     assert w.group.member("B").assigned[0] == (1 << 9) - 1
 
 
-def test_static_membership_is_not_modelled():
-    w, (a, b) = world()
-    with pytest.raises(NotModelled):
-        w.beat(a, instance_id="i")
-
-
 # ---- step 4: the bump list, one reason each, and what does not bump ----
 
 @pytest.mark.parametrize("field,value,reason", [

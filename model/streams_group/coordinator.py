@@ -14,14 +14,23 @@ org/apache/kafka/coordinator/group/):
     decision (``topology.decide_join``), create the member (or reset it: KAFKA-19233);
  3. existing member: the group, the member, its epoch (``epochs.validate_member_epoch``);
     leave (-1) removes it;
+ 2-3 static membership (an instance id): a join replaces a member that left with -2
+    (UNRELEASED_INSTANCE_ID while it has not), a heartbeat from another member id than
+    the instance's is FENCED_INSTANCE_ID, -2 keeps the member and its assignment
+    (``_static_join``, ``_static_member``, ``static_leave``);
  4-5. member metadata, topology, topic metadata, configuration, the group-epoch bump;
  6. a new target assignment when group epoch > assignment epoch (``target.new_target``);
  7. reconcile the member (``epochs.reconcile`` with ``streams_unreleased``);
  8. the response; 9. records = ``records.diff(before, after)``.
 The steps 4-9 live in ``coordinator_update``.
 
-Static membership (instance ids, epoch -2) and classic-group migration are not modelled:
-a request using them raises ``NotModelled``.
+Static membership follows KIP-848's consumer rules, which KIP-1071 takes over ("All
+non-assignment metadata as defined in the ConsumerGroupHeartbeatRequest such as ... instance
+ID"; MemberEpoch "-2 to indicate that the static member will rejoin"; UNRELEASED_INSTANCE_ID
+in its error list) and which Kafka's streams path ships since KAFKA-20169 (apache/kafka#22245,
+Kafka 4.4; the ``kafka-4.5`` profile); ``kafka-4.1`` refuses any instance id in validation
+("Static membership is not yet supported."). A classic group of the same id (migration) is
+handled by ``migration.py``; here it raises ``NotModelled``.
 """
 from __future__ import annotations
 
@@ -40,7 +49,7 @@ from .validation import Error, validate
 
 
 class NotModelled(ValueError):
-    """A request the model does not handle (static membership, classic-group migration)."""
+    """A request the model does not handle (a classic group of the same id: see ``migration``)."""
 
 
 class OtherGroup(NamedTuple):
@@ -70,9 +79,6 @@ def heartbeat(group: AnyGroup, request: StreamsGroupHeartbeat, cluster: Cluster 
     error = validate(request, cp.streams)                                  # step 1
     if error is not None:
         return error_outcome(group, error, shutdown_member_id)
-    if request.instance_id is not None or request.member_epoch == LEAVE_STATIC_EPOCH:
-        raise NotModelled("heartbeat: static membership (instance_id, member epoch -2) is not "
-                          "modelled; send dynamic members only")
     if request.member_epoch == JOIN_EPOCH:
         return _join(group, request, cluster, cp, config, shutdown_member_id)
     return _existing(group, request, cluster, cp, config, shutdown_member_id)
@@ -98,10 +104,14 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
         return error_outcome(group, _not_streams(held), shutdown)
     g = held if held is not None else new_group(request.group_id, group.task_index)
     known = g.member(request.member_id)
+    replaced, error = _static_join(g, request, cp)
+    if error is not None:
+        return error_outcome(group, error, shutdown)
     # GroupMetadataManager#throwIfStreamsGroupIsFull counts members only; the KIP reads as
-    # "the group cannot take a new member", so a known member may rejoin a full group.
+    # "the group cannot take a new member", so a known member may rejoin a full group
+    # (and a static member replace one).
     if config.max_size is not None and len(g.members) >= config.max_size and (
-            known is None or cp.full_rejects_known_member):
+            (known is None and replaced is None) or cp.full_rejects_known_member):
         return error_outcome(group, Error("GROUP_MAX_SIZE_REACHED", "The streams group has reached its maximum "
                                           f"capacity of {config.max_size} members."), shutdown)
     eg = None if g.topology is None else g.topology.epoch
@@ -111,6 +121,12 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
         return error_outcome(group, decision.error, shutdown)
     topology = request.topology if decision.kind in (INITIALIZE, UPDATE) else g.topology
     assert decision.kind in (INITIALIZE, UPDATE, ACCEPT, KEEP_GROUP)
+    if replaced is not None:
+        g, member = _replace_static_member(g, replaced, request.member_id)
+        out = update(Update(group, g, member, member, topology, request, cluster.topics, cp, config, shutdown))
+        if out.response.error_code:
+            return out
+        return out._replace(events=out.events + (("static_member_replaced", replaced.member_id),))
     # KAFKA-19233: an epoch-0 heartbeat from a known member is a rejoin: the member starts
     # over with nothing assigned (it reports owning nothing); its target entry stays.
     if known is not None and not cp.epoch0_rejoin_resets:
@@ -139,17 +155,92 @@ def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
                              shutdown)
     if isinstance(held, OtherGroup):
         return error_outcome(group, _not_streams(held), shutdown)
-    member = held.member(request.member_id)
-    if member is None:
-        return error_outcome(group, Error("UNKNOWN_MEMBER_ID", f"Member {request.member_id} is not a member "
-                                          f"of group {request.group_id}."), shutdown)
-    if request.member_epoch == LEAVE_EPOCH:
+    if request.instance_id is not None:
+        member, error = _static_member(held, request)
+    else:
+        member = held.member(request.member_id)
+        error = None if member is not None else Error(
+            "UNKNOWN_MEMBER_ID", f"Member {request.member_id} is not a member of group {request.group_id}.")
+    if error is not None:
+        return error_outcome(group, error, shutdown)
+    if request.member_epoch == LEAVE_STATIC_EPOCH and request.instance_id is not None:
+        return static_leave(held, member, shutdown)
+    if request.member_epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH):
+        # -1, or -2 without an instance id (the KIP's validation allows it; Kafka's refuses
+        # it, "InstanceId can't be null."): the member leaves.
         return remove_member(held, request.member_id, "member left", shutdown, leave=True)
     try:
         validate_member_epoch(_assignment(member), request.member_epoch, owned_tasks(held, request))
     except Fenced as fenced:
         return fence(held, request.member_id, str(fenced), cp, shutdown)
     return update(Update(group, held, member, member, held.topology, request, cluster.topics, cp, config, shutdown))
+
+
+# ---- static membership (KIP-848's rules, Kafka's consumerGroupHeartbeat / streamsGroupHeartbeat) ----
+
+def _static_join(g: Group, request: StreamsGroupHeartbeat, cp) -> tuple[Optional[Member], Optional[Error]]:
+    """A join with an instance id (GroupMetadataManager#getOrMaybeSubscribeStaticConsumerGroupMember,
+    the pattern of the streams path since KAFKA-20169): no member holds the instance id: a new
+    static member (returns None, None); its holder left with -2: the joining member replaces
+    it (returns the holder); otherwise UNRELEASED_INSTANCE_ID (throwIfInstanceIdIsUnreleased).
+
+    The holder may be the joining member id itself (a lost join response, or a rejoin after
+    FENCED_MEMBER_EPOCH: the client keeps its member id). Kafka answers it
+    UNRELEASED_INSTANCE_ID too, which the client takes as fatal (apache/kafka#23542, open:
+    "A static member that joins with epoch 0 while the coordinator still considers it active
+    gets UNRELEASED_INSTANCE_ID"); ``static_rejoin_in_place`` (the ``kip-1071`` profile, the
+    KIP's "0 to join the group") handles it as any known member's rejoin."""
+    if request.instance_id is None:
+        return None, None
+    holder = g.static_member(request.instance_id)
+    if holder is None:
+        return None, None
+    if holder.epoch == LEAVE_STATIC_EPOCH:
+        return holder, None
+    if holder.member_id == request.member_id and cp.static_rejoin_in_place:
+        return None, None
+    return None, Error("UNRELEASED_INSTANCE_ID", f"Static member {request.member_id} with instance id "
+                       f"{request.instance_id} cannot join the group because the instance id is owned by "
+                       f"{holder.member_id} member.")
+
+
+def _replace_static_member(g: Group, old: Member, member_id: str) -> tuple[Group, Member]:
+    """GroupMetadataManager#replaceMember: the joining member is a copy of the member that
+    left with -2 under its own member id, at epoch 0 (previous epoch 0), with its current
+    assignment and its target entry; the old member's records are tombstoned. Not a join
+    for the bump list (KAFKA-20169: "When a static member leaves with member epoch -2 and
+    later rejoins with the same instance ID, we treat this as not constituting a member
+    join/leave"); the KIP's list bumps only "when a member with static membership rejoins
+    with an updated configuration"."""
+    target = g.target_of(old.member_id)
+    member = replace(old, member_id=member_id, epoch=0, previous_epoch=0)
+    g = g.without_member(old.member_id).with_target(old.member_id, None).with_target(member_id, target)
+    return g.with_member(member), member
+
+
+def _static_member(g: Group, request: StreamsGroupHeartbeat) -> tuple[Optional[Member], Optional[Error]]:
+    """A heartbeat (or leave) with an instance id from a member that is not joining:
+    throwIfStaticMemberIsUnknown, then throwIfInstanceIdIsFenced (a replaced member's old id)."""
+    holder = g.static_member(request.instance_id)
+    if holder is None:
+        return None, Error("UNKNOWN_MEMBER_ID", f"Instance id {request.instance_id} is unknown.")
+    if holder.member_id != request.member_id:
+        return None, Error("FENCED_INSTANCE_ID", f"Static member {request.member_id} with instance id "
+                           f"{request.instance_id} was fenced by member {holder.member_id}.")
+    return holder, None
+
+
+def static_leave(group: Group, member: Member, shutdown: Optional[str]) -> Outcome:
+    """KIP: MemberEpoch "-2 to indicate that the static member will rejoin". Kafka
+    (GroupMetadataManager#consumerGroupStaticMemberGroupLeave; the streams path since
+    KAFKA-20169): the member stays, at epoch -2, with its assigned tasks and target entry,
+    its tasks pending revocation dropped; only its current assignment is written, the group
+    epoch is not bumped. Its session timer keeps running: if no member with its instance id
+    joins before it expires, ``session_timeout`` removes it (a bump)."""
+    left = replace(member, epoch=LEAVE_STATIC_EPOCH, pending_revocation=NO_TASKS)
+    after = group.with_member(left)
+    resp = StreamsGroupHeartbeatResponse(member_id=member.member_id, member_epoch=LEAVE_STATIC_EPOCH)
+    return Outcome(after, resp, diff(group, after), (("static_member_left", member.member_id),), shutdown)
 
 
 def _assignment(m: Member) -> MemberAssignment:
@@ -203,4 +294,4 @@ def failover(records, task_index: TaskIndex = ()) -> Group:
 
 
 __all__ = ["Cluster", "Config", "NotModelled", "OtherGroup", "Outcome", "failover", "heartbeat",
-           "rebalance_timeout", "remove_member", "session_timeout"]
+           "rebalance_timeout", "remove_member", "session_timeout", "static_leave"]

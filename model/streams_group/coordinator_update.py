@@ -48,10 +48,16 @@ class CoordinatorProfile(NamedTuple):
     # (GroupMetadataManager#streamsGroupHeartbeat); KIP-848's consumer handler answers a
     # full request with the full assignment (isFullRequest, KAFKA-16367).
     resend_when_owned_differs: bool = False
+    # A static member's epoch-0 heartbeat while it still holds its instance id (a lost join
+    # response, a rejoin after FENCED_MEMBER_EPOCH: the client keeps its member id). True: a
+    # rejoin like any known member's (the KIP's "0 to join the group"; the fix proposed in
+    # apache/kafka#23542). False: UNRELEASED_INSTANCE_ID, as Kafka's getOrMaybeCreate-
+    # StaticStreamsGroupMember answers since KAFKA-20169 (#23542 still open).
+    static_rejoin_in_place: bool = False
 
 
 COORDINATOR_PROFILES = {
-    "kip-1071": CoordinatorProfile(KIP_1071, STREAMS_4_1, True, False, False),
+    "kip-1071": CoordinatorProfile(KIP_1071, STREAMS_4_1, True, False, False, static_rejoin_in_place=True),
     "kafka-4.1": CoordinatorProfile(KAFKA_4_1, STREAMS_4_1, False, True, True),
     "kafka-4.5": CoordinatorProfile(KAFKA_4_5, STREAMS_TRUNK, False, True, True),
 }
@@ -143,7 +149,8 @@ class Update(NamedTuple):
 
 def _with_metadata(m: Member, r: StreamsGroupHeartbeat) -> Member:
     """StreamsGroupMember.Builder.maybeUpdate*: a null field keeps the stored value."""
-    return replace(m, process_id=m.process_id if r.process_id is None else r.process_id,
+    return replace(m, instance_id=m.instance_id if r.instance_id is None else r.instance_id,
+                   process_id=m.process_id if r.process_id is None else r.process_id,
                    rack_id=m.rack_id if r.rack_id is None else r.rack_id,
                    client_tags=m.client_tags if r.client_tags is None else tuple(sorted(r.client_tags)),
                    topology_epoch=m.topology_epoch if r.topology is None else r.topology.epoch,
@@ -157,10 +164,13 @@ _ALL_FIELDS = _KIP_FIELDS + ("rebalance_timeout_ms", "user_endpoint")
 
 def _member_reasons(old: Optional[Member], new: Member, cp: CoordinatorProfile) -> list[str]:
     """KIP: bumped "When a member joins" and "When a member updates its topology metadata,
-    rack ID, client tags or process ID"."""
+    rack ID, client tags or process ID". Kafka bumps on any change of a dynamic member's
+    metadata; for a static member only on the KIP's fields (KAFKA-20169,
+    hasEpochRelevantMemberConfigChanged: "the group epoch is bumped only when at least one of
+    topology epoch, rack ID, client tags, or process ID differs")."""
     if old is None:
         return ["member joined"]
-    fields = _ALL_FIELDS if cp.bump_on_any_member_change else _KIP_FIELDS
+    fields = _ALL_FIELDS if cp.bump_on_any_member_change and new.instance_id is None else _KIP_FIELDS
     return ["member metadata changed"] if any(getattr(old, f) != getattr(new, f) for f in fields) else []
 
 

@@ -159,6 +159,10 @@ class Group:
     def member(self, member_id: str) -> Optional[Member]:
         return next((m for m in self.members if m.member_id == member_id), None)
 
+    def static_member(self, instance_id: str) -> Optional[Member]:
+        """StreamsGroup.staticMember: the member holding ``instance_id`` (None: no member does)."""
+        return next((m for m in self.members if m.instance_id == instance_id), None)
+
     def target_of(self, member_id: str) -> Tasks:
         """StreamsGroup.targetAssignment(memberId): NO_TASKS when it has none."""
         return dict(self.target_assignment).get(member_id, NO_TASKS)
