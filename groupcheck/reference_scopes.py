@@ -112,4 +112,8 @@ def streams_group() -> dict[str, object]:
         "stateful-standbys": S(processes=2, stateful=True, standbys=1, warmups=1),
         # SHUTDOWN_APPLICATION reaches every member
         "shutdown": S(processes=2, operations=("shutdown_request",), budget=1),
+        # static members (instance ids): a rolling bounce leaves with -2 and the next
+        # incarnation takes the tasks over without a bump; a crash restarts into
+        # UNRELEASED_INSTANCE_ID until the session times out (kafka-4.1 refuses instance ids)
+        "static-membership": S(processes=2, static=True, operations=("roll",), faults=("crash",), budget=1),
     }

@@ -17,7 +17,17 @@ StreamsMembershipManager.java`` (apache/kafka):
   ``onAllTasksLost``, ``clearTaskAndPartitionAssignment``, then ``transitionToJoining``;
 * ``leaveGroupOnClose``: clears the assignment and sends one heartbeat with epoch -1; the
   member is out of the group once that heartbeat is sent;
-* any other error is fatal (``transitionToFatal``): the client stops.
+* any other error is fatal (``transitionToFatal``): the client stops. This includes the
+  static-membership errors: ``StreamsGroupHeartbeatRequestManager`` handles
+  UNRELEASED_INSTANCE_ID with ``handleFatalFailure`` and logs FENCED_INSTANCE_ID as fatal
+  (KAFKA-20169, apache/kafka#22559; as KIP-848's consumer, KAFKA-16815);
+* static membership (``static``: a ``group.instance.id``): every heartbeat carries the
+  instance id (KIP: "Group ID, member ID, member epoch, and instance ID (if defined by the
+  client) are sent with each heartbeat request"); closing sends epoch -2
+  (``leaveGroupEpoch``: -2 for a static member unless it leaves for good) so that the next
+  incarnation, a new member id with the same instance id, takes its tasks over. A client
+  shutting down for good (SHUTDOWN_APPLICATION) leaves with -1 here: a choice of the model,
+  not checked against KafkaStreams' close path.
 
 Statuses (``world.py``): JOINING -> MEMBER; LEAVING -> DOWN (restartable) or STOPPED
 (shut down for good); FAILED (a fatal error).
@@ -25,7 +35,7 @@ Statuses (``world.py``): JOINING -> MEMBER; LEAVING -> DOWN (restartable) or STO
 from __future__ import annotations
 
 from .group import NO_TASKS
-from .state import JOIN_EPOCH, LEAVE_EPOCH, SHUTDOWN_APPLICATION
+from .state import JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
 from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Client, Reply, Request
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
@@ -38,21 +48,23 @@ def running(c: Client) -> bool:
     return c.status in (JOINING, MEMBER, LEAVING)
 
 
-def request(c: Client) -> Request:
+def request(c: Client, static: bool = False) -> Request:
     """The heartbeat ``c`` sends now. Joining: epoch 0, no tasks (KIP: "ActiveTasks,
     StandbyTasks and WarmupTasks have to be non-null and empty when joining"), its topology
-    epoch. Leaving: epoch -1. Otherwise its epoch and every task it owns."""
+    epoch. Leaving: epoch -1, or -2 for a ``static`` client that will restart. Otherwise its
+    epoch and every task it owns."""
     if c.status == JOINING:
         return Request(JOIN_EPOCH, NO_TASKS, c.topology_epoch, c.shutdown, 0)
     if c.status == LEAVING:
-        return Request(LEAVE_EPOCH, NO_TASKS, c.topology_epoch, False, 0)
+        epoch = LEAVE_STATIC_EPOCH if static and not c.shutdown else LEAVE_EPOCH
+        return Request(epoch, NO_TASKS, c.topology_epoch, False, 0)
     return Request(c.epoch, c.owned, c.topology_epoch, c.shutdown, c.caught)
 
 
 def after_send(c: Client, r: Request) -> Client:
     """A leave heartbeat once sent ends the membership (``onHeartbeatRequestGenerated``:
     LEAVING -> UNSUBSCRIBED); the client then is down (a restart may follow) or stopped."""
-    if r.epoch == LEAVE_EPOCH:
+    if r.epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH):
         return c._replace(status=STOPPED if c.shutdown else DOWN, epoch=0, request=r)
     return c._replace(request=r)
 

@@ -12,17 +12,17 @@ from __future__ import annotations
 from ..core import Property
 from ..epochs import Fenced, validate_member_epoch
 from .coordinator import _assignment
-from .coordinator_update import owned_tasks
+from .coordinator_update import owned_tasks, switched
 from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, group_state
 from .member import running
 from .records import replay
 from .scope import StreamsGroupScope
-from .state import EMPTY, NOT_READY, STABLE
+from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, STABLE
 from .step import ERROR_NAMES, K, converged, source
 from .topology import REJECT, decide_join
 from .validation import validate
-from .world import (BECAME_READY, DOWN, FAILED, LEAVING, WARMUP_PROMOTED, Action, State, member_id,
-                    slot_of)
+from .world import (BECAME_READY, DOWN, FAILED, LEAVING, STATIC_KEPT, WARMUP_PROMOTED, Action, State,
+                    member_id, slot_of)
 
 
 def _tasks(mask: int) -> str:
@@ -158,16 +158,17 @@ def empty_epochs_equal(scope: StreamsGroupScope, state: State) -> str | None:
 def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (StreamsGroupHeartbeatRequest.MemberEpoch): "0 to join the group"; the member
     epoch "will be then maintained by the server, incremented as the member reconciles";
-    "It will be reset to 0 if the member gets fenced" (StreamsMembershipManager). Claims:
-    (client) an incarnation's epoch never decreases except to 0; (coordinator) a member's
-    epoch never decreases except to 0 (a rejoin)."""
+    "It will be reset to 0 if the member gets fenced" (StreamsMembershipManager); "-2 to
+    indicate that the static member will rejoin". Claims: (client) an incarnation's epoch
+    never decreases except to 0; (coordinator) a member's epoch never decreases except to 0
+    (a rejoin) or to -2 (a static member's temporary leave)."""
     for s, (a, b) in enumerate(zip(prev.clients, nxt.clients)):
         if a.incarnation == b.incarnation and b.epoch < a.epoch and b.epoch != 0:
             return f"client {s}: epoch {a.epoch} -> {b.epoch}"
     before = {m.member_id: m.epoch for m in _members(prev.group)}
     for m in _members(nxt.group):
         old = before.get(m.member_id)
-        if old is not None and m.epoch < old and m.epoch != 0:
+        if old is not None and m.epoch < old and m.epoch not in (0, LEAVE_STATIC_EPOCH):
             return f"coordinator: {m.member_id} epoch {old} -> {m.epoch}"
     return None
 
@@ -208,14 +209,19 @@ def prescribed_error(scope: StreamsGroupScope, prev: State, request) -> str:
     if err is not None:
         return err.code
     g = prev.group
+    static = _static_error(scope, g, request)
+    if static:
+        return static
     if request.member_epoch == 0:
         held = None if g.dead else g.topology
         same = held is not None and held.subtopologies == request.topology.subtopologies
         outcome = decide_join(scope.profile, request.topology.epoch, None if held is None else held.epoch, same)
         return outcome.error.code if outcome.kind == REJECT else ""
-    m = None if g.dead else g.member(request.member_id)
+    if g.dead:
+        return "GROUP_ID_NOT_FOUND"
+    m = g.member(request.member_id)
     if m is None:
-        return "GROUP_ID_NOT_FOUND" if g.dead else "UNKNOWN_MEMBER_ID"
+        return "UNKNOWN_MEMBER_ID"
     if request.member_epoch < 0:
         return ""
     try:
@@ -225,11 +231,30 @@ def prescribed_error(scope: StreamsGroupScope, prev: State, request) -> str:
     return ""
 
 
+def _static_error(scope, g, request) -> str:
+    """The static-membership errors (KIP-848's rules; KIP-1071 lists UNRELEASED_INSTANCE_ID):
+    a join takes an instance id only from nobody or from a member that left with -2 (or,
+    where the profile rejoins in place, from itself); any other heartbeat must come from the
+    member holding its instance id."""
+    if request.instance_id is None or g.dead:
+        return ""
+    holder = next((m for m in g.members if m.instance_id == request.instance_id), None)
+    if request.member_epoch == 0:
+        if holder is None or holder.epoch == LEAVE_STATIC_EPOCH:
+            return ""
+        in_place = switched(scope.profile, scope.switches).static_rejoin_in_place
+        return "" if in_place and holder.member_id == request.member_id else "UNRELEASED_INSTANCE_ID"
+    if holder is None:
+        return "UNKNOWN_MEMBER_ID"
+    return "FENCED_INSTANCE_ID" if holder.member_id != request.member_id else ""
+
+
 def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Request Validation, Request Handling): each failed check answers with its
     own error - "INVALID_REQUEST is returned should the request not obey the following
     invariants", "If ER<EG, fail with STREAMS_TOPOLOGY_FENCED", "If the member does not
-    exist, returns UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH is returned otherwise". Claim:
+    exist, returns UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH is returned otherwise", and
+    UNRELEASED_INSTANCE_ID / FENCED_INSTANCE_ID for instance ids (``_static_error``). Claim:
     every response carries the error the profile's validation and decision tables prescribe."""
     if action.kind != "handle":
         return None
@@ -268,6 +293,41 @@ def converges_within_k(scope: StreamsGroupScope, state: State) -> str | None:
     return None
 
 
+def static_member_keeps_assignment(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (StreamsGroupHeartbeatRequest.MemberEpoch): "-2 to indicate that the static
+    member will rejoin"; the group epoch is bumped "When a member joins or leaves the group"
+    and, for member metadata, "only ... when a member with static membership rejoins with an
+    updated configuration". Claims: (leave) a static member handled at -2 stays in the group
+    at epoch -2 with its assigned tasks and target, and the group epoch does not move;
+    (rejoin) a member that replaces it holds its target (unless a new target was computed)
+    and the group epoch moves only if the member's topology epoch changed."""
+    if action.kind != "handle" or nxt.group.dead:
+        return None
+    request, response = events[0].data[0], events[0].data[1]
+    if response.error_code or request.instance_id is None:
+        return None
+    before, after = prev.group, nxt.group
+    if request.member_epoch == LEAVE_STATIC_EPOCH:
+        old, m = before.member(request.member_id), after.member(request.member_id)
+        if m is None or m.epoch != LEAVE_STATIC_EPOCH or m.assigned != old.assigned:
+            return f"{request.member_id} left with -2 but is not kept at -2 with its tasks"
+        if after.target_of(m.member_id) != before.target_of(m.member_id) or after.group_epoch != before.group_epoch:
+            return f"{request.member_id} left with -2 and its target or the group epoch moved"
+        return None
+    old = None if before.dead else before.static_member(request.instance_id)
+    if request.member_epoch != 0 or old is None or old.epoch != LEAVE_STATIC_EPOCH:
+        return None
+    m = after.member(request.member_id)
+    if m is None or after.member(old.member_id) is not None and old.member_id != request.member_id:
+        return f"{request.member_id} replaced {old.member_id} but the group holds {[x.member_id for x in after.members]}"
+    if after.target_assignment_epoch == before.target_assignment_epoch and \
+            after.target_of(m.member_id) != before.target_of(old.member_id):
+        return f"{request.member_id} replaced {old.member_id} but did not take its target over"
+    if after.group_epoch != before.group_epoch and m.topology_epoch == old.topology_epoch:
+        return f"{request.member_id} replaced {old.member_id} and the group epoch moved with no new configuration"
+    return None
+
+
 def topology_update_completes(scope: StreamsGroupScope, state: State) -> str | None:
     """Witness: a rolling topology update finished - the group's topology epoch is above 0,
     every client runs it, and the group is STABLE."""
@@ -284,6 +344,13 @@ def warmup_promoted(scope: StreamsGroupScope, state: State) -> str | None:
     warm-up task that has reached acceptable.recovery.lag must be turned into an active task
     or a standby task, or be unassigned from the member")."""
     return "a warm-up task became active in the target" if state.marks & WARMUP_PROMOTED else None
+
+
+def static_rejoin_keeps_tasks(scope: StreamsGroupScope, state: State) -> str | None:
+    """Witness: a static member left with -2 and the next incarnation of its client (a new
+    member id, the same instance id) got its tasks back with no group-epoch bump (KIP:
+    "-2 to indicate that the static member will rejoin")."""
+    return "a static member's tasks survived its restart without a bump" if state.marks & STATIC_KEPT else None
 
 
 def not_ready_then_ready(scope: StreamsGroupScope, state: State) -> str | None:
@@ -303,8 +370,10 @@ PROPERTIES = (
     Property("join_epoch_is_rejoin", "always", join_epoch_is_rejoin, on="step"),
     Property("replay_gives_live_state", "always", replay_gives_live_state, on="step"),
     Property("error_as_profile_prescribes", "always", error_as_profile_prescribes, on="step"),
+    Property("static_member_keeps_assignment", "always", static_member_keeps_assignment, on="step"),
     Property("converges_within_k", "within", converges_within_k),
     Property("topology_update_completes", "sometimes", topology_update_completes),
     Property("warmup_promoted", "sometimes", warmup_promoted),
     Property("not_ready_then_ready", "sometimes", not_ready_then_ready),
+    Property("static_rejoin_keeps_tasks", "sometimes", static_rejoin_keeps_tasks),
 )

@@ -4,7 +4,10 @@
 has one subtopology per entry of ``partitions`` (its source topic ``t<i>`` has that many
 partitions), all stateful (a changelog topic each, created by the coordinator) or all
 stateless. ``profile`` names the coordinator's rules (``profiles.py``: kip-1071,
-kafka-4.1, kafka-4.5). Faults and budgeted operations spend ``budget``.
+kafka-4.1, kafka-4.5). Faults and budgeted operations spend ``budget``. ``static``: every client has a
+``group.instance.id`` (its slot's), closes with epoch -2 and restarts into its old tasks;
+the ``roll`` operation closes a client to restart it with the same topology (a rolling
+bounce).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from ..scopes import ScopeError
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
-OPERATIONS = ("topology_update", "topic_change", "shutdown_request")
+OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll")
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class StreamsGroupScope:
     # rules switched away from the profile's (coordinator_update.SWITCHES): the known-bug
     # variants (properties/streams_group_known_bugs.py); empty for the reference
     switches: tuple[str, ...] = ()
+    static: bool = False                 # static membership: instance ids, close with epoch -2
     known_profiles: ClassVar[dict] = {}     # for scopes.profile_label (filled below)
 
     @property

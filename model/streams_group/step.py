@@ -11,7 +11,9 @@ warm-up tasks finish restoring). Faults (spend the budget): ``lose_response``,
 ``session_timeout`` (of a live client), ``crash``. Budgeted operations:
 ``topology_update`` (a client closes to restart with topology epoch + 1, starting a
 rolling update), ``topic_change`` (arg 0: the first source topic is deleted; arg 1: it
-gains a partition, stateless topologies only), ``shutdown_request``.
+gains a partition, stateless topologies only), ``shutdown_request``, ``roll`` (a client
+closes to restart with the same topology: with ``static`` its next incarnation takes its
+tasks over).
 """
 from __future__ import annotations
 
@@ -27,17 +29,17 @@ from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbea
 from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
-from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Action, Client, Event, Reply, State,
+from .world import (BECAME_READY, STATIC_KEPT, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Action, Client, Event, Reply, State,
                     member_id, slot_of)
 
 GROUP_ID = "app"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
 ERROR_NAMES = {code: name for name, code in ERRORS.items()}
 FAULT_KINDS = ("lose_response", "session_timeout", "crash")
-BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request"))
+BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll"))
 PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
             "catch_up")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll")
 
 
 # ---- the scope's fixed pieces ----
@@ -142,6 +144,8 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("crash", s))
         if c.status == MEMBER and _idle(c) and uniform and "topology_update" in scope.operations:
             out.append(Action("topology_update", s))
+        if c.status == MEMBER and _idle(c) and "roll" in scope.operations:
+            out.append(Action("roll", s))
         if (c.status == MEMBER and not c.shutdown and state.shutdown is None
                 and "shutdown_request" in scope.operations):
             out.append(Action("shutdown_request", s))
@@ -164,7 +168,7 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
     clients = list(state.clients)
     c = clients[s]
     if k == "send":
-        r = request(c)
+        r = request(c, scope.static)
         clients[s] = after_send(c, r)
         return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
@@ -190,6 +194,8 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
         clients[s] = close(c, _rolling(state))
     elif k == "topology_update":
         clients[s] = close(c, c.topology_epoch + 1)
+    elif k == "roll":
+        clients[s] = close(c, c.topology_epoch)
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=NO_TASKS, caught=0, reply=None)
     elif k == "lose_response":
@@ -215,6 +221,8 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
     """The StreamsGroupHeartbeatRequest a client's ``Request`` is on the wire."""
     base = dict(group_id=GROUP_ID, member_id=member_id(slot, incarnation), member_epoch=r.epoch,
                 shutdown_application=r.shutdown)
+    if scope.static:
+        base.update(instance_id=instance_id(slot))
     idx = index(scope)
     if r.epoch == 0:
         base.update(process_id=f"p{process(scope, slot)}", rebalance_timeout_ms=1000,
@@ -228,6 +236,11 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
             base.update(task_offsets=tuple(TaskOffset(t[0], t[1], r.caught >> i & 1) for i, t in tasks),
                         task_end_offsets=tuple(TaskOffset(t[0], t[1], 1) for i, t in tasks))
     return StreamsGroupHeartbeat(**base)
+
+
+def instance_id(slot: int) -> str:
+    """A static client's ``group.instance.id``: one per slot, kept across incarnations."""
+    return f"i{slot}"
 
 
 def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
@@ -264,6 +277,7 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
     ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
     marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(state.group, out.group) else 0)
+    marks |= STATIC_KEPT if _static_kept(state.group, out) else 0
     nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
                          clients=tuple(clients))
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
@@ -279,6 +293,17 @@ def _promoted(before, after) -> bool:
         return False
     warm = {m: tasks[2] for m, tasks in before.target_assignment}
     return any(warm.get(m, 0) & tasks[0] for m, tasks in after.target_assignment)
+
+
+def _static_kept(before, out) -> bool:
+    """A joining static member replaced the member of its instance that left with -2, and
+    holds its tasks with no group-epoch bump (KIP: MemberEpoch "-2 to indicate that the
+    static member will rejoin")."""
+    replaced = [e[1] for e in out.events if e[0] == "static_member_replaced"]
+    if not replaced or out.group.group_epoch != before.group_epoch:
+        return False
+    mid = out.response.member_id
+    return any(before.member(replaced[0]).assigned) and out.group.member(mid).assigned == before.member(replaced[0]).assigned
 
 
 def _expire(state: State, action: Action):

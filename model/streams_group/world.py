@@ -67,10 +67,11 @@ class State(NamedTuple):
     beaten: int                        # slots that read a response to a heartbeat sent this round
     fresh: int = 0                     # slots whose heartbeat in flight was sent this round
     wedged: int = 0                    # slots whose lost response may have carried tasks they never saw
-    marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY)
+    marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY | STATIC_KEPT)
 
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
+STATIC_KEPT = 4     # a static member's replacement took its tasks over without a group-epoch bump
 
 
 class Action(NamedTuple):
