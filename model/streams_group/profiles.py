@@ -9,7 +9,9 @@ Kafka ships decide a request differently, each side is a profile, and every rule
 * ``kafka-4.5`` KAFKA-21370: a join with the group's topology epoch but another topology is
   STREAMS_INVALID_TOPOLOGY_EPOCH. Its service validation is the newest stored trunk's
   ``GroupCoordinatorService`` (ed89450d), which rejects only source-topic regexes as
-  unsupported.
+  unsupported. Static membership (instance ids, epoch -2) is Kafka's since KAFKA-20169
+  (apache/kafka#22245 coordinator, #22559 client; 4.4): the coordinator rules are in
+  ``coordinator.py`` and ``coordinator_update.CoordinatorProfile.static_rejoin_in_place``.
 
 Each switch names the sources it comes from; a shipped profile's value is what the code
 does, the KIP profile's what the KIP says.
