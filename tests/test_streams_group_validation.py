@@ -77,6 +77,8 @@ CASES = {
     "static leave without instance id": (dict(member_epoch=-2, topology=None),
                                          {KIP: None, K41: err("InstanceId can't be null."),
                                           K45: err("InstanceId can't be null.")}),
+    "static leave": (dict(member_epoch=-2, topology=None, instance_id="i"),
+                     {KIP: None, K41: err("Static membership is not yet supported."), K45: None}),
     "topology after join": (dict(member_epoch=4, active_tasks=None, standby_tasks=None, warmup_tasks=None),
                             {p: err("Topology can only be provided when (re-)joining.") for p in ALL}),
     "one task list only": (dict(member_epoch=4, topology=None, standby_tasks=None),
