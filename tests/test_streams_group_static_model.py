@@ -10,7 +10,7 @@ import pytest
 from groupcheck.checker import bfs
 from model.scopes import ScopeError
 from model.streams_group import MODEL, coordinator, member
-from model.streams_group.scope import StreamsGroupScope as S, from_dict
+from model.streams_group.scope import StreamsGroupScope as S, from_dict, with_profile
 from model.streams_group.step import init_states, step
 from model.streams_group.world import FAILED, MEMBER, Action
 
@@ -129,3 +129,9 @@ def test_the_static_scope_field():
     assert from_dict({"static": True, "operations": ["roll"], "budget": 1}).static
     with pytest.raises(ScopeError, match="static"):
         from_dict({"static": "yes"})
+
+
+def test_kafka_41_runs_a_static_scope_with_dynamic_members():
+    """4.1 refuses instance ids, so ``check --profile kafka-4.1`` explores the scope's rolls
+    and crashes with dynamic members (as it drops warm-ups); kept static, every client fails."""
+    assert not with_profile(STATIC, "kafka-4.1").static and with_profile(STATIC, "kafka-4.5").static

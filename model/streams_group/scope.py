@@ -102,11 +102,13 @@ def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
 
 def with_profile(scope: StreamsGroupScope, profile: str) -> StreamsGroupScope:
     """``scope`` under ``profile``; a shipped profile rejects warm-up tasks and task
-    offsets, so it runs the scope without warm-ups."""
+    offsets, so it runs the scope without warm-ups; ``kafka-4.1`` rejects instance ids
+    ("Static membership is not yet supported."), so it runs it with dynamic members."""
     if profile not in PROFILES:
         raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     warmups = scope.warmups if profile == "kip-1071" else 0
-    return validate(replace(scope, profile=profile, warmups=warmups))
+    static = scope.static and profile != "kafka-4.1"
+    return validate(replace(scope, profile=profile, warmups=warmups, static=static))
 
 
 def to_dict(scope: StreamsGroupScope) -> dict:
