@@ -17,8 +17,9 @@ from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, group_state
 from .member import running
 from .records import replay
 from .scope import StreamsGroupScope
-from .state import EMPTY, NOT_READY, STABLE
-from .step import ERROR_NAMES, K, converged, source
+from .state import EMPTY, NOT_READY, SHUTDOWN_APPLICATION, STABLE
+from .step import ERROR_NAMES, K, config, converged, source
+from .target import lag_levels
 from .topology import REJECT, decide_join
 from .validation import validate
 from .world import (BECAME_READY, DOWN, FAILED, LEAVING, WARMUP_PROMOTED, Action, State, member_id,
@@ -241,6 +242,43 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     return None
 
 
+def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (Assignment): "Each task assignor must make sure to fulfill the following
+    invariants: Each warm-up task that has reached acceptable.recovery.lag must be turned
+    into an active task or a standby task, or be unassigned from the member." Claim: a new
+    target computed in a heartbeat that reports a warm-up task of the member's target
+    within acceptable.recovery.lag no longer has that task as the member's warm-up."""
+    if action.kind != "handle" or not any(e[0] == "new_target" for e in events[0].data[3]):
+        return None
+    request, g0, g1 = events[0].data[0], prev.group, nxt.group
+    if g0.dead or g1.dead:
+        return None
+    limit = config(scope).assignment.acceptable_recovery_lag
+    lags = lag_levels(request.task_offsets, request.task_end_offsets)
+    kept = g0.target_of(request.member_id)[WARMUP] & g1.target_of(request.member_id)[WARMUP]
+    for i, task in enumerate(g1.task_index):
+        if kept >> i & 1 and lags.get(task, limit + 1) <= limit:
+            return f"{request.member_id} reported warm-up T{i} caught up, yet the new target keeps it a warm-up"
+    return None
+
+
+def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (StreamsGroupHeartbeatResponse.Status): "4 - SHUTDOWN_APPLICATION - A client
+    requested the shutdown of the whole application." Kafka sends it to every member until
+    the group is empty (``GroupMetadataManager#streamsGroupHeartbeat``, the group's
+    shutdown requester). Claim: once a member has requested the shutdown, every successful
+    response to a member of the group carries SHUTDOWN_APPLICATION."""
+    if action.kind != "handle":
+        return None
+    request, response = events[0].data[0], events[0].data[1]
+    asked = prev.shutdown is not None or request.shutdown_application
+    if not asked or response.error_code or request.member_epoch < 0:
+        return None
+    if SHUTDOWN_APPLICATION not in [st.status_code for st in response.status or ()]:
+        return f"{request.member_id} answered without SHUTDOWN_APPLICATION after a shutdown request"
+    return None
+
+
 def _membership_stable(state: State) -> bool:
     if any(c.status in (DOWN, LEAVING, FAILED) for c in state.clients):
         return False
@@ -303,6 +341,8 @@ PROPERTIES = (
     Property("join_epoch_is_rejoin", "always", join_epoch_is_rejoin, on="step"),
     Property("replay_gives_live_state", "always", replay_gives_live_state, on="step"),
     Property("error_as_profile_prescribes", "always", error_as_profile_prescribes, on="step"),
+    Property("warmup_caught_up_resolved", "always", warmup_caught_up_resolved, on="step"),
+    Property("shutdown_reaches_every_member", "always", shutdown_reaches_every_member, on="step"),
     Property("converges_within_k", "within", converges_within_k),
     Property("topology_update_completes", "sometimes", topology_update_completes),
     Property("warmup_promoted", "sometimes", warmup_promoted),
