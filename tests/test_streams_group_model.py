@@ -139,6 +139,16 @@ def test_shutdown_claim_is_pinned(monkeypatch):
     assert report.violation is not None and report.violation.property == "shutdown_reaches_every_member"
 
 
+def test_bump_list_claim_is_pinned(monkeypatch):
+    """A coordinator that bumps the group epoch whenever a member reports task offsets (not
+    only when a warm-up reached acceptable.recovery.lag) is caught."""
+    import model.streams_group.coordinator_update as cu
+    monkeypatch.setattr(cu, "_warmup_reasons", lambda u, lags: ["task offsets reported"] if lags else [])
+    report = bfs(MODEL, STATEFUL)
+    assert report.violation is not None and report.violation.property == "epoch_bumped_for_a_listed_reason"
+    assert "task offsets reported" in report.violation.message
+
+
 def test_scope_round_trips_and_names_bad_fields():
     assert from_dict(to_dict(STATEFUL)) == STATEFUL
     with pytest.raises(ScopeError, match=r"scope.partitions\[0\]"):

@@ -13,7 +13,7 @@ from ..core import Property
 from ..epochs import Fenced, validate_member_epoch
 from .coordinator import _assignment
 from .coordinator_update import owned_tasks
-from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, group_state
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, group_state
 from .member import running
 from .records import replay
 from .scope import StreamsGroupScope
@@ -242,6 +242,38 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     return None
 
 
+# The handler's names for the KIP's reasons (coordinator.remove_member, coordinator_update).
+# "validated topology epoch changed" is Kafka's step 3b: allowed only beside one of these.
+BUMP_REASONS = frozenset((
+    "member joined", "member left",                                     # "joins or leaves"
+    "member fenced", "member removed (session timeout)", "member removed (rebalance timeout)",
+    "partition metadata changed", "warm-up caught up",
+    "member metadata changed", "topology changed",                      # "topology metadata, rack ID, ..."
+    "assignment configuration changed"))
+
+
+def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (Rebalance Process): "The group epoch is bumped: When a member joins or leaves
+    the group. When a member is fenced or removed from the group by the group coordinator.
+    When the partition metadata is updated. When a member with an assigned warm-up task
+    reports [...] less than acceptable.recovery.lag. When a member updates its topology
+    metadata, rack ID, client tags or process ID. When an assignment configuration for the
+    group is updated." Claim: the group epoch of a streams group rises in a step only by one
+    and only for reasons on that list, and a step that names a bump raises it."""
+    g0, g1 = prev.group, nxt.group
+    if not (isinstance(g0, Group) and isinstance(g1, Group)) or g0.dead or g1.dead:
+        return None
+    reasons = [r for e in events if e.data for kind, *rest in e.data[3] if kind == "group_epoch_bumped"
+               for r in rest[0]]
+    rise = g1.group_epoch - g0.group_epoch
+    if rise not in (0, 1) or (rise == 1) != bool(reasons):
+        return f"group epoch {g0.group_epoch} -> {g1.group_epoch} with reasons {reasons}"
+    unlisted = [r for r in reasons if r not in BUMP_REASONS and r != "validated topology epoch changed"]
+    if unlisted or reasons == ["validated topology epoch changed"]:
+        return f"group epoch bumped for {reasons}, not on the KIP's list"
+    return None
+
+
 def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Assignment): "Each task assignor must make sure to fulfill the following
     invariants: Each warm-up task that has reached acceptable.recovery.lag must be turned
@@ -341,6 +373,7 @@ PROPERTIES = (
     Property("join_epoch_is_rejoin", "always", join_epoch_is_rejoin, on="step"),
     Property("replay_gives_live_state", "always", replay_gives_live_state, on="step"),
     Property("error_as_profile_prescribes", "always", error_as_profile_prescribes, on="step"),
+    Property("epoch_bumped_for_a_listed_reason", "always", epoch_bumped_for_a_listed_reason, on="step"),
     Property("warmup_caught_up_resolved", "always", warmup_caught_up_resolved, on="step"),
     Property("shutdown_reaches_every_member", "always", shutdown_reaches_every_member, on="step"),
     Property("converges_within_k", "within", converges_within_k),
