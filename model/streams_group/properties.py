@@ -274,6 +274,17 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     return None
 
 
+def one_creation_in_flight(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (MISSING_INTERNAL_TOPICS): "the group coordinator will attempt to create the
+    internal topics by sending a corresponding topic create request [...] There can only be
+    one such request in-flight at a time". Claim: no CreateTopics is sent for an internal
+    topic whose creation is still in flight."""
+    if action.kind != "handle" or len(events[0].data) < 5:
+        return None
+    again = sorted(set(events[0].data[4]) & {name for name, _ in prev.creating})
+    return f"CreateTopics sent for {again} while their creation is in flight" if again else None
+
+
 def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Assignment): "Each task assignor must make sure to fulfill the following
     invariants: Each warm-up task that has reached acceptable.recovery.lag must be turned
@@ -314,7 +325,7 @@ def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State
 def _membership_stable(state: State) -> bool:
     if any(c.status in (DOWN, LEAVING, FAILED) for c in state.clients):
         return False
-    if len({c.topology_epoch for c in state.clients}) > 1 or source(0) not in dict(state.topics):
+    if len({c.topology_epoch for c in state.clients}) > 1 or source(0) not in dict(state.topics) or state.creating:
         return False
     for m in _members(state.group):
         s, inc = slot_of(m.member_id)
@@ -374,6 +385,7 @@ PROPERTIES = (
     Property("replay_gives_live_state", "always", replay_gives_live_state, on="step"),
     Property("error_as_profile_prescribes", "always", error_as_profile_prescribes, on="step"),
     Property("epoch_bumped_for_a_listed_reason", "always", epoch_bumped_for_a_listed_reason, on="step"),
+    Property("one_creation_in_flight", "always", one_creation_in_flight, on="step"),
     Property("warmup_caught_up_resolved", "always", warmup_caught_up_resolved, on="step"),
     Property("shutdown_reaches_every_member", "always", shutdown_reaches_every_member, on="step"),
     Property("converges_within_k", "within", converges_within_k),
