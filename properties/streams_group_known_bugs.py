@@ -76,6 +76,19 @@ FINDINGS: tuple[GroupVariant, ...] = (
         "believes the member runs is run by nobody until the member's assignment changes again.",
         fix=("resend-when-owned-differs",),
     ),
+    GroupVariant(
+        "create-topics-every-heartbeat", "Kafka 4.1 sends a CreateTopics for missing internal topics on every heartbeat",
+        Rules("kafka-4.1"),
+        StreamsGroupScope(processes=1, partitions=(1,), stateful=True, profile="kafka-4.1"),
+        "one_creation_in_flight",
+        "KIP-1071 (MISSING_INTERNAL_TOPICS): 'There can only be one such request in-flight at a time'. Kafka "
+        "4.1's AutoTopicCreationManager#createStreamsInternalTopics (core, Scala) sends a CreateTopics for the "
+        "missing internal topics of every heartbeat that lists them, whatever is in flight; apache/kafka PR "
+        "#20663 (merged 2025-10, in 4.2: 'auto-topic creation back-off') skips topics in flight "
+        "(inflightTopics) or in back-off after an error. Two heartbeats before the controller answers send "
+        "two requests for the same changelog topic; the second fails with TOPIC_ALREADY_EXISTS or races.",
+        fix=("one-creation-in-flight",),
+    ),
 )
 
 

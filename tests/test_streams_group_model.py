@@ -117,6 +117,38 @@ def test_not_ready_claim_is_pinned(monkeypatch):
         "not_ready_assigns_nothing", "not_ready_responses_empty")
 
 
+def test_caught_up_warmup_claim_is_pinned(monkeypatch):
+    """An assignor that is not told the lags (so keeps a caught-up warm-up a warm-up) is
+    caught by warmup_caught_up_resolved."""
+    import model.streams_group.coordinator_update as cu
+    real = cu.new_target
+    monkeypatch.setattr(cu, "new_target", lambda group, configured, configs, assignor, lags: real(
+        group, configured, configs, assignor, {}))
+    report = bfs(MODEL, STATEFUL)
+    assert report.violation is not None and report.violation.property == "warmup_caught_up_resolved"
+    assert "caught up, yet the new target keeps it a warm-up" in report.violation.message
+
+
+def test_shutdown_claim_is_pinned(monkeypatch):
+    """SHUTDOWN_APPLICATION sent only to the member that asked for it is caught."""
+    import model.streams_group.coordinator_update as cu
+    real = cu._response
+    monkeypatch.setattr(cu, "_response", lambda g, u, m, configured, shutdown: real(
+        g, u, m, configured, shutdown if shutdown == m.member_id else None))
+    report = bfs(MODEL, S(processes=2, operations=("shutdown_request",), budget=1))
+    assert report.violation is not None and report.violation.property == "shutdown_reaches_every_member"
+
+
+def test_bump_list_claim_is_pinned(monkeypatch):
+    """A coordinator that bumps the group epoch whenever a member reports task offsets (not
+    only when a warm-up reached acceptable.recovery.lag) is caught."""
+    import model.streams_group.coordinator_update as cu
+    monkeypatch.setattr(cu, "_warmup_reasons", lambda u, lags: ["task offsets reported"] if lags else [])
+    report = bfs(MODEL, STATEFUL)
+    assert report.violation is not None and report.violation.property == "epoch_bumped_for_a_listed_reason"
+    assert "task offsets reported" in report.violation.message
+
+
 def test_scope_round_trips_and_names_bad_fields():
     assert from_dict(to_dict(STATEFUL)) == STATEFUL
     with pytest.raises(ScopeError, match=r"scope.partitions\[0\]"):

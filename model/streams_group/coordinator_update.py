@@ -78,6 +78,9 @@ SWITCHES = {
     # KAFKA-21370 unfixed: a same-epoch topology mismatch answers INVALID_REQUEST (42,
     # "Topology updates are not supported yet.") instead of STREAMS_INVALID_TOPOLOGY_EPOCH.
     "kafka-21370": lambda cp: cp._replace(streams=cp.streams._replace(same_epoch_mismatch=UPDATES_NOT_SUPPORTED)),
+    # Kafka 4.2+ (apache/kafka PR #20663): the broker skips internal topics whose creation
+    # is in flight; 4.1 sends a CreateTopics on every heartbeat (properties/, FINDINGS).
+    "one-creation-in-flight": lambda cp: cp._replace(streams=cp.streams._replace(one_creation_in_flight=True)),
     # Not Kafka: the candidate fix for the lost-response finding (README, "Findings").
     "resend-when-owned-differs": lambda cp: cp._replace(resend_when_owned_differs=True),
 }

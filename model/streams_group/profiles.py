@@ -70,6 +70,12 @@ class Profile(NamedTuple):
     # KIP: "resolve source topic regular expressions and check that each of them resolve to
     # at least one topic"; shipped releases refuse regexes before that (``unsupported``).
     source_topic_regex: bool
+    # KIP (MISSING_INTERNAL_TOPICS): "There can only be one such request in-flight at a
+    # time". Kafka 4.1's AutoTopicCreationManager#createStreamsInternalTopics sends a
+    # CreateTopics for the missing internal topics on every heartbeat that lists them; from
+    # 4.2 (apache/kafka PR #20663, "auto-topic creation back-off") it skips topics whose
+    # creation is in flight (``inflightTopics``) or in back-off after an error.
+    one_creation_in_flight: bool = True
 
 
 KIP_1071 = Profile(
@@ -84,12 +90,13 @@ KAFKA_4_1 = Profile(
     rebalance_timeout_positive=False, static_leave_needs_instance_id=True, task_lists_all_or_none=True,
     task_lists_disjoint=False, all_topology_invariants=False, unsupported=UNSUPPORTED_ORDER,
     stale_join=KEEP_STALE, same_epoch_mismatch=UPDATES_NOT_SUPPORTED, topology_updates=False,
-    source_topic_regex=False)
+    source_topic_regex=False, one_creation_in_flight=False)
 
 # KAFKA-21370 (4.5) changes only the same-epoch mismatch; a higher epoch is still not an
 # update (an assumption: the stored sources show no 4.5 topology-update path).
 KAFKA_4_5 = KAFKA_4_1._replace(
-    name="kafka-4.5", unsupported=(SOURCE_TOPIC_REGEX,), same_epoch_mismatch=INVALID_TOPOLOGY_EPOCH)
+    name="kafka-4.5", unsupported=(SOURCE_TOPIC_REGEX,), same_epoch_mismatch=INVALID_TOPOLOGY_EPOCH,
+    one_creation_in_flight=True)
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_1071, KAFKA_4_1, KAFKA_4_5)}
 

@@ -13,12 +13,13 @@ from ..core import Property
 from ..epochs import Fenced, validate_member_epoch
 from .coordinator import _assignment
 from .coordinator_update import owned_tasks, switched
-from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, group_state
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, group_state
 from .member import running
 from .records import replay
 from .scope import StreamsGroupScope
-from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, STABLE
-from .step import ERROR_NAMES, K, converged, source
+from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, SHUTDOWN_APPLICATION, STABLE
+from .step import ERROR_NAMES, K, config, converged, source
+from .target import lag_levels
 from .topology import REJECT, decide_join
 from .validation import validate
 from .world import (BECAME_READY, DOWN, FAILED, LEAVING, STATIC_KEPT, WARMUP_PROMOTED, Action, State,
@@ -266,10 +267,90 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     return None
 
 
+# The handler's names for the KIP's reasons (coordinator.remove_member, coordinator_update).
+# "validated topology epoch changed" is Kafka's step 3b: allowed only beside one of these.
+BUMP_REASONS = frozenset((
+    "member joined", "member left",                                     # "joins or leaves"
+    "member fenced", "member removed (session timeout)", "member removed (rebalance timeout)",
+    "partition metadata changed", "warm-up caught up",
+    "member metadata changed", "topology changed",                      # "topology metadata, rack ID, ..."
+    "assignment configuration changed"))
+
+
+def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (Rebalance Process): "The group epoch is bumped: When a member joins or leaves
+    the group. When a member is fenced or removed from the group by the group coordinator.
+    When the partition metadata is updated. When a member with an assigned warm-up task
+    reports [...] less than acceptable.recovery.lag. When a member updates its topology
+    metadata, rack ID, client tags or process ID. When an assignment configuration for the
+    group is updated." Claim: the group epoch of a streams group rises in a step only by one
+    and only for reasons on that list, and a step that names a bump raises it."""
+    g0, g1 = prev.group, nxt.group
+    if not (isinstance(g0, Group) and isinstance(g1, Group)) or g0.dead or g1.dead:
+        return None
+    reasons = [r for e in events if e.data for kind, *rest in e.data[3] if kind == "group_epoch_bumped"
+               for r in rest[0]]
+    rise = g1.group_epoch - g0.group_epoch
+    if rise not in (0, 1) or (rise == 1) != bool(reasons):
+        return f"group epoch {g0.group_epoch} -> {g1.group_epoch} with reasons {reasons}"
+    unlisted = [r for r in reasons if r not in BUMP_REASONS and r != "validated topology epoch changed"]
+    if unlisted or reasons == ["validated topology epoch changed"]:
+        return f"group epoch bumped for {reasons}, not on the KIP's list"
+    return None
+
+
+def one_creation_in_flight(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (MISSING_INTERNAL_TOPICS): "the group coordinator will attempt to create the
+    internal topics by sending a corresponding topic create request [...] There can only be
+    one such request in-flight at a time". Claim: no CreateTopics is sent for an internal
+    topic whose creation is still in flight."""
+    if action.kind != "handle" or len(events[0].data) < 5:
+        return None
+    again = sorted(set(events[0].data[4]) & {name for name, _ in prev.creating})
+    return f"CreateTopics sent for {again} while their creation is in flight" if again else None
+
+
+def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (Assignment): "Each task assignor must make sure to fulfill the following
+    invariants: Each warm-up task that has reached acceptable.recovery.lag must be turned
+    into an active task or a standby task, or be unassigned from the member." Claim: a new
+    target computed in a heartbeat that reports a warm-up task of the member's target
+    within acceptable.recovery.lag no longer has that task as the member's warm-up."""
+    if action.kind != "handle" or not any(e[0] == "new_target" for e in events[0].data[3]):
+        return None
+    request, g0, g1 = events[0].data[0], prev.group, nxt.group
+    if g0.dead or g1.dead:
+        return None
+    limit = config(scope).assignment.acceptable_recovery_lag
+    lags = lag_levels(request.task_offsets, request.task_end_offsets)
+    kept = g0.target_of(request.member_id)[WARMUP] & g1.target_of(request.member_id)[WARMUP]
+    for i, task in enumerate(g1.task_index):
+        if kept >> i & 1 and lags.get(task, limit + 1) <= limit:
+            return f"{request.member_id} reported warm-up T{i} caught up, yet the new target keeps it a warm-up"
+    return None
+
+
+def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (StreamsGroupHeartbeatResponse.Status): "4 - SHUTDOWN_APPLICATION - A client
+    requested the shutdown of the whole application." Kafka sends it to every member until
+    the group is empty (``GroupMetadataManager#streamsGroupHeartbeat``, the group's
+    shutdown requester). Claim: once a member has requested the shutdown, every successful
+    response to a member of the group carries SHUTDOWN_APPLICATION."""
+    if action.kind != "handle":
+        return None
+    request, response = events[0].data[0], events[0].data[1]
+    asked = prev.shutdown is not None or request.shutdown_application
+    if not asked or response.error_code or request.member_epoch < 0:
+        return None
+    if SHUTDOWN_APPLICATION not in [st.status_code for st in response.status or ()]:
+        return f"{request.member_id} answered without SHUTDOWN_APPLICATION after a shutdown request"
+    return None
+
+
 def _membership_stable(state: State) -> bool:
     if any(c.status in (DOWN, LEAVING, FAILED) for c in state.clients):
         return False
-    if len({c.topology_epoch for c in state.clients}) > 1 or source(0) not in dict(state.topics):
+    if len({c.topology_epoch for c in state.clients}) > 1 or source(0) not in dict(state.topics) or state.creating:
         return False
     for m in _members(state.group):
         s, inc = slot_of(m.member_id)
@@ -371,6 +452,10 @@ PROPERTIES = (
     Property("replay_gives_live_state", "always", replay_gives_live_state, on="step"),
     Property("error_as_profile_prescribes", "always", error_as_profile_prescribes, on="step"),
     Property("static_member_keeps_assignment", "always", static_member_keeps_assignment, on="step"),
+    Property("epoch_bumped_for_a_listed_reason", "always", epoch_bumped_for_a_listed_reason, on="step"),
+    Property("one_creation_in_flight", "always", one_creation_in_flight, on="step"),
+    Property("warmup_caught_up_resolved", "always", warmup_caught_up_resolved, on="step"),
+    Property("shutdown_reaches_every_member", "always", shutdown_reaches_every_member, on="step"),
     Property("converges_within_k", "within", converges_within_k),
     Property("topology_update_completes", "sometimes", topology_update_completes),
     Property("warmup_promoted", "sometimes", warmup_promoted),

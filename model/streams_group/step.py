@@ -1,9 +1,9 @@
 """init_states, actions, step and canonical of a KIP-1071 streams group.
 
 Protocol steps: ``send`` (a client sends its heartbeat, ``member.request``), ``handle``
-(the coordinator's ``heartbeat`` answers it; it creates the internal topics it asks
-for), ``deliver`` (the client reads the response, ``member.on_response``), ``restart``
-(a down client starts again as a new incarnation), ``bounce`` (a rolling topology
+(the coordinator's ``heartbeat`` answers it; the broker sends a CreateTopics for the
+internal topics it asks for), ``topics_created`` (that request completes), ``deliver``
+(the client reads the response, ``member.on_response``), ``restart`` (a down client starts again as a new incarnation), ``bounce`` (a rolling topology
 update goes on: a client behind the newest topology epoch closes to restart with it),
 ``expire`` (the session of a member whose client is gone times out), ``create_topic``
 (a deleted source topic is created again), ``catch_up`` (a client's standby and
@@ -38,7 +38,7 @@ ERROR_NAMES = {code: name for name, code in ERRORS.items()}
 FAULT_KINDS = ("lose_response", "session_timeout", "crash")
 BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll"))
 PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
-            "catch_up")
+            "topics_created", "catch_up")
 ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll")
 
 
@@ -127,6 +127,8 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("rebalance_timeout", s, inc))
     if source(0) not in dict(state.topics):
         out.append(Action("create_topic", 0))
+    if state.creating:
+        out.append(Action("topics_created", 0))
     return out
 
 
@@ -208,6 +210,9 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
         clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
     elif k == "create_topic":
         topics[source(0)] = scope.partitions[0]
+    elif k == "topics_created":
+        topics.update(dict(state.creating))
+        state = state._replace(creating=())
     elif k == "topic_change" and action.arg == 0:
         del topics[source(0)]
     elif k == "topic_change":
@@ -260,11 +265,7 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
     out = heartbeat(state.group, hb, Cluster(state.topics), switched(scope.profile, scope.switches), config(scope),
                     state.shutdown)
-    topics = dict(state.topics)
-    for kind, value in out.events:
-        if kind == "internal_topics_to_create":
-            made = configure(out.group.topology, topics, scope.profile).internal_partitions
-            topics.update({name: made[name] for name in value})
+    sent, creating = _create_topics(scope, state, out)
     resp = out.response
     tasks = None
     if resp.active_tasks is not None:
@@ -278,10 +279,27 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
     marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(state.group, out.group) else 0)
     marks |= STATIC_KEPT if _static_kept(state.group, out) else 0
-    nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
+    nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, creating=creating,
                          clients=tuple(clients))
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
-    return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events)),)
+    return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events, sent)),)
+
+
+def _create_topics(scope: StreamsGroupScope, state: State, out) -> tuple[tuple[str, ...], tuple]:
+    """The broker's side of "internal topics to create" (KafkaApis, AutoTopicCreationManager):
+    a CreateTopics request for the missing internal topics, completed later by
+    ``topics_created``. The KIP allows "only one such request in-flight at a time"; a
+    profile without ``one_creation_in_flight`` (Kafka 4.1) sends one on every heartbeat.
+    Returns the topics sent and the creations in flight afterwards."""
+    wanted = next((value for kind, value in out.events if kind == "internal_topics_to_create"), ())
+    if not wanted:
+        return (), state.creating
+    busy = dict(state.creating)
+    once = switched(scope.profile, scope.switches).streams.one_creation_in_flight
+    sent = tuple(n for n in wanted if not (once and n in busy))
+    made = configure(out.group.topology, dict(state.topics), scope.profile).internal_partitions
+    busy.update({name: made[name] for name in sent})
+    return sent, tuple(sorted(busy.items()))
 
 
 def _promoted(before, after) -> bool:
@@ -344,7 +362,7 @@ def canonical(scope: StreamsGroupScope, state: State):
     procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
     head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
             g.partition_metadata, g.assignment_configs, g.dead)
-    return head, tuple(procs), state.topics, state.budget, state.calm, state.marks, bool(state.wedged)
+    return head, tuple(procs), state.topics, state.creating, state.budget, state.calm, state.marks, bool(state.wedged)
 
 
 def within_bounds(scope: StreamsGroupScope, state: State) -> bool:

@@ -68,6 +68,7 @@ class State(NamedTuple):
     fresh: int = 0                     # slots whose heartbeat in flight was sent this round
     wedged: int = 0                    # slots whose lost response may have carried tasks they never saw
     marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY | STATIC_KEPT)
+    creating: tuple[tuple[str, int], ...] = ()   # internal topics (name, partitions) whose CreateTopics is in flight
 
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
