@@ -144,6 +144,8 @@ def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
         return error_outcome(group, Error("UNKNOWN_MEMBER_ID", f"Member {request.member_id} is not a member "
                                           f"of group {request.group_id}."), shutdown)
     if request.member_epoch == LEAVE_EPOCH:
+        if request.shutdown_application and cp.leave_records_shutdown:   # KAFKA-19190
+            shutdown = request.member_id
         return remove_member(held, request.member_id, "member left", shutdown, leave=True)
     try:
         validate_member_epoch(_assignment(member), request.member_epoch, owned_tasks(held, request))

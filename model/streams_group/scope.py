@@ -16,7 +16,7 @@ from ..scopes import ScopeError
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
-OPERATIONS = ("topology_update", "topic_change", "shutdown_request")
+OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "redeploy", "poll_timeout", "shutdown_leave")
 
 
 @dataclass(frozen=True)
