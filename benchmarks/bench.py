@@ -9,7 +9,8 @@ Targets (issue #2): BFS >= 25,000 distinct states/s per core; walks >= 50,000
 steps/s per core; every variant caught by BFS in <= 10 s; the shrunk Hypothesis
 counterexample as short as BFS's; under 10% of Hypothesis test cases discarded.
 Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-bug
-variants, and the upgrade plans `groupcheck upgrade-plan` answers.
+variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-group rows
+(KIP-1071) give BFS speed on its topology-update scope and its known-bug variants.
 The report gives the measured figures either way.
 """
 from __future__ import annotations
@@ -32,9 +33,10 @@ from groupcheck.protocols import get  # noqa: E402
 from model.streams_classic.plans import upgrade_scope  # noqa: E402
 from properties.known_bugs import VARIANTS  # noqa: E402
 from properties.stateful import hunt  # noqa: E402
+from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS  # noqa: E402
 from properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
 
-TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": ()}
+TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": STREAMS_GROUP_VARIANTS}
 RATE_SCOPES = {"consumer": lambda: get("consumer").default_scopes()["cooperative"],
                "streams-classic": lambda: upgrade_scope("2.4", "3.9", 1, instances=3, tasks=3),
                "streams-group": lambda: get("streams-group").default_scopes()["topology-update"]}
@@ -111,7 +113,8 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
 
 
 STATEFUL = {"consumer": "properties/test_consumer_stateful.py",
-            "streams-classic": "properties/test_streams_stateful.py"}
+            "streams-classic": "properties/test_streams_stateful.py",
+            "streams-group": "properties/test_streams_group_stateful.py"}
 
 
 def discards(lines: list[str], name: str) -> None:

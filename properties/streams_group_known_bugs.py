@@ -24,7 +24,7 @@ class GroupVariant:
     expect: str         # the property BFS's shortest counterexample violates
     doc: str
     also: tuple[str, ...] = ()
-    hypothesis_finds: bool = False     # not hunted with Hypothesis yet
+    hypothesis_finds: bool = True      # hunted by properties/test_streams_group_known_bugs.py
     fix: tuple[str, ...] = ()          # findings: the switches that make the scope pass
 
     @property
@@ -57,6 +57,76 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "FENCED_MEMBER_EPOCH again on its rejoin, and again on every retry. Two lost responses fence a "
         "member here (its epoch falls two behind); KIP-1071's join (epoch 0) has no member-epoch check.",
     ),
+    _variant(
+        "KAFKA-21370", "a redeploy under the same topology epoch is answered INVALID_REQUEST",
+        "kafka-21370",
+        StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("redeploy",), budget=1),
+        "error_as_profile_prescribes",
+        "KIP-1071 (Request Handling 2.iii): \"If ER=EG, check if topology metadata in the request is equal to "
+        "the topology metadata of the group, otherwise fail with STREAMS_INVALID_TOPOLOGY_EPOCH\". Up to 4.4 "
+        "GroupMetadataManager#maybeUpdateTopology answers any topology other than the group's, the same "
+        "epoch included, with INVALID_REQUEST \"Topology updates are not supported yet.\"; KAFKA-21370 (4.5) "
+        "answers the same-epoch mismatch with STREAMS_INVALID_TOPOLOGY_EPOCH (131), so the client learns that "
+        "it redeployed a changed topology without bumping its epoch. Here a client restarts with state "
+        "stores added under topology epoch 0 (operation redeploy).",
+    ),
+    _variant(
+        "KAFKA-19335", "a member that rejoined takes the leave response's epoch -1",
+        "kafka-19335",
+        StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("poll_timeout",), budget=1),
+        "member_epoch_never_decreases",
+        "apache/kafka PR #19818 (merged 2025-05), clients/.../StreamsMembershipManager#onHeartbeatSuccess: a "
+        "member leaves (LEAVING, the leave heartbeat goes out, UNSUBSCRIBED) and rejoins on the next poll "
+        "(JOINING, epoch 0) before the leave heartbeat's response arrives; the response's member epoch -1 "
+        "was taken as the member's epoch, so the join heartbeat went out with epoch -1 and its topology, "
+        "which the coordinator refuses with INVALID_REQUEST (\"Topology can only be provided when (re-)"
+        "joining.\") and the member fails. The fix ignores a response with a negative epoch. Here the "
+        "member's poll timer expires (operation poll_timeout: onPollTimerExpired, then "
+        "maybeRejoinStaleMember); the client's epoch falls from 0 to -1, then its join breaks "
+        "join_epoch_is_rejoin.",
+        also=("join_epoch_is_rejoin",),
+    ),
+    _variant(
+        "KAFKA-20870", "the client reports only the owned-task lists that changed; no revocation is acknowledged",
+        "kafka-20870",
+        StreamsGroupScope(processes=2, partitions=(2,), profile="kip-1071"),
+        "converges_within_k",
+        "apache/kafka PR #23002 (KAFKA-20870): the coordinator reads the three owned-task lists of a "
+        "StreamsGroupHeartbeat as a report only when all three are non-null, so a change confined to one "
+        "role must resend the other two lists; KIP-1071 does not say so (\"Any other information that has "
+        "not changed since the last heartbeat can be omitted\"), and a client that omits each unchanged "
+        "list on its own never reports "
+        "what it owns: here m0 revokes T1 for m1, reports active [T0] with null standby and warm-up lists, "
+        "stays UNREVOKED, and T1 is never handed on. StreamsGroupHeartbeatRequestManager sends all three "
+        "lists whenever any changed (the reference). Under a shipped profile a partial report is refused "
+        "outright (\"If one task-type is non-null, all must be non-null.\"), so the scope is the KIP's.",
+    ),
+    _variant(
+        "KAFKA-20899", "a standby goes to the process that already runs the task as active",
+        "kafka-20899",
+        StreamsGroupScope(processes=2, partitions=(1,), stateful=True, standbys=1, profile="kafka-4.5",
+                          faults=("session_timeout",), budget=1),
+        "standby_not_with_active",
+        "apache/kafka PR #23096 (merged 2026-08), group-coordinator/.../streams/assignor/StickyTaskAssignor#"
+        "findPrevMemberWithLeastLoad: the previous standby holders were scanned from members.get(0) as the "
+        "first candidate, and only the others were checked for a process that already holds the task. "
+        "KIP-1071: \"A stateful task (in the various roles) cannot be assigned to two clients with the "
+        "same processId.\" Here m0 (active T0) times out, m1's standby T0 becomes its active task, and the "
+        "standby pass hands T0's standby back to m1, its first previous holder.",
+    ),
+    _variant(
+        "KAFKA-19190", "a shutdown request sent on the leave heartbeat is dropped",
+        "kafka-19190",
+        StreamsGroupScope(processes=2, partitions=(1,), profile="kafka-4.5", operations=("shutdown_leave",),
+                          budget=1),
+        "shutdown_request_kept",
+        "apache/kafka PR #19544 (merged 2025-04): with the streams protocol an application did not shut down "
+        "on SHUTDOWN_APPLICATION, partly because the request was sometimes sent only with the leave "
+        "heartbeat and GroupMetadataManager's leave path ignored it. KIP-1071 puts the flag exactly there: "
+        "\"A flag to request shutdown of the whole application (only if the member epoch is the group "
+        "leave epoch)\". Here m0 asks for the shutdown as it leaves (operation shutdown_leave); unfixed, "
+        "m1 never gets SHUTDOWN_APPLICATION.",
+    ),
 )
 
 
@@ -74,7 +144,7 @@ FINDINGS: tuple[GroupVariant, ...] = (
         "owned tasks a subset of the assignment) and answers the new epoch with null task lists, which "
         "StreamsMembershipManager#onHeartbeatSuccess takes as 'no change'. The task the coordinator "
         "believes the member runs is run by nobody until the member's assignment changes again.",
-        fix=("resend-when-owned-differs",),
+        fix=("resend-when-owned-differs",), hypothesis_finds=False,
     ),
     GroupVariant(
         "create-topics-every-heartbeat", "Kafka 4.1 sends a CreateTopics for missing internal topics on every heartbeat",

@@ -11,6 +11,9 @@ Two rules broken for a test's duration must be found, the shrunk counterexample 
 the property that catches it: a coordinator that ignores KIP-1071's blocking rule (an
 active task handed on while its previous owner still runs it), and a client that
 acknowledges before closing its revoked active tasks (``member.KEEP_REVOKED_FOR_TESTS``).
+The known-bug variants (``properties/streams_group_known_bugs.py``) are hunted over the
+same machine in ``test_streams_group_known_bugs.py``; here the reference must survive a
+hunt in each variant's scope (with its operations: redeploy, poll_timeout, shutdown_leave).
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from model.core import Step, check_state, check_step
 from model.streams_group import MODEL, member
 from model.streams_group.scope import StreamsGroupScope as S
 from properties.stateful import hunt, machine
+from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS
 
 SCOPES = streams_group()
 EXAMPLES, STEPS = 60, 80
@@ -98,6 +102,12 @@ def test_a_member_acknowledging_before_closing_revoked_tasks_is_found(monkeypatc
     scope = S(processes=2)
     found = _hunt(scope, {"converges_within_k"}, steps=80, shrink=False)
     assert _replay(scope, found.path) == found.property
+
+
+@pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=[v.key for v in STREAMS_GROUP_VARIANTS])
+def test_the_reference_survives_a_hunt_in_each_variant_scope(v):
+    found = hunt(MODEL, v.reference_scope(), seed=0, max_examples=40, steps=60, shrink=False)
+    assert found.property is None, found
 
 
 def test_the_reference_passes_the_hunted_scope():

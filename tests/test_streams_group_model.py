@@ -122,8 +122,8 @@ def test_caught_up_warmup_claim_is_pinned(monkeypatch):
     caught by warmup_caught_up_resolved."""
     import model.streams_group.coordinator_update as cu
     real = cu.new_target
-    monkeypatch.setattr(cu, "new_target", lambda group, configured, configs, assignor, lags: real(
-        group, configured, configs, assignor, {}))
+    monkeypatch.setattr(cu, "new_target", lambda group, configured, configs, assignor, lags, **kw: real(
+        group, configured, configs, assignor, {}, **kw))
     report = bfs(MODEL, STATEFUL)
     assert report.violation is not None and report.violation.property == "warmup_caught_up_resolved"
     assert "caught up, yet the new target keeps it a warm-up" in report.violation.message

@@ -118,12 +118,18 @@ def assign_active(w: Work, copy_holders) -> None:
             place(m, t)
 
 
-def assign_standby(w: Work, copy_holders) -> None:
+def assign_standby(w: Work, copy_holders, first_holder_unchecked: bool = False) -> None:
     """StickyTaskAssignor#assignStandby: ``num.standby.replicas`` standbys per stateful task,
     only on processes not holding the task yet ("A stateful task (in the various roles)
     cannot be assigned to two clients with the same processId", KIP-1071); first the
     previous active owner, then a previous copy holder, when its process is load balanced
-    (``isLoadBalanced``: under capacity or least loaded), else the least loaded member."""
+    (``isLoadBalanced``: under capacity or least loaded), else the least loaded member.
+
+    ``first_holder_unchecked``: KAFKA-20899 unfixed (apache/kafka PR #23096):
+    StickyTaskAssignor#findPrevMemberWithLeastLoad began with ``candidate = members.get(0)``
+    and applied "A process that already owns a standby task (either as active or standby)
+    cannot take it again" only to the others, so the first previous holder could get the
+    standby on a process that already holds the task."""
     spec = w.spec
     owners = [next((m for m, ms in enumerate(spec.members) if ms.active >> t & 1), None)
               for t in range(len(spec.tasks))]
@@ -142,7 +148,11 @@ def assign_standby(w: Work, copy_holders) -> None:
             if not (m in cands and may_take(spec, m, t, STANDBY) and balanced(w.proc_of[m])
                     and w.has_new_pair(t, w.proc_of[m])):
                 holders = [h for h in copy_holders(t) if h in cands]
-                m = w.least_loaded(holders, t, STANDBY, prefer=holders) if holders else None
+                if first_holder_unchecked and copy_holders(t):
+                    holders = _unchecked_first(w, copy_holders(t), cands)
+                    m = holders[0]
+                else:
+                    m = w.least_loaded(holders, t, STANDBY, prefer=holders) if holders else None
                 if m is not None and not balanced(w.proc_of[m]):
                     m = None
             if m is None:
@@ -150,3 +160,15 @@ def assign_standby(w: Work, copy_holders) -> None:
             if m is None:
                 break           # "There is not enough available capacity."
             w.add(m, t, STANDBY)
+
+
+def _unchecked_first(w: Work, prev: list[int], cands: list[int]) -> list[int]:
+    """KAFKA-20899's findPrevMemberWithLeastLoad: the first previous holder is the candidate
+    unchecked; a later one that may take the task replaces it only if both its process and
+    its member are less loaded. Returns [the candidate]."""
+    cand = prev[0]
+    for h in prev[1:]:
+        if (h in cands and w.load(w.proc_of[h]) < w.load(w.proc_of[cand])
+                and count(w.tasks_of(h)) < count(w.tasks_of(cand))):
+            cand = h
+    return [cand]

@@ -19,7 +19,7 @@ from .streams_group_spec import (ACTIVE, STANDBY, WARMUP, Configs, GroupAssignme
 ASSIGNORS = ("sticky", "highly_available")
 
 
-def sticky(spec: GroupSpec) -> GroupAssignment:
+def sticky(spec: GroupSpec, first_holder_unchecked: bool = False) -> GroupAssignment:
     """Kafka's StickyTaskAssignor: actives balanced over processes then members and kept by
     their previous owners up to their share, then by previous standby holders; standbys
     on other processes; warm-ups never (``new MemberAssignment(active, standby, new
@@ -31,11 +31,11 @@ def sticky(spec: GroupSpec) -> GroupAssignment:
         return [m for m, ms in enumerate(spec.members) if ms.standby >> t & 1]
 
     assign_active(w, standby_holders)
-    assign_standby(w, standby_holders)
+    assign_standby(w, standby_holders, first_holder_unchecked)
     return w.result()
 
 
-def highly_available(spec: GroupSpec) -> GroupAssignment:
+def highly_available(spec: GroupSpec, first_holder_unchecked: bool = False) -> GroupAssignment:
     """The KIP's highly_available assignor, built like Kafka trunk's target assignment plus
     AssignmentRefinerImpl: a sticky target in which an orphaned task prefers the most
     caught-up copy; then each stateful active move that would stop processing waits on
@@ -63,7 +63,7 @@ def highly_available(spec: GroupSpec) -> GroupAssignment:
 
     assign_active(w, best_copy_holders)
     _warm_up(w, _stage(w))
-    assign_standby(w, standby_holders)
+    assign_standby(w, standby_holders, first_holder_unchecked)
     return w.result()
 
 
@@ -117,10 +117,11 @@ def _warm_up(w: Work, staged: list[tuple[int, int]]) -> None:
             budget -= 1
 
 
-def assign(name: str, spec: GroupSpec) -> GroupAssignment:
-    """The assignor the group is configured with, by its KIP name."""
+def assign(name: str, spec: GroupSpec, first_holder_unchecked: bool = False) -> GroupAssignment:
+    """The assignor the group is configured with, by its KIP name (``first_holder_unchecked``:
+    the KAFKA-20899 switch, ``streams_group_placement.assign_standby``)."""
     if name == "sticky":
-        return sticky(spec)
+        return sticky(spec, first_holder_unchecked)
     if name == "highly_available":
-        return highly_available(spec)
+        return highly_available(spec, first_holder_unchecked)
     raise ValueError(f"assign: unknown task assignor {name!r}; choose one of {ASSIGNORS}")

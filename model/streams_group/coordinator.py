@@ -163,6 +163,8 @@ def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
             "UNKNOWN_MEMBER_ID", f"Member {request.member_id} is not a member of group {request.group_id}.")
     if error is not None:
         return error_outcome(group, error, shutdown)
+    if request.member_epoch < 0 and request.shutdown_application and cp.leave_records_shutdown:   # KAFKA-19190
+        shutdown = request.member_id
     if request.member_epoch == LEAVE_STATIC_EPOCH and request.instance_id is not None:
         return static_leave(held, member, shutdown)
     if request.member_epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH):

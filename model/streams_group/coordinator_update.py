@@ -54,6 +54,25 @@ class CoordinatorProfile(NamedTuple):
     # apache/kafka#23542). False: UNRELEASED_INSTANCE_ID, as Kafka's getOrMaybeCreate-
     # StaticStreamsGroupMember answers since KAFKA-20169 (#23542 still open).
     static_rejoin_in_place: bool = False
+    # Client rules (member.py reads them; a scope switches them like the coordinator's):
+    # KAFKA-19335 (apache/kafka PR #19818, merged 2025-05): StreamsMembershipManager#
+    # onHeartbeatSuccess ignores a response whose member epoch is negative. Before the fix a
+    # member that had rejoined (JOINING, epoch 0) while its leave heartbeat was in flight took
+    # the leave response's epoch -1 and sent its join heartbeat with it.
+    ignore_negative_epoch_response: bool = True
+    # KAFKA-20870 (apache/kafka PR #23002): StreamsGroupHeartbeatRequestManager sends the three
+    # owned-task lists together (all of them when any changed since the last heartbeat); the
+    # coordinator reads them as a report only when all three are non-null. False: the client
+    # sends only the lists that changed, null for the others.
+    send_all_task_lists: bool = True
+    # KAFKA-20899 (apache/kafka PR #23096): the sticky assignor's standby pass checks every
+    # previous standby holder's process for the task. False: the first holder is unchecked.
+    standby_first_holder_checked: bool = True
+    # KAFKA-19190 (apache/kafka PR #19544, merged 2025-04): a leave heartbeat (epoch -1) with
+    # ShutdownApplication records the requester (KIP: "A flag to request shutdown of the whole
+    # application (only if the member epoch is the group leave epoch)"). Before the fix the
+    # leave path dropped the flag, so the other members never heard of the shutdown.
+    leave_records_shutdown: bool = True
 
 
 COORDINATOR_PROFILES = {
@@ -81,6 +100,18 @@ SWITCHES = {
     # Kafka 4.2+ (apache/kafka PR #20663): the broker skips internal topics whose creation
     # is in flight; 4.1 sends a CreateTopics on every heartbeat (properties/, FINDINGS).
     "one-creation-in-flight": lambda cp: cp._replace(streams=cp.streams._replace(one_creation_in_flight=True)),
+    # KAFKA-19335 unfixed: a JOINING client takes the epoch -1 of the response to its earlier
+    # leave heartbeat, so its join heartbeat carries -1 (and a topology): INVALID_REQUEST.
+    "kafka-19335": lambda cp: cp._replace(ignore_negative_epoch_response=False),
+    # KAFKA-20870's hazard: the client sends only the owned-task lists that changed since it
+    # last sent them; with one null the coordinator sees no report, so a revocation is never
+    # acknowledged.
+    "kafka-20870": lambda cp: cp._replace(send_all_task_lists=False),
+    # KAFKA-20899 unfixed: a standby may go to the first previous standby holder even though
+    # its process now holds the task (as active): two roles of one task on one process.
+    "kafka-20899": lambda cp: cp._replace(standby_first_holder_checked=False),
+    # KAFKA-19190 unfixed: a leave heartbeat's ShutdownApplication is ignored.
+    "kafka-19190": lambda cp: cp._replace(leave_records_shutdown=False),
     # Not Kafka: the candidate fix for the lost-response finding (README, "Findings").
     "resend-when-owned-differs": lambda cp: cp._replace(resend_when_owned_differs=True),
 }
@@ -222,7 +253,8 @@ def update(u: Update) -> Outcome:
     events = bumped(reasons) if reasons else ()
     if after.group_epoch > after.target_assignment_epoch:                         # step 6
         target = new_target(after, configured, u.config.assignment, u.config.assignor,
-                            {member.process_id: lags} if lags else {})
+                            {member.process_id: lags} if lags else {},
+                            first_holder_unchecked=not cp.standby_first_holder_checked)
         after = replace(after, target_assignment=tuple(sorted(target.items())),
                         target_assignment_epoch=after.group_epoch)
         events += (("new_target", after.group_epoch),)

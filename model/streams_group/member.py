@@ -35,7 +35,7 @@ Statuses (``world.py``): JOINING -> MEMBER; LEAVING -> DOWN (restartable) or STO
 from __future__ import annotations
 
 from .group import NO_TASKS
-from .state import JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
+from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
 from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Client, Reply, Request
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
@@ -48,25 +48,51 @@ def running(c: Client) -> bool:
     return c.status in (JOINING, MEMBER, LEAVING)
 
 
-def request(c: Client, static: bool = False) -> Request:
-    """The heartbeat ``c`` sends now. Joining: epoch 0, no tasks (KIP: "ActiveTasks,
-    StandbyTasks and WarmupTasks have to be non-null and empty when joining"), its topology
-    epoch. Leaving: epoch -1, or -2 for a ``static`` client that will restart. Otherwise its
-    epoch and every task it owns."""
+def request(c: Client, rules=None, static: bool = False) -> Request:
+    """The heartbeat ``c`` sends now. Joining: its epoch (0: KIP "0 to join the group"), no
+    tasks (KIP: "ActiveTasks, StandbyTasks and WarmupTasks have to be non-null and empty
+    when joining"), its topology. Leaving: epoch -1, or -2 for a ``static`` client that will
+    restart. Otherwise its epoch and every task it owns; under the ``kafka-20870`` switch
+    (``rules.send_all_task_lists`` False) a list that did not change since it was last sent
+    is left null."""
     if c.status == JOINING:
-        return Request(JOIN_EPOCH, NO_TASKS, c.topology_epoch, c.shutdown, 0)
+        return Request(c.epoch, NO_TASKS, c.topology_epoch, c.shutdown, 0, joining=True, redeployed=c.redeployed)
     if c.status == LEAVING:
         epoch = LEAVE_STATIC_EPOCH if static and not c.shutdown else LEAVE_EPOCH
         return Request(epoch, NO_TASKS, c.topology_epoch, False, 0)
-    return Request(c.epoch, c.owned, c.topology_epoch, c.shutdown, c.caught)
+    unsent = 0
+    if rules is not None and not rules.send_all_task_lists and c.sent is not None:
+        unsent = sum(1 << i for i in range(3) if c.owned[i] == c.sent[i])
+    return Request(c.epoch, c.owned, c.topology_epoch, c.shutdown, c.caught, unsent=unsent)
 
 
-def after_send(c: Client, r: Request) -> Client:
+def after_send(c: Client, r: Request, rules=None) -> Client:
     """A leave heartbeat once sent ends the membership (``onHeartbeatRequestGenerated``:
-    LEAVING -> UNSUBSCRIBED); the client then is down (a restart may follow) or stopped."""
-    if r.epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH):
+    LEAVING -> UNSUBSCRIBED); the client then is down (a restart may follow) or stopped.
+    Under the ``kafka-20870`` switch the client remembers the owned tasks it sent."""
+    if r.epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH) and not r.joining:
         return c._replace(status=STOPPED if c.shutdown else DOWN, epoch=0, request=r)
+    if rules is not None and not rules.send_all_task_lists:
+        return c._replace(request=r, sent=r.owned)
     return c._replace(request=r)
+
+
+def poll_timeout(c: Client) -> Client:
+    """``onPollTimerExpired``: the member sends its leave heartbeat (epoch -1) and, once the
+    application polls again, rejoins with the same member id (``maybeRejoinStaleMember``:
+    JOINING, epoch 0) - here before the leave heartbeat's response arrives (one heartbeat
+    in flight at a time, so the join waits for it). Its tasks are lost (``onAllTasksLost``)."""
+    leave = Request(LEAVE_EPOCH, NO_TASKS, c.topology_epoch, False, 0)
+    return c._replace(status=JOINING, epoch=0, owned=NO_TASKS, caught=0, request=leave, sent=None)
+
+
+def shutdown_on_leave(c: Client) -> Client:
+    """A StreamThread's uncaught-exception handler asks for SHUTDOWN_APPLICATION and the
+    client closes at once, so the request rides on its leave heartbeat (KIP-1071: "A flag to
+    request shutdown of the whole application (only if the member epoch is the group leave
+    epoch)"; KAFKA-19190). The client is stopped for good once it is sent."""
+    leave = Request(LEAVE_EPOCH, NO_TASKS, c.topology_epoch, True, 0)
+    return c._replace(status=STOPPED, epoch=0, owned=NO_TASKS, caught=0, shutdown=True, request=leave, sent=None)
 
 
 def close(c: Client, topology_epoch: int) -> Client:
@@ -75,13 +101,21 @@ def close(c: Client, topology_epoch: int) -> Client:
     return c._replace(status=LEAVING, owned=NO_TASKS, caught=0, topology_epoch=topology_epoch)
 
 
-def on_response(c: Client, reply: Reply) -> Client:
+def on_response(c: Client, reply: Reply, rules=None) -> Client:
     """What the client does with a heartbeat response (``onHeartbeatSuccess`` /
-    ``onHeartbeatFailure``); ``c`` is running and sent the request this answers."""
+    ``onHeartbeatFailure``); ``c`` is running and sent the request this answers.
+
+    A successful response with a negative member epoch answers a leave heartbeat: KAFKA-19335's
+    fix ignores it ("the member epoch is invalid"); unfixed (``rules.ignore_negative_epoch_response``
+    False) the member takes the epoch and stays JOINING."""
     c = c._replace(reply=None)
+    if not reply.error and reply.epoch < 0:
+        if rules is None or rules.ignore_negative_epoch_response:
+            return c
+        return c._replace(epoch=reply.epoch)
     if reply.error in REJOIN_ERRORS:
         # transitionToFenced: lose every task, epoch 0, rejoin.
-        return c._replace(status=JOINING, epoch=0, owned=NO_TASKS, caught=0)
+        return c._replace(status=JOINING, epoch=0, owned=NO_TASKS, caught=0, sent=None)
     if reply.error:
         return c._replace(status=FAILED, owned=NO_TASKS, caught=0)
     if SHUTDOWN_APPLICATION in reply.statuses:
@@ -98,4 +132,5 @@ def on_response(c: Client, reply: Reply) -> Client:
     return c._replace(owned=owned, caught=c.caught & (owned[1] | owned[2]))
 
 
-__all__ = ["REJOIN_ERRORS", "after_send", "close", "on_response", "request", "running"]
+__all__ = ["REJOIN_ERRORS", "after_send", "close", "on_response", "poll_timeout", "request", "running",
+           "shutdown_on_leave"]

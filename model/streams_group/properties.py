@@ -177,9 +177,12 @@ def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State,
 def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Request Validation): "ActiveTasks, StandbyTasks and WarmupTasks have to be
     non-null and empty when joining (member epoch is 0)"; a fenced member "will release its
-    assignment and rejoin the group" (StreamsMembershipManager). Claims: (client) a client
-    sending epoch 0 runs no task; (coordinator) a member handled at epoch 0 holds nothing
-    pending revocation afterwards (it starts over)."""
+    assignment and rejoin the group" (StreamsMembershipManager); MemberEpoch: "0 to join the
+    group". Claims: (client) a join heartbeat carries epoch 0, and a client sending epoch 0
+    runs no task; (coordinator) a member handled at epoch 0 holds nothing pending revocation
+    afterwards (it starts over)."""
+    if action.kind == "send" and nxt.clients[action.slot].request.joining and nxt.clients[action.slot].request.epoch != 0:
+        return f"client {action.slot} (re-)joins with epoch {nxt.clients[action.slot].request.epoch}"
     if action.kind == "send" and nxt.clients[action.slot].request.epoch == 0:
         c = nxt.clients[action.slot]
         if c.owned != NO_TASKS:
@@ -347,6 +350,24 @@ def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State
     return None
 
 
+def shutdown_request_kept(scope, prev: State, action: Action, nxt: State, events) -> str | None:
+    """KIP-1071 (StreamsGroupHeartbeatRequest): "A flag to request shutdown of the whole
+    application (only if the member epoch is the group leave epoch)", ShutdownApplication:
+    "Whether all Streams clients in the group should shut down"; status 4 SHUTDOWN_APPLICATION:
+    "A client requested the shutdown of the whole application." Claim: once the coordinator
+    accepts a heartbeat asking for the shutdown (any epoch, a leave too), it keeps a requester,
+    and so tells every member, while the group has members."""
+    if action.kind != "handle":
+        return None
+    request, response = events[0].data[0], events[0].data[1]
+    if not request.shutdown_application or response.error_code or not _members(nxt.group):
+        return None
+    if nxt.shutdown is None:
+        return (f"{request.member_id}'s shutdown request (epoch {request.member_epoch}) was dropped; "
+                f"{len(nxt.group.members)} member(s) go on running")
+    return None
+
+
 def _membership_stable(state: State) -> bool:
     if any(c.status in (DOWN, LEAVING, FAILED) for c in state.clients):
         return False
@@ -456,6 +477,7 @@ PROPERTIES = (
     Property("one_creation_in_flight", "always", one_creation_in_flight, on="step"),
     Property("warmup_caught_up_resolved", "always", warmup_caught_up_resolved, on="step"),
     Property("shutdown_reaches_every_member", "always", shutdown_reaches_every_member, on="step"),
+    Property("shutdown_request_kept", "always", shutdown_request_kept, on="step"),
     Property("converges_within_k", "within", converges_within_k),
     Property("topology_update_completes", "sometimes", topology_update_completes),
     Property("warmup_promoted", "sometimes", warmup_promoted),

@@ -59,7 +59,7 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
     who = name(scope, s) if k not in ("topic_change", "create_topic") else ""
     c = state.clients[s]
     if k == "send":
-        epoch = {"joining": 0, "leaving": -1}.get(c.status, c.epoch)
+        epoch = -1 if c.status == "leaving" else c.epoch     # a joining client's epoch is 0 (KAFKA-19335: -1)
         return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[0])})"
     if k == "handle":
         return f"the coordinator handles {who}'s heartbeat (epoch {c.request.epoch})"
@@ -72,6 +72,12 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
         return "topic t0 is deleted" if action.arg == 0 else "topic t0 gains a partition"
     if k == "create_topic":
         return "topic t0 is created again"
+    if k == "redeploy":
+        return f"{who} closes to restart with another topology under topology epoch {c.topology_epoch}"
+    if k == "poll_timeout":
+        return f"{who}'s poll timer expires: it sends its leave heartbeat (epoch -1) and rejoins as {member_id(s, c.incarnation)}"
+    if k == "shutdown_leave":
+        return f"{who} asks for the application's shutdown on its leave heartbeat (epoch -1) and stops"
     return f"{who} {k.replace('_', ' ')}"
 
 

@@ -19,7 +19,8 @@ from ..scopes import ScopeError
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
-OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll")
+OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout",
+              "shutdown_leave")
 
 
 @dataclass(frozen=True)

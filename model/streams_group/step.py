@@ -13,7 +13,11 @@ warm-up tasks finish restoring). Faults (spend the budget): ``lose_response``,
 rolling update), ``topic_change`` (arg 0: the first source topic is deleted; arg 1: it
 gains a partition, stateless topologies only), ``shutdown_request``, ``roll`` (a client
 closes to restart with the same topology: with ``static`` its next incarnation takes its
-tasks over).
+tasks over), ``redeploy`` (a client closes to restart with another topology under the same
+topology epoch: a redeploy without an epoch bump, KAFKA-21370), ``poll_timeout`` (a member
+leaves and rejoins with the same member id while its leave heartbeat is in flight,
+KAFKA-19335), ``shutdown_leave`` (a client requests the application's shutdown on its
+leave heartbeat and stops, KAFKA-19190). The last three are off unless a scope lists them.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from dataclasses import replace
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
 from .group import NO_TASKS, UNREVOKED, mask_of, new_group, task_ids_of, task_index
-from .member import after_send, close, on_response, request, running
+from .member import after_send, close, on_response, poll_timeout, request, running, shutdown_on_leave
 from .scope import StreamsGroupScope
 from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
                     Topology)
@@ -36,10 +40,12 @@ GROUP_ID = "app"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
 ERROR_NAMES = {code: name for name, code in ERRORS.items()}
 FAULT_KINDS = ("lose_response", "session_timeout", "crash")
-BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll"))
+OPERATION_KINDS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout",
+                   "shutdown_leave")
+BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
 PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
             "topics_created", "catch_up")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "roll")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS
 
 
 # ---- the scope's fixed pieces ----
@@ -48,9 +54,12 @@ def source(i: int) -> str:
     return f"t{i}"
 
 
-def topology(scope: StreamsGroupScope, epoch: int) -> Topology:
+def topology(scope: StreamsGroupScope, epoch: int, redeployed: bool = False) -> Topology:
+    """The scope's topology at ``epoch``; ``redeployed``: the same source topics with the state
+    stores added (stateless scope) or removed (stateful scope) - another topology."""
+    stateful = scope.stateful != redeployed
     subs = tuple(Subtopology(str(i), source_topics=(source(i),),
-                             state_changelog_topics=(TopicInfo(f"{GROUP_ID}-{i}-changelog"),) if scope.stateful else ())
+                             state_changelog_topics=(TopicInfo(f"{GROUP_ID}-{i}-changelog"),) if stateful else ())
                  for i in range(len(scope.partitions)))
     return Topology(epoch, subs)
 
@@ -151,6 +160,13 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
         if (c.status == MEMBER and not c.shutdown and state.shutdown is None
                 and "shutdown_request" in scope.operations):
             out.append(Action("shutdown_request", s))
+        if c.status == MEMBER and _idle(c) and not c.redeployed and "redeploy" in scope.operations:
+            out.append(Action("redeploy", s))
+        if c.status == MEMBER and _idle(c) and "poll_timeout" in scope.operations:
+            out.append(Action("poll_timeout", s))
+        if (c.status == MEMBER and _idle(c) and not c.shutdown and state.shutdown is None
+                and "shutdown_leave" in scope.operations):
+            out.append(Action("shutdown_leave", s))
     topics = dict(state.topics)
     if "topic_change" in scope.operations and source(0) in topics:
         out.append(Action("topic_change", 0, 0))
@@ -170,11 +186,12 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
     clients = list(state.clients)
     c = clients[s]
     if k == "send":
-        r = request(c, scope.static)
-        clients[s] = after_send(c, r)
+        rules = switched(scope.profile, scope.switches)
+        r = request(c, rules, scope.static)
+        clients[s] = after_send(c, r, rules)
         return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
-        clients[s] = on_response(c, c.reply)
+        clients[s] = on_response(c, c.reply, switched(scope.profile, scope.switches))
         nxt = state._replace(clients=tuple(clients))
         if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
@@ -191,13 +208,20 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     c = clients[s]
     topics = dict(state.topics)
     if k == "restart":
-        clients[s] = Client(JOINING, c.incarnation + 1, 0, NO_TASKS, c.topology_epoch, 0, False, None, None)
+        clients[s] = Client(JOINING, c.incarnation + 1, 0, NO_TASKS, c.topology_epoch, 0, False, None, None,
+                            redeployed=c.redeployed)
     elif k == "bounce":
         clients[s] = close(c, _rolling(state))
     elif k == "topology_update":
         clients[s] = close(c, c.topology_epoch + 1)
     elif k == "roll":
         clients[s] = close(c, c.topology_epoch)
+    elif k == "redeploy":
+        clients[s] = close(c, c.topology_epoch)._replace(redeployed=True)
+    elif k == "poll_timeout":
+        clients[s] = poll_timeout(c)
+    elif k == "shutdown_leave":
+        clients[s] = shutdown_on_leave(c)
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=NO_TASKS, caught=0, reply=None)
     elif k == "lose_response":
@@ -229,12 +253,14 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
     if scope.static:
         base.update(instance_id=instance_id(slot))
     idx = index(scope)
-    if r.epoch == 0:
+    if r.joining:
         base.update(process_id=f"p{process(scope, slot)}", rebalance_timeout_ms=1000,
-                    topology=topology(scope, r.topology_epoch), active_tasks=(), standby_tasks=(), warmup_tasks=())
+                    topology=topology(scope, r.topology_epoch, r.redeployed), active_tasks=(), standby_tasks=(),
+                    warmup_tasks=())
     elif r.epoch > 0:
-        base.update(active_tasks=task_ids_of(idx, r.owned[0]), standby_tasks=task_ids_of(idx, r.owned[1]),
-                    warmup_tasks=task_ids_of(idx, r.owned[2]))
+        lists = {name: None if r.unsent >> i & 1 else task_ids_of(idx, r.owned[i])
+                 for i, name in enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))}
+        base.update(**lists)
         restoring = r.owned[1] | r.owned[2]
         if scope.warmups and restoring:
             tasks = [(i, t) for i, t in enumerate(idx) if restoring >> i & 1]
@@ -273,7 +299,9 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
         tasks = (mask_of(idx, resp.active_tasks), mask_of(idx, resp.standby_tasks), mask_of(idx, resp.warmup_tasks))
     reply = Reply(ERROR_NAMES[resp.error_code] if resp.error_code else "", resp.member_epoch, tasks,
                   tuple(x.status_code for x in resp.status or ()))
-    waiting = running(c) and c.request.epoch >= 0
+    # the response to a leave heartbeat reaches only a client that rejoined meanwhile
+    # (``poll_timeout``); a client that closed is gone
+    waiting = running(c) and (c.request.epoch >= 0 or c.status == JOINING)
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
     ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
@@ -281,6 +309,10 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     marks |= STATIC_KEPT if _static_kept(state.group, out) else 0
     nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, creating=creating,
                          clients=tuple(clients))
+    if c.request.epoch < 0 and c.request.shutdown:
+        # a leave heartbeat asking for the shutdown (``shutdown_leave``): the membership
+        # changes and the shutdown starts, a disturbance like an expiry
+        nxt = nxt._replace(calm=0, beaten=0, fresh=0)
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
     return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events, sent)),)
 

@@ -90,7 +90,8 @@ def lag_levels(offsets: tuple[TaskOffset, ...] | None, end_offsets: tuple[TaskOf
 
 
 def new_target(group: Group, configured: ConfiguredTopology, configs: AssignmentConfigs,
-               assignor: Optional[str], lags: Mapping[str, dict] = {}) -> dict[str, Tasks]:
+               assignor: Optional[str], lags: Mapping[str, dict] = {},
+               first_holder_unchecked: bool = False) -> dict[str, Tasks]:
     """The target for every member of ``group`` (its topology set). Not ready: every member
     gets nothing (KIP: "Only after the topology metadata is initialized and all source topics
     and internal topics exist, the group coordinator starts assigning tasks"). ``lags``:
@@ -107,6 +108,6 @@ def new_target(group: Group, configured: ConfiguredTopology, configs: Assignment
                                *(_compact(x, positions) for x in group.target_of(m.member_id)))
                     for m in group.members)
     spec = GroupSpec(topology.epoch, members, tasks, Configs(*configs))
-    result = assign(choose_assignor(topology, assignor), spec)
+    result = assign(choose_assignor(topology, assignor), spec, first_holder_unchecked)
     return {ms.member_id: (_expand(a.active, positions), _expand(a.standby, positions), _expand(a.warmup, positions))
             for ms, a in zip(members, result)}

@@ -33,6 +33,9 @@ class Request(NamedTuple):
     topology_epoch: int
     shutdown: bool
     caught: int
+    joining: bool = False     # a join heartbeat: carries the topology (its epoch is 0 unless KAFKA-19335)
+    unsent: int = 0           # roles (bit 0 active, 1 standby, 2 warm-up) whose owned list is left null
+    redeployed: bool = False  # its topology is the redeployed one (``redeploy``: same epoch, other subtopologies)
 
 
 class Reply(NamedTuple):
@@ -55,6 +58,10 @@ class Client(NamedTuple):
     shutdown: bool            # it requests (or carries out) SHUTDOWN_APPLICATION
     request: Optional[Request]
     reply: Optional[Reply]
+    # ``redeploy``: the client restarts with another topology under the same topology epoch
+    redeployed: bool = False
+    # the owned tasks it last sent (kept only under the ``kafka-20870`` switch; None otherwise)
+    sent: Optional[Tasks] = None
 
 
 class State(NamedTuple):
