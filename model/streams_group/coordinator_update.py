@@ -48,6 +48,10 @@ class CoordinatorProfile(NamedTuple):
     # (GroupMetadataManager#streamsGroupHeartbeat); KIP-848's consumer handler answers a
     # full request with the full assignment (isFullRequest, KAFKA-16367).
     resend_when_owned_differs: bool = False
+    # KAFKA-20254 (4.2.0; fixed in 4.2.1, apache/kafka PR #21641): replaying a streams record
+    # for a group id that an earlier offset commit made a simple classic group fails with
+    # "Group X is not a streams group." (records.replay's ``kafka_20254``).
+    replay_rejects_simple_classic_group: bool = False
 
 
 COORDINATOR_PROFILES = {
@@ -74,6 +78,8 @@ SWITCHES = {
     "kafka-21370": lambda cp: cp._replace(streams=cp.streams._replace(same_epoch_mismatch=UPDATES_NOT_SUPPORTED)),
     # Not Kafka: the candidate fix for the lost-response finding (README, "Findings").
     "resend-when-owned-differs": lambda cp: cp._replace(resend_when_owned_differs=True),
+    # KAFKA-20254 unfixed: after an offline migration and compaction, loading the log fails.
+    "kafka-20254": lambda cp: cp._replace(replay_rejects_simple_classic_group=True),
 }
 
 

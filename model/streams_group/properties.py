@@ -9,16 +9,20 @@ holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from ..consumer.state import STABLE as CLASSIC_STABLE
+from ..consumer.state import Group as ClassicGroup
 from ..core import Property
+from . import classic_clients as classic
 from ..epochs import Fenced, validate_member_epoch
 from .coordinator import _assignment
 from .coordinator_update import owned_tasks
-from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, group_state
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, group_state
 from .member import running
+from .migration import ClassicGroupMetadata, streams_of
 from .records import replay
 from .scope import StreamsGroupScope
-from .state import EMPTY, NOT_READY, STABLE
-from .step import ERROR_NAMES, K, converged, source
+from .state import EMPTY, NOT_READY, STABLE, StreamsGroupHeartbeat
+from .step import ERROR_NAMES, K, converged, source, view
 from .topology import REJECT, decide_join
 from .validation import validate
 from .world import (BECAME_READY, DOWN, FAILED, LEAVING, WARMUP_PROMOTED, Action, State, member_id,
@@ -30,21 +34,32 @@ def _tasks(mask: int) -> str:
 
 
 def _live(state: State):
-    g = state.group
+    """Live clients, classic or streams: running, and a member of the group whatever its type."""
     for s, c in enumerate(state.clients):
-        if running(c) and not g.dead and g.member(member_id(s, c.incarnation)) is not None:
+        if running(c) and classic.holds(state.group, member_id(s, c.incarnation)):
             yield s, c
 
 
-def _members(g):
-    return () if g.dead else g.members
+def _streams(group):
+    """The streams group the coordinator holds (a migrating group's); None for a classic group."""
+    return None if isinstance(group, ClassicGroup) else streams_of(group)
+
+
+def _members(group):
+    g = _streams(group)
+    return () if g is None or g.dead else g.members
+
+
+def _classic_request(events) -> bool:
+    return bool(events) and bool(events[0].data) and not isinstance(events[0].data[0], StreamsGroupHeartbeat)
 
 
 def no_task_active_twice(scope: StreamsGroupScope, state: State) -> str | None:
     """KIP-1071 (Reconciliation): "An active task is assigned as soon as no other client
     owns it anymore, that is, once the previous owner (if any) has confirmed the
     revocation of the corresponding active task." Claim: no task runs as active on two
-    live clients at once (judged on what the clients run)."""
+    live clients at once (judged on what the clients run, classic and streams clients alike:
+    the classic client's owned active tasks are those of its last SyncGroup)."""
     seen: dict[int, int] = {}
     for s, c in _live(state):
         for t in range(c.owned[ACTIVE].bit_length()):
@@ -75,7 +90,7 @@ def standby_not_with_active(scope: StreamsGroupScope, state: State) -> str | Non
     """KIP-1071 (Assignment): "A stateful task (in the various roles) cannot be assigned to
     two clients with the same processId." Claims: on no process is a task held as active by
     one member and as standby or warm-up by one (current assignment), nor so targeted."""
-    g = state.group
+    g = _streams(state.group)
     procs: dict[str, list[int]] = {}
     for m in _members(g):
         acc = procs.setdefault(m.process_id, [0, 0, 0, 0])
@@ -98,10 +113,10 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
     behind the group's topology epoch gets no task in its target assignment, in a role,
     that its previous target did not give it (the assignor's spec carries target tasks,
     target.py; its current assignment then only moves towards that target)."""
-    g = nxt.group
-    if g.dead or g.topology is None:
+    g = _streams(nxt.group)
+    if g is None or g.dead or g.topology is None:
         return None
-    before = {m.member_id: prev.group.target_of(m.member_id) for m in _members(prev.group)}
+    before = {m.member_id: _streams(prev.group).target_of(m.member_id) for m in _members(prev.group)}
     for m in g.members:
         if m.topology_epoch < g.topology.epoch:
             old, now = before.get(m.member_id, NO_TASKS), g.target_of(m.member_id)
@@ -116,8 +131,8 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
 def not_ready_assigns_nothing(scope: StreamsGroupScope, state: State) -> str | None:
     """KIP-1071: "all members will get an empty assignment when the group is in NOT_READY
     state". Claim: in NOT_READY the target assignment gives every member nothing."""
-    g = state.group
-    if group_state(g) != NOT_READY:
+    g = _streams(state.group)
+    if g is None or group_state(g) != NOT_READY:
         return None
     for mid, tasks in g.target_assignment:
         if tasks != NO_TASKS:
@@ -129,7 +144,8 @@ def not_ready_responses_empty(scope, prev: State, action: Action, nxt: State, ev
     """KIP-1071: "In NOT_READY, all heartbeats will be handled as usual ... all members will
     get an empty assignment". Claim: a response sent while the group is NOT_READY carries
     no task."""
-    if action.kind != "handle" or group_state(nxt.group) != NOT_READY:
+    g = _streams(nxt.group)
+    if action.kind != "handle" or _classic_request(events) or g is None or group_state(g) != NOT_READY:
         return None
     resp = events[0].data[1]
     for name in ("active_tasks", "standby_tasks", "warmup_tasks"):
@@ -147,8 +163,8 @@ def empty_epochs_equal(scope: StreamsGroupScope, state: State) -> str | None:
     ``remove_member``, as Kafka's ``removeStreamsMember``; two leaves in a row put it two
     ahead). Claim checked instead: in EMPTY no target entry is left (every removal took
     its member's target entry with it)."""
-    g = state.group
-    if group_state(g) != EMPTY:
+    g = _streams(state.group)
+    if g is None or group_state(g) != EMPTY:
         return None
     if g.target_assignment:
         return f"EMPTY, yet target entries remain for {[mid for mid, _ in g.target_assignment]}"
@@ -178,12 +194,15 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
     assignment and rejoin the group" (StreamsMembershipManager). Claims: (client) a client
     sending epoch 0 runs no task; (coordinator) a member handled at epoch 0 holds nothing
     pending revocation afterwards (it starts over)."""
+    if _classic_request(events) or (action.kind == "send" and nxt.clients[action.slot].classic):
+        return None
     if action.kind == "send" and nxt.clients[action.slot].request.epoch == 0:
         c = nxt.clients[action.slot]
         if c.owned != NO_TASKS:
             return f"client {action.slot} joins with epoch 0 still running {c.owned}"
     if action.kind == "handle" and events[0].data[0].member_epoch == 0:
-        m = None if nxt.group.dead else nxt.group.member(events[0].data[0].member_id)
+        g = _streams(nxt.group)
+        m = None if g is None or g.dead else g.member(events[0].data[0].member_id)
         if m is not None and m.pending_revocation != NO_TASKS:
             return f"coordinator: {m.member_id} rejoined at epoch 0 but still has {m.pending_revocation} pending"
     return None
@@ -192,22 +211,37 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
 def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Persistence): "The metadata sent to the broker via the heartbeat is
     persisted as a new record type in the __consumer_offsets topic and is part of the group
-    coordinator state in subsequent requests." Claim: replaying a step's records on the
-    previous group gives the next group (a failover loses nothing)."""
+    coordinator state in subsequent requests." Claims: replaying a step's streams records
+    on the previous streams group gives the next one (a classic group holds none; a
+    conversion back writes the classic group's record, which must hold the group); a
+    ``failover`` (the new coordinator replays the compacted log) keeps the streams group."""
+    if action.kind == "failover":
+        if view(scope, nxt.group) != view(scope, prev.group):
+            return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
+        return None
     for e in events:
         if e.data:
-            got = replay(e.data[2], prev.group)
-            if got != nxt.group:
-                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+            streams = tuple(r for r in e.data[2] if not isinstance(r, ClassicGroupMetadata))
+            got = replay(streams, view(scope, prev.group))
+            if got != view(scope, nxt.group):
+                return f"{action.kind} of client {action.slot}: replay of its {len(streams)} records differs"
+            for r in e.data[2]:
+                if isinstance(r, ClassicGroupMetadata) and r.value is not None and r.value != nxt.group:
+                    return f"{action.kind} of client {action.slot}: the classic group's record differs from it"
     return None
 
 
 def prescribed_error(scope: StreamsGroupScope, prev: State, request) -> str:
-    """The error validation and the decision tables prescribe for ``request`` (\"\": none)."""
+    """The error validation and the decision tables prescribe for ``request`` (\"\": none).
+    A classic group (migration.py): only a join passes, and under the shipped profiles only
+    when the classic group is empty (KAFKA-19570: "Group X is not a streams group.")."""
     err = validate(request, scope.profile)
     if err is not None:
         return err.code
-    g = prev.group
+    if isinstance(prev.group, ClassicGroup):
+        if request.member_epoch != 0 or (scope.profile != "kip-1071" and prev.group.members):
+            return "GROUP_ID_NOT_FOUND"
+    g = view(scope, prev.group)
     if request.member_epoch == 0:
         held = None if g.dead else g.topology
         same = held is not None and held.subtopologies == request.topology.subtopologies
@@ -231,7 +265,7 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     invariants", "If ER<EG, fail with STREAMS_TOPOLOGY_FENCED", "If the member does not
     exist, returns UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH is returned otherwise". Claim:
     every response carries the error the profile's validation and decision tables prescribe."""
-    if action.kind != "handle":
+    if action.kind != "handle" or _classic_request(events):
         return None
     request, response = events[0].data[0], events[0].data[1]
     want = prescribed_error(scope, prev, request)
@@ -263,15 +297,19 @@ def converges_within_k(scope: StreamsGroupScope, state: State) -> str | None:
     for s, c in enumerate(state.clients):
         if running(c) and not converged(state, s):
             return f"{K} rounds without disturbance, yet client {s} is not at the target (epoch {c.epoch})"
-    if any(running(c) for c in state.clients) and group_state(state.group) != STABLE:
-        return f"{K} rounds without disturbance, yet the group is {group_state(state.group)}"
+    g = state.group   # a classic group: Stable in the classic protocol's words
+    now = g.status if isinstance(g, ClassicGroup) else group_state(view(scope, g))
+    if any(running(c) for c in state.clients) and now not in (STABLE, CLASSIC_STABLE):
+        return f"{K} rounds without disturbance, yet the group is {now}"
     return None
 
 
 def topology_update_completes(scope: StreamsGroupScope, state: State) -> str | None:
     """Witness: a rolling topology update finished - the group's topology epoch is above 0,
     every client runs it, and the group is STABLE."""
-    g = state.group
+    g = _streams(state.group)
+    if g is None:
+        return None
     if g.dead or g.topology is None or g.topology.epoch == 0 or group_state(g) != STABLE:
         return None
     if all(c.topology_epoch == g.topology.epoch and converged(state, s) for s, c in enumerate(state.clients)):
@@ -284,6 +322,24 @@ def warmup_promoted(scope: StreamsGroupScope, state: State) -> str | None:
     warm-up task that has reached acceptable.recovery.lag must be turned into an active task
     or a standby task, or be unassigned from the member")."""
     return "a warm-up task became active in the target" if state.marks & WARMUP_PROMOTED else None
+
+
+def migration_completes(scope: StreamsGroupScope, state: State) -> str | None:
+    """Witness: a group that started classic finished its rolling upgrade. KIP-1071 (Online
+    Migration): "upgrading from a classic consumer group currently used in Kafka Streams to
+    the new streams group is possible by rolling the Streams clients"; "When the first
+    consumer of a Streams client using the new Streams rebalance protocol joins the group,
+    the group is converted from a classic group to a streams group." Reached when every
+    client speaks the streams protocol, no classic member is left (a plain streams group,
+    the migration state gone), the group is STABLE and every running client converged."""
+    g = state.group
+    if not scope.classic or not isinstance(g, Group) or g.dead or group_state(g) != STABLE:
+        return None
+    if any(c.classic for c in state.clients):
+        return None
+    if all(converged(state, s) for s, c in enumerate(state.clients) if running(c)):
+        return "every client on the streams protocol, the group STABLE, no classic member left"
+    return None
 
 
 def not_ready_then_ready(scope: StreamsGroupScope, state: State) -> str | None:
@@ -307,4 +363,5 @@ PROPERTIES = (
     Property("topology_update_completes", "sometimes", topology_update_completes),
     Property("warmup_promoted", "sometimes", warmup_promoted),
     Property("not_ready_then_ready", "sometimes", not_ready_then_ready),
+    Property("migration_completes", "sometimes", migration_completes),
 )

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..consumer.state import Group as ClassicGroup
+from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
-from .group import NO_TASKS, UNREVOKED, mask_of, new_group, task_ids_of, task_index
+from .failover import classic_commits, failover
+from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, request, running
 from .scope import StreamsGroupScope
 from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
@@ -34,10 +38,10 @@ GROUP_ID = "app"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
 ERROR_NAMES = {code: name for name, code in ERRORS.items()}
 FAULT_KINDS = ("lose_response", "session_timeout", "crash")
-BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request"))
+BUDGETED = frozenset(FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "failover"))
 PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
-            "catch_up")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request")
+            "catch_up", "upgrade")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + ("topology_update", "topic_change", "shutdown_request", "failover")
 
 
 # ---- the scope's fixed pieces ----
@@ -70,11 +74,24 @@ def process(scope: StreamsGroupScope, slot: int) -> int:
     return slot // scope.members_per_process
 
 
+def view(scope: StreamsGroupScope, group) -> Group:
+    """The streams group the coordinator holds (a migrating group's; none, dead, for a
+    classic group): what the streams properties and the monitor read."""
+    if isinstance(group, ClassicGroup):
+        return replace(new_group(GROUP_ID, index(scope)), dead=True)
+    return streams_of(group)
+
+
 def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
     group = replace(new_group(GROUP_ID, index(scope)), dead=True)
-    topics = tuple(sorted((source(i), p) for i, p in enumerate(scope.partitions)))
-    clients = tuple(Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members))
-    return (State(group, None, topics, clients, scope.budget, 0, 0),)
+    topics = dict((source(i), p) for i, p in enumerate(scope.partitions))
+    clients = [Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members)]
+    if scope.classic:
+        # classic Streams created its internal topics itself (InternalTopicManager)
+        topics.update(configure(topology(scope, 0), topics, scope.profile).internal_partitions)
+        group, clients[:scope.classic] = classic.init(scope, GROUP_ID, topology(scope, 0), index(scope), topics,
+                                                      config(scope))
+    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0),)
 
 
 # ---- actions ----
@@ -111,14 +128,18 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("restart", s))
         if c.status in (MEMBER, JOINING) and _idle(c) and c.topology_epoch < newest:
             out.append(Action("bounce", s))
-        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught:
+        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught and not c.classic:
             out.append(Action("catch_up", s))
-    for m in () if state.group.dead else state.group.members:
-        s, inc = slot_of(m.member_id)
+        if c.classic and c.status == MEMBER and _idle(c):
+            out.append(Action("upgrade", s))
+    g = view(scope, state.group)
+    for mid in _member_ids(state.group):
+        s, inc = slot_of(mid)
         c = state.clients[s]
+        m = None if g.dead else g.member(mid)
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
-        elif m.state == UNREVOKED and state.wedged >> s & 1:
+        elif m is not None and m.state == UNREVOKED and state.wedged >> s & 1:
             # the rebalance timer of a member that cannot learn of its revocation (its
             # response was lost and the coordinator sends tasks only when they change);
             # a member that got its response revokes at once, so its timer never fires
@@ -128,15 +149,26 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
     return out
 
 
+def _member_ids(group) -> tuple[str, ...]:
+    if isinstance(group, ClassicGroup):
+        return classic.classic_member_ids(group)
+    g = streams_of(group)
+    return () if g.dead else tuple(m.member_id for m in g.members)
+
+
 def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     out = []
     g = state.group
+    if "failover" in scope.operations and not isinstance(g, ClassicGroup):
+        out.append(Action("failover", 0))
     uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
     for s, c in enumerate(state.clients):
+        if c.classic:   # faults strike streams clients only
+            continue
         if c.reply is not None and "lose_response" in scope.faults:
             out.append(Action("lose_response", s))
-        if (running(c) and "session_timeout" in scope.faults and not g.dead
-                and g.member(member_id(s, c.incarnation)) is not None):
+        if (running(c) and "session_timeout" in scope.faults
+                and classic.holds(g, member_id(s, c.incarnation))):
             out.append(Action("session_timeout", s))
         if running(c) and "crash" in scope.faults:
             out.append(Action("crash", s))
@@ -161,19 +193,27 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
         return _handle(scope, state, s)
     if k in ("expire", "session_timeout", "rebalance_timeout"):
         return _expire(state, action)
+    if k == "failover":
+        return _failover(scope, state)
     clients = list(state.clients)
     c = clients[s]
+    if k == "send" and c.classic:
+        r = classic.request(scope, s, c, index(scope))
+        clients[s] = c._replace(request=r)
+        fresh = state.fresh | (1 << s if classic.in_round(r) else 0)
+        return state._replace(clients=tuple(clients), fresh=fresh), (Event("send", s, r.kind),)
     if k == "send":
         r = request(c)
         clients[s] = after_send(c, r)
         return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
-        clients[s] = on_response(c, c.reply)
+        clients[s] = classic.on_response(c, c.reply, index(scope)) if c.classic else on_response(c, c.reply)
         nxt = state._replace(clients=tuple(clients))
         if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
-        calm, beaten, fresh = _monitor(nxt, s, clients)
-        nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
+        if not c.classic or classic.in_round(c.reply):
+            calm, beaten, fresh = _monitor(nxt, s, clients)
+            nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
         return nxt, (Event("deliver", s, clients[s].status),)
     nxt = _disturb(scope, state, clients, action)
     return nxt, (Event(k, s, ""),)
@@ -198,6 +238,8 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
                               wedged=state.wedged | 1 << s)
     elif k == "shutdown_request":
         clients[s] = c._replace(shutdown=True)
+    elif k == "upgrade":
+        clients[s] = classic.upgrade(c)
     elif k == "catch_up":
         clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
     elif k == "create_topic":
@@ -242,30 +284,50 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
     return state.calm, beaten, state.fresh
 
 
+def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
+    c = state.clients[s]
+    group, response, records, events = classic.handle(state.group, s, c.request, Cluster(state.topics),
+                                                      switched(scope.profile, scope.switches), config(scope))
+    clients = list(state.clients)
+    clients[s] = c._replace(request=None, reply=response)
+    nxt = state._replace(group=group, clients=tuple(clients))
+    return nxt, (Event("handle", s, f"{c.request.kind} -> {response.error}", (c.request, response, records, events)),)
+
+
 def _handle(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
+    if c.classic:
+        return _handle_classic(scope, state, s)
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
-    out = heartbeat(state.group, hb, Cluster(state.topics), switched(scope.profile, scope.switches), config(scope),
-                    state.shutdown)
+    cp = switched(scope.profile, scope.switches)
+    if isinstance(state.group, Group):
+        out = heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
+    else:   # a classic group or one with classic members (migration.py)
+        out = streams_heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), index(scope))
     topics = dict(state.topics)
     for kind, value in out.events:
         if kind == "internal_topics_to_create":
-            made = configure(out.group.topology, topics, scope.profile).internal_partitions
+            made = configure(view(scope, out.group).topology, topics, scope.profile).internal_partitions
             topics.update({name: made[name] for name in value})
     resp = out.response
     tasks = None
     if resp.active_tasks is not None:
-        idx = out.group.task_index
+        idx = index(scope)
         tasks = (mask_of(idx, resp.active_tasks), mask_of(idx, resp.standby_tasks), mask_of(idx, resp.warmup_tasks))
     reply = Reply(ERROR_NAMES[resp.error_code] if resp.error_code else "", resp.member_epoch, tasks,
                   tuple(x.status_code for x in resp.status or ()))
     waiting = running(c) and c.request.epoch >= 0
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
-    ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
-    marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(state.group, out.group) else 0)
+    before, after = view(scope, state.group), view(scope, out.group)
+    ready = group_state(before) == NOT_READY and group_state(after) not in (NOT_READY, EMPTY, DEAD)
+    marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(before, after) else 0)
     nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
                          clients=tuple(clients))
+    if c.status == STOPPED and c.request.epoch < 0 and "failover" in scope.operations:
+        # a stopped client's leave, late: membership changes (with the SHUTDOWN_APPLICATION
+        # requester lost in a failover the others run on), so the monitor starts over
+        nxt = nxt._replace(calm=0, beaten=0, fresh=0)
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
     return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events)),)
 
@@ -287,11 +349,26 @@ def _expire(state: State, action: Action):
     mid = member_id(s, inc)
     if action.kind == "rebalance_timeout":
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, state.shutdown)
+    elif isinstance(state.group, ClassicGroup):
+        nxt = state._replace(group=classic.expire(state.group, mid), calm=0, beaten=0, fresh=0)
+        return nxt, (Event(action.kind, s, mid),)
+    elif isinstance(state.group, MigratingGroup):
+        out = streams_session_timeout(state.group, mid)
     else:
         out = session_timeout(state.group, mid, state.shutdown)
     nxt = state._replace(group=out.group, shutdown=out.shutdown_member_id, calm=0, beaten=0, fresh=0,
                          budget=state.budget - (action.kind in BUDGETED))
     return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
+
+
+def _failover(scope: StreamsGroupScope, state: State):
+    """A new coordinator loads the log (``failover.py``): the group is what replay gives,
+    the SHUTDOWN_APPLICATION requester is lost."""
+    prefix = classic_commits(GROUP_ID, source(0)) if scope.classic else ()
+    cp = switched(scope.profile, scope.switches)
+    group, error = failover(state.group, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group)
+    nxt = state._replace(group=group, shutdown=None, budget=state.budget - 1, calm=0, beaten=0, fresh=0)
+    return nxt, (Event("failover", 0, error or "log loaded", ()),)
 
 
 # ---- symmetry, bounds, settling ----
@@ -305,7 +382,10 @@ def canonical(scope: StreamsGroupScope, state: State):
     """Symmetry reduction: the members of one process are interchangeable, and so are
     processes. The key keeps the group's own fields and, per process, the sorted
     signatures of its slots (client, its coordinator members with their targets, whether
-    it requested the shutdown, whether it beat this round); ids are dropped."""
+    it requested the shutdown, whether it beat this round); ids are dropped. With classic
+    members no reduction (classic slots differ from the others)."""
+    if scope.classic:
+        return state
     g = state.group
     per_slot: dict[int, list] = {}
     for m in () if g.dead else g.members:
@@ -323,16 +403,25 @@ def canonical(scope: StreamsGroupScope, state: State):
 
 
 def within_bounds(scope: StreamsGroupScope, state: State) -> bool:
-    return state.group.group_epoch < scope.max_epoch
+    """Below ``max_epoch`` (a classic group: its generation), and no classic rebalance the
+    model does not explore (``classic_clients.rebalance_unmodelled``)."""
+    g = state.group
+    if isinstance(g, ClassicGroup):
+        return g.generation < scope.max_epoch and not classic.rebalance_unmodelled(state)
+    return streams_of(g).group_epoch < scope.max_epoch
 
 
 def converged(state: State, slot: int) -> bool:
     """A MEMBER client at the group's target epoch, running exactly its target (judged
     after it reads the response it has in flight, if any)."""
     c = state.clients[slot]
+    if c.classic:
+        return classic.converged(state.group, slot, c)
     if c.reply is not None:
         c = on_response(c, c.reply)
-    g = state.group
+    if isinstance(state.group, ClassicGroup):
+        return False
+    g = streams_of(state.group)
     m = None if g.dead else g.member(member_id(slot, c.incarnation))
     return (c.status == MEMBER and m is not None and c.epoch == g.target_assignment_epoch
             and m.is_reconciled_to(g.target_assignment_epoch) and c.owned == g.target_of(m.member_id))
@@ -349,7 +438,7 @@ def settled(scope: StreamsGroupScope, state: State) -> bool:
     live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
     if not live:
         return True
-    return group_state(state.group) == STABLE and all(converged(state, s) for s in live)
+    return group_state(view(scope, state.group)) == STABLE and all(converged(state, s) for s in live)
 
 
 def is_terminal_ok(scope: StreamsGroupScope, state: State) -> bool:

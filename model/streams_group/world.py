@@ -1,7 +1,8 @@
 """KIP-1071 streams groups: the state of one exploration (``state.py`` holds the RPC's
 messages; this is the model's state around them).
 
-The coordinator's ``Group`` (``group.py``), the SHUTDOWN_APPLICATION requester, the
+The coordinator's group (a streams ``Group``, ``group.py``; with classic members a
+``migration.MigratingGroup`` or a classic ``model.consumer.state.Group``), the SHUTDOWN_APPLICATION requester, the
 cluster's topics, and one ``Client`` per member slot: process ``slot //
 members_per_process``, member id ``m<slot>.<incarnation>`` (a restart is a new
 incarnation: Kafka's member id lives as long as the process). Each client has at most
@@ -22,6 +23,8 @@ MEMBER = "member"      # in the group (as far as it knows); heartbeats with its 
 LEAVING = "leaving"    # closed; its next heartbeat has epoch -1
 STOPPED = "stopped"    # shut down for good (SHUTDOWN_APPLICATION)
 FAILED = "failed"      # a fatal error response
+REJOINING = "rejoining"  # classic client (classic_clients.py): its next request is a JoinGroup
+SYNCING = "syncing"      # classic client: its next request is a SyncGroup
 
 
 class Request(NamedTuple):
@@ -55,6 +58,7 @@ class Client(NamedTuple):
     shutdown: bool            # it requests (or carries out) SHUTDOWN_APPLICATION
     request: Optional[Request]
     reply: Optional[Reply]
+    classic: bool = False     # it speaks the classic protocol (JoinGroup / SyncGroup / Heartbeat)
 
 
 class State(NamedTuple):
