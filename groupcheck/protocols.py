@@ -211,6 +211,7 @@ def _streams_group() -> Protocol:
         extra = (f", {scope.standbys} standby" if scope.standbys else "") + (
             f", {scope.warmups} warm-up" if scope.warmups else "")
         changes = ",".join(scope.faults + scope.operations) or "none"
+        extra += f", {scope.classic} classic" if scope.classic else ""
         return (f"{scope.processes} processes x {scope.members_per_process} members, {kind} partitions "
                 f"{list(scope.partitions)}{extra}, faults/operations {changes}, budget {scope.budget}, "
                 f"epoch<{scope.max_epoch}, {scope.profile}")
@@ -225,6 +226,8 @@ def _streams_group() -> Protocol:
             far["topology_update_completes"] = f"{scope.profile} rejects topology updates"
         if not scope.stateful and "topic_change" not in scope.operations:
             far["not_ready_then_ready"] = "stateless, and no topic_change operation"
+        if not scope.classic:
+            far["migration_completes"] = "no classic members (classic: 0)"
         return far
 
     def variants() -> tuple:

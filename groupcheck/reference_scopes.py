@@ -112,4 +112,11 @@ def streams_group() -> dict[str, object]:
         "stateful-standbys": S(processes=2, stateful=True, standbys=1, warmups=1),
         # SHUTDOWN_APPLICATION reaches every member
         "shutdown": S(processes=2, operations=("shutdown_request",), budget=1),
+        # KIP-1071's online migration: P1 starts as a classic Streams member, P2 joins on the
+        # streams protocol (the group converts, generation -> group epoch), P1 rebalances
+        # through the translated JoinGroup / SyncGroup / Heartbeat, then upgrades
+        "online-migration": S(processes=2, classic=1),
+        # coordinator failover: a new coordinator replays the compacted log (the
+        # SHUTDOWN_APPLICATION requester, not persisted, is lost)
+        "failover": S(processes=2, operations=("failover", "shutdown_request"), budget=2),
     }
