@@ -41,6 +41,24 @@ def test_kafka_19233_counterexample_is_a_fenced_rejoin():
     assert "epoch 0 heartbeat answered FENCED_MEMBER_EPOCH, prescribed NONE" in str(report.violation)
 
 
+def test_kafka_20254_counterexample_is_an_offline_migration_then_a_failover():
+    v = streams_group_variant("KAFKA-20254")
+    report = bfs(MODEL, v.buggy_scope())
+    assert "Group app is not a streams group." in str(report.violation)
+    scope, path = v.buggy_scope(), report.violation.path
+    state = MODEL.init_states(scope)[path[0]]
+    kinds = []
+    for i in path[1:]:
+        action = MODEL.actions(scope, state)[i]
+        state, events = MODEL.step(scope, state, action)
+        kinds.append(action.kind)
+    # the classic client stops, its member expires (the classic group is empty), the streams
+    # client joins (the empty classic group is replaced), then the new coordinator loads the log
+    assert kinds[0] == "upgrade" and kinds[-1] == "failover"
+    assert kinds.index("expire") < kinds.index("handle") < kinds.index("failover")
+    assert state.group.dead, "the coordinator failed to load the group"
+
+
 @pytest.mark.parametrize("v", FINDINGS, ids=[v.key for v in FINDINGS])
 def test_a_finding_is_kafkas_behaviour_and_the_fix_passes(v):
     assert v.behaviour == v.scope.behaviour          # no rule switched: this is Kafka
