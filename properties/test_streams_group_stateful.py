@@ -37,7 +37,7 @@ def _capped(scope) -> type:
 
 def test_every_reference_scope_has_a_machine():
     assert set(SCOPES) == {"one-process", "session-timeout", "topology-update", "kafka-4.1-topology-update",
-                           "stateful-standbys", "shutdown"}
+                           "stateful-standbys", "shutdown", "online-migration", "failover"}
 
 
 TestOneProcess = _capped(SCOPES["one-process"])
@@ -46,6 +46,8 @@ TestTopologyUpdate = _capped(SCOPES["topology-update"])
 TestKafka41TopologyUpdate = _capped(SCOPES["kafka-4.1-topology-update"])
 TestStatefulStandbys = _capped(SCOPES["stateful-standbys"])
 TestShutdown = _capped(SCOPES["shutdown"])
+TestOnlineMigration = _capped(SCOPES["online-migration"])
+TestFailover = _capped(SCOPES["failover"])
 
 
 def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):

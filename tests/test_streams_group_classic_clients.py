@@ -14,7 +14,6 @@ from groupcheck.checker import bfs
 from groupcheck.reference_scopes import streams_group
 from model.consumer.state import PREPARING, STABLE as CLASSIC_STABLE
 from model.consumer.state import Group as ClassicGroup
-from model.core import Step, check_state, check_step
 from model.scopes import ScopeError
 from model.streams_group import MODEL, classic_clients, migration_classic
 from model.streams_group.group import Group, group_state
@@ -22,29 +21,9 @@ from model.streams_group.migration import MigratingGroup
 from model.streams_group.scope import StreamsGroupScope as S, from_dict, validate
 from model.streams_group.world import FAILED, MEMBER
 
+from tests.streams_group_drive import drive, rt
+
 ONLINE = streams_group()["online-migration"]
-
-
-def drive(scope, moves, state=None):
-    """Take ``moves`` ((kind, slot) pairs, the first enabled action of that kind and slot),
-    checking every always-claim after each step; return the last state and its events."""
-    state = state or MODEL.init_states(scope)[0]
-    assert not check_state(MODEL, scope, state)
-    events = ()
-    for kind, slot in moves:
-        (i, action), *_ = [(i, a) for i, a in enumerate(MODEL.actions(scope, state))
-                           if (a.kind, a.slot) == (kind, slot)] or [(None, None)]
-        assert action is not None, f"{kind} {slot} not enabled; enabled: {MODEL.actions(scope, state)}"
-        nxt, events = MODEL.step(scope, state, action)
-        assert not check_step(MODEL, scope, Step(state, action, i, nxt, events)), (kind, slot)
-        assert not check_state(MODEL, scope, nxt), (kind, slot)
-        state = nxt
-    return state, events
-
-
-def rt(slot):
-    """One heartbeat round trip of ``slot``: send, handle, deliver."""
-    return [("send", slot), ("handle", slot), ("deliver", slot)]
 
 
 def test_the_online_migration_reference_scope_holds_and_completes():

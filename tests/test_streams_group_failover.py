@@ -1,0 +1,84 @@
+"""Coordinator failover as an action of the explorable streams-group model (``failover.py``):
+the new coordinator holds what replaying the compacted log gives; what Kafka does not
+persist is lost (the SHUTDOWN_APPLICATION requester, StreamsGroup#shutdownRequestMemberId:
+"This is not persisted in the log, as the shutdown request is best-effort."); requests in
+flight are answered by the new coordinator. Every property holds under failover."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from groupcheck.checker import bfs
+from groupcheck.reference_scopes import streams_group
+from model.streams_group import MODEL, failover as failover_module
+from model.streams_group.group import UNREVOKED
+from model.streams_group.migration import MigratingGroup
+from model.streams_group.records import StreamsGroupCurrentMemberAssignment
+from model.streams_group.scope import StreamsGroupScope as S
+from model.streams_group.state import SHUTDOWN_APPLICATION
+from tests.streams_group_drive import drive, rt
+
+FAILOVER = streams_group()["failover"]
+
+
+def test_the_failover_reference_scope_holds():
+    report = bfs(MODEL, FAILOVER)
+    assert report.violation is None and report.complete
+    assert (report.states, report.transitions, report.depth) == (7103, 21487, 39)
+
+
+def test_failover_keeps_a_group_mid_rebalance():
+    """P2 joins while P1 holds both tasks: P1 is UNREVOKED when the coordinator fails over;
+    the new coordinator holds the same group and the rebalance goes on."""
+    scope = replace(FAILOVER, operations=("failover",), budget=1)
+    state, _ = drive(scope, rt(0) + rt(0) + rt(1) + [("send", 0), ("handle", 0)])
+    assert any(m.state == UNREVOKED for m in state.group.members)
+    after, events = drive(scope, [("failover", 0)], state)
+    assert after.group == state.group and events[0].note == "log loaded"
+
+
+def test_failover_loses_the_shutdown_requester():
+    scope = FAILOVER
+    state, _ = drive(scope, rt(0) + rt(1) + [("shutdown_request", 0), ("send", 0), ("handle", 0)])
+    assert state.shutdown == "m0.0" and SHUTDOWN_APPLICATION in state.clients[0].reply.statuses
+    state, _ = drive(scope, [("failover", 0)], state)
+    assert state.shutdown is None
+    state, _ = drive(scope, rt(1), state)
+    assert state.clients[1].status == "member", "P2 never hears of the shutdown"
+
+
+def test_a_request_in_flight_is_answered_by_the_new_coordinator():
+    """The old coordinator's in-flight request fails (NOT_COORDINATOR) and the client sends its
+    heartbeat again: the model keeps it in flight for the new coordinator."""
+    scope = replace(FAILOVER, operations=("failover",), budget=1)
+    state, _ = drive(scope, [("send", 0), ("failover", 0), ("handle", 0), ("deliver", 0)])
+    assert state.clients[0].status == "member" and state.group.member("m0.0") is not None
+
+
+def test_failover_keeps_the_classic_members_of_a_migrating_group():
+    scope = replace(streams_group()["online-migration"], operations=("failover",), budget=1)
+    state, _ = drive(scope, rt(1))
+    assert isinstance(state.group, MigratingGroup)
+    after, _ = drive(scope, [("failover", 0)], state)
+    assert after.group == state.group
+
+
+def test_failover_is_not_offered_for_a_classic_group():
+    scope = replace(streams_group()["online-migration"], operations=("failover",), budget=1)
+    state = MODEL.init_states(scope)[0]
+    assert "failover" not in {a.kind for a in MODEL.actions(scope, state)}
+
+
+def test_migration_with_failover_holds():
+    """Online migration with a failover anywhere (the classic members' subscriptions kept)."""
+    scope = S(processes=2, classic=1, operations=("failover",), budget=1)
+    report = bfs(MODEL, scope)
+    assert report.violation is None and report.complete and report.witnessed["migration_completes"]
+
+
+def test_a_failover_that_drops_records_is_caught(monkeypatch):
+    """Pins the claim: a log without the members' current assignments loads a different group."""
+    real = failover_module.diff
+    monkeypatch.setattr(failover_module, "diff", lambda a, b: tuple(
+        r for r in real(a, b) if not isinstance(r, StreamsGroupCurrentMemberAssignment)))
+    report = bfs(MODEL, replace(FAILOVER, operations=("failover",), budget=1))
+    assert report.violation is not None and report.violation.property == "replay_gives_live_state"
