@@ -100,13 +100,80 @@ def test_the_last_streams_member_leaving_converts_back_and_the_stale_classic_mem
     assert isinstance(state.group, Group) and state.group.group_epoch == 4   # generation 3, then the join
 
 
-def test_a_classic_rebalance_with_a_running_classic_client_is_out_of_bounds():
-    """Converted back while P1 still runs classic: P1 must join a classic rebalance (leader,
-    purgatory), which the model does not explore; the state is checked, not expanded."""
+def test_converted_back_the_running_classic_client_rebalances_the_classic_group():
+    """Converted back while P1 still runs classic: P1's heartbeat is told
+    REBALANCE_IN_PROGRESS, its JoinGroup completes the join (it is the only member left),
+    as leader its SyncGroup carries the assignment: P1 runs every task."""
     scope = replace(ONLINE, faults=("session_timeout",), budget=1)
     state, _ = drive(scope, rt(1) + [("session_timeout", 1)])
     assert isinstance(state.group, ClassicGroup) and state.group.status == PREPARING
-    assert classic_clients.rebalance_unmodelled(state) and not MODEL.within_bounds(scope, state)
+    state, _ = drive(scope, rt(0), state)
+    assert state.clients[0].status == "rejoining"
+    state, _ = drive(scope, rt(0) + rt(0), state)
+    g = state.group
+    assert g.status == CLASSIC_STABLE and g.leader == "m0.0" and g.generation == 3
+    assert state.clients[0].status == MEMBER and state.clients[0].owned[0] == 0b11
+
+
+def test_a_pure_classic_rebalance_waits_for_every_member():
+    """Three classic clients (offline migration, kafka-4.5): P3 stops, its member expires, the
+    group rebalances; P1's JoinGroup waits until P2 joins, P2's SyncGroup waits for the
+    leader's (P1's), then both get their assignment at once (the classic coordinator's
+    purgatory, model/consumer/coordinator.py)."""
+    scope = S(processes=3, classic=3, partitions=(1,), profile="kafka-4.5")
+    state, _ = drive(scope, [("upgrade", 2), ("expire", 2)] + rt(0) + [("send", 0), ("handle", 0)])
+    assert state.clients[0].status == "waiting" and state.clients[0].reply is None
+    assert ("send", 0) not in {(a.kind, a.slot) for a in MODEL.actions(scope, state)}
+    state, _ = drive(scope, rt(1) + [("send", 1), ("handle", 1)], state)
+    assert state.clients[0].reply.kind == state.clients[1].reply.kind == "JoinGroupResponse"
+    state, _ = drive(scope, [("deliver", 0), ("deliver", 1), ("send", 1), ("handle", 1)], state)
+    assert state.clients[1].status == "waiting", "a follower's SyncGroup waits for the leader's"
+    state, _ = drive(scope, [("send", 0), ("handle", 0), ("deliver", 0), ("deliver", 1)], state)
+    assert state.group.status == CLASSIC_STABLE
+    owned = [c.owned[0] for c in state.clients[:2]]
+    assert owned[0] | owned[1] == 1 and not owned[0] & owned[1]
+
+
+def test_converting_a_rebalancing_classic_group_answers_the_waiting_and_keeps_assignments():
+    """KIP-1071 online conversion of a classic group mid-rebalance (Kafka's
+    convertToConsumerGroup): the JoinGroup waiting there is answered REBALANCE_IN_PROGRESS,
+    and each member enters the streams group with its last classic assignment
+    (ConsumerGroup.fromClassicGroup: "set based on the last assignment of the classic group")."""
+    scope = S(processes=4, classic=3, partitions=(1,))
+    moves = [("upgrade", 2), ("expire", 2)] + rt(0) + [("send", 0), ("handle", 0)]
+    state, _ = drive(scope, moves)
+    assert state.clients[0].status == "waiting" and state.group.status == PREPARING
+    owner = next(s for s in (0, 1) if state.clients[s].owned[0])
+    # P4 converts it now: P1's waiting JoinGroup is answered REBALANCE_IN_PROGRESS
+    now, _ = drive(scope, [("send", 3), ("handle", 3)], state)
+    assert isinstance(now.group, MigratingGroup)
+    assert now.clients[0].reply.kind == "JoinGroupResponse" and now.clients[0].reply.error == "REBALANCE_IN_PROGRESS"
+    # or later, once the join completed and P2's SyncGroup waits for the leader's
+    state, _ = drive(scope, rt(1) + [("send", 1), ("handle", 1), ("deliver", 0), ("deliver", 1), ("send", 1),
+                                     ("handle", 1)], state)
+    assert state.group.status == "CompletingRebalance" and state.clients[1].status == "waiting"
+    state, _ = drive(scope, [("send", 3), ("handle", 3)], state)
+    assert state.clients[1].reply.kind == "SyncGroupResponse" and state.clients[1].reply.error == "REBALANCE_IN_PROGRESS"
+    assert state.group.group.member(f"m{owner}.0").assigned[0] == 1, "the task stays with its classic owner"
+
+
+def test_the_classic_leader_withholds_an_active_task_another_member_still_owns():
+    """Cooperative (StreamsPartitionAssignor): a task moving from A to B is left out of B's
+    assignment until A has given it up (A's assignment lacks it, A revokes and rejoins)."""
+    from model.consumer.state import GroupMember
+    from model.streams_group.coordinator import Config
+    from model.streams_group.group import task_index
+    from model.streams_group.migration import StreamsAssignment, StreamsSubscription
+    from model.streams_group.state import Subtopology, TaskIds, Topology
+    idx = task_index({"0": 2})
+    topo = Topology(0, (Subtopology("0", source_topics=("t0",)),))
+    both = (TaskIds("0", (0, 1)),)
+    a = GroupMember("A", 0, ("stream",), StreamsSubscription("pA", both), True, False, StreamsAssignment(both))
+    b = GroupMember("B", 1, ("stream",), StreamsSubscription("pB"), True, False, StreamsAssignment())
+    g = ClassicGroup("CompletingRebalance", 2, "stream", "A", (a, b), (), 1)
+    plan = dict(classic_clients.assign(g, "kip-1071", idx, topo, {"t0": 2}, Config()))
+    assert len(plan["A"].active[0].partitions) == 1, "the assignor balances: one task moves to B"
+    assert plan["B"].active == (), "withheld while A still owns it"
 
 
 @pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.5"])

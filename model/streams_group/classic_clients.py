@@ -7,18 +7,19 @@ streams protocol (``group.protocol=streams``).
 
     init(scope, group_id, topology, task_index, topics) -> (classic group, clients)
     request(slot, client) -> JoinGroup | SyncGroup | Heartbeat
-    handle(group, slot, message, ...) -> (group, response, records, events)
-    on_response(slot, client, response) -> client
+    handle(group, slot, message, ...) -> (group, responses, records, events)
+    on_response(client, response, task_index) -> client
+    assign(classic group, ...) -> the classic leader's assignment
     upgrade(client) -> client
-    rebalance_unmodelled(state) -> bool
 
 The classic group before the first streams member (and after the conversion back) is
-handled by the classic coordinator of ``model/consumer/coordinator.py``. What this model
-does NOT explore: a rebalance of a pure classic group with a running classic client
-(its leader's StreamsPartitionAssignor is the business of ``model/streams_classic``);
-``rebalance_unmodelled`` names those states and ``step.within_bounds`` stops there. A
-classic group whose classic clients have all stopped needs no rebalance: its members'
-sessions expire one by one until it is Empty.
+handled by the classic coordinator of ``model/consumer/coordinator.py``: JoinGroup waits
+until every member has joined (a member whose client is gone is removed when its session
+expires), the leader's SyncGroup carries the assignment (``assign``: the broker's task
+assignor standing in for Streams' StreamsPartitionAssignor, with its cooperative rule),
+the others' SyncGroup waits for it. Not modelled: static members, join/sync timeouts of
+running clients, version probing and the assignor's follow-up probing rebalances (the
+business of ``model/streams_classic``).
 
 Kafka facts: Kafka Streams' main consumer does not leave the group on close under the
 classic protocol (StreamsConfig#getMainConsumerConfigs: ``internal.leave.group.on.close``
@@ -31,17 +32,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..consumer import coordinator as classic_coordinator
-from ..consumer.state import (EMPTY as CLASSIC_EMPTY, ILLEGAL_GENERATION, NONE, REBALANCE_IN_PROGRESS,
-                              STABLE as CLASSIC_STABLE, UNKNOWN_MEMBER_ID, GroupMember, Heartbeat, JoinGroup,
-                              SyncGroup)
+from ..consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, NONE,
+                              REBALANCE_IN_PROGRESS, STABLE as CLASSIC_STABLE, UNKNOWN_MEMBER_ID, GroupMember,
+                              Heartbeat, HeartbeatResponse, JoinGroup, JoinGroupResponse, SyncGroup,
+                              SyncGroupResponse)
 from ..consumer.state import Group as ClassicGroup
+from .coordinator_update import coordinator_profile
 from .group import NO_TASKS, Group, Member, mask_of, new_group, task_ids_of
-from .member import running
 from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, streams_of
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
 from .topology import configure
-from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, Client, member_id
+from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, member_id
 
 GENERATION = 1            # the classic group's generation when the exploration starts
 
@@ -90,8 +92,19 @@ def in_round(message) -> bool:
     return message.kind in ("Heartbeat", "HeartbeatResponse")
 
 
-def handle(group, slot: int, message, cluster, profile, config):
-    """The coordinator answers a classic request: (group, response, records, events)."""
+def handle(group, slot: int, message, cluster, profile, config, leader):
+    """The coordinator answers a classic request: (group, responses as (member id, response)
+    pairs, records, events). ``leader(group)``: the classic leader's assignment (``assign``).
+    A pure classic group answers a JoinGroup when every member has joined and a SyncGroup
+    when the leader's arrives, so a response may go to other members, or to none yet."""
+    if isinstance(group, Group):
+        # A classic client whose member left a streams group (not reached by the model's
+        # scopes: a running classic client's member is never removed).
+        assert not group.dead, f"classic {message.kind} to no group"
+        if coordinator_profile(profile).streams.name != "kip-1071":
+            # GroupMetadataManager#classicGroupJoin: "Group exists but it's not a consumer group"
+            return group, ((message.member_id, _error(message, INCONSISTENT_GROUP_PROTOCOL)),), (), ()
+        group = MigratingGroup(group, ())   # kip-1071: a classic member joins a streams group
     if isinstance(group, MigratingGroup):
         if isinstance(message, JoinGroup):
             out = classic_join(group, message, cluster, profile, config)
@@ -99,14 +112,79 @@ def handle(group, slot: int, message, cluster, profile, config):
             out = classic_sync(group, message)
         else:
             out = classic_heartbeat(group, message)
-        return out.group, out.response, out.records, out.events
-    if isinstance(group, ClassicGroup) and isinstance(message, Heartbeat):
+        return out.group, ((message.member_id, out.response),), out.records, out.events
+    if isinstance(message, Heartbeat):
         out = classic_coordinator.heartbeat(group, slot, message.member_id, message.generation)
-        return group, out.out[0][1], (), ()
-    # A JoinGroup / SyncGroup to a pure classic group is a classic rebalance (not explored:
-    # ``rebalance_unmodelled`` stops first); a classic request to a streams group without
-    # classic members cannot come from a running classic client (its member is in the group).
-    raise AssertionError(f"classic {message.kind} to a {type(group).__name__}: not explored")
+    elif isinstance(message, JoinGroup):
+        if group.member(message.member_id) is None and message.member_id not in group.pending:
+            # KIP-394's MEMBER_ID_REQUIRED round trip, collapsed: the new id is pending at once
+            group = group._replace(pending=group.pending + (message.member_id,))
+        out = classic_coordinator.join_group(group, slot, message)
+    else:
+        assignments = leader(group) if group.status == COMPLETING and message.member_id == group.leader else ()
+        out = classic_coordinator.sync_group(group, slot, message.member_id, message.generation, assignments)
+    return _kept(group, out.group), tuple((r.to, r) for _, r in out.out), (), ()
+
+
+def _error(message, error):
+    if isinstance(message, JoinGroup):
+        return JoinGroupResponse(to=message.member_id, error=error)
+    if isinstance(message, SyncGroup):
+        return SyncGroupResponse(to=message.member_id, error=error, generation=message.generation)
+    return HeartbeatResponse(to=message.member_id, error=error)
+
+
+def _kept(before: ClassicGroup, after: ClassicGroup) -> ClassicGroup:
+    """Kafka's ClassicGroup keeps a member's last assignment until the leader's SyncGroup
+    replaces it (initNextGeneration does not clear it; ConsumerGroup.fromClassicGroup reads
+    it: "set based on the last assignment of the classic group"); the consumer model's
+    coordinator clears it when the join completes, so it is restored here."""
+    last = {m.member_id: m.assignment for m in before.members}
+    members = tuple(m if isinstance(m.assignment, StreamsAssignment) else
+                    m._replace(assignment=last.get(m.member_id) or StreamsAssignment()) for m in after.members)
+    return after._replace(members=members)
+
+
+def assign(group: ClassicGroup, profile, task_index, topology, topics: dict, config) -> tuple:
+    """The classic leader's assignment (StreamsPartitionAssignor, reduced): the broker's task
+    assignor over the members' subscriptions (process, owned tasks as the previous
+    assignment), then the cooperative rule: an active task still owned by another member is
+    withheld from its new owner; the owner's assignment lacks it, so it revokes and rejoins,
+    and the follow-up rebalance hands it on. Classic Streams has no warm-up role: a warm-up
+    is sent as a standby."""
+    owned = {m.member_id: (mask_of(task_index, m.subscription.owned_active),
+                           mask_of(task_index, m.subscription.owned_standby), 0) for m in group.members}
+    members = tuple(Member(m.member_id, process_id=m.subscription.process_id, topology_epoch=topology.epoch,
+                           assigned=owned[m.member_id]) for m in group.members)
+    g = replace(new_group("leader", task_index), topology=topology, members=members,   # the leader's working copy
+                target_assignment=tuple(sorted(owned.items())))
+    target = new_target(g, configure(topology, topics, profile), config.assignment, config.assignor)
+    out = []
+    for mid, (active, standby, warm) in sorted(target.items()):
+        others = 0
+        for other, tasks in owned.items():
+            others |= tasks[0] if other != mid else 0
+        active &= ~others | owned[mid][0]
+        out.append((mid, StreamsAssignment(task_ids_of(task_index, active),
+                                           task_ids_of(task_index, (standby | warm) & ~active))))
+    return tuple(out)
+
+
+def conversion_replies(before) -> tuple:
+    """Converting a rebalancing classic group answers the JoinGroup and SyncGroup requests
+    waiting there REBALANCE_IN_PROGRESS (GroupMetadataManager#convertToConsumerGroup:
+    "If the ClassicGroup is rebalancing, inform the awaiting consumers of another ongoing
+    rebalance so that they will rejoin for the new rebalance.")."""
+    if not isinstance(before, ClassicGroup):
+        return ()
+    out = []
+    for m in before.members:
+        if m.joined:
+            out.append((m.member_id, JoinGroupResponse(to=m.member_id, error=REBALANCE_IN_PROGRESS)))
+        elif m.syncing:
+            out.append((m.member_id, SyncGroupResponse(to=m.member_id, error=REBALANCE_IN_PROGRESS,
+                                                       generation=before.generation)))
+    return tuple(out)
 
 
 def on_response(c: Client, response, task_index) -> Client:
@@ -167,34 +245,28 @@ def classic_member_ids(group) -> tuple[str, ...]:
     return ()
 
 
-def expire(group, mid: str):
+def expire(group: ClassicGroup, mid: str):
     """A classic member's session expired in a pure classic group
-    (removeMemberAndUpdateClassicGroup): removed; the group rebalances, and with nobody
-    left completes the join as Empty at the next generation."""
+    (removeMemberAndUpdateClassicGroup): removed; the group rebalances (the removal may
+    complete a join others wait in: their responses), and with nobody left completes the
+    join as Empty at the next generation. (group, responses)."""
     out = classic_coordinator.remove_member(group, mid, "session timeout")
-    return out.group
+    return _kept(group, out.group), tuple((r.to, r) for _, r in out.out)
 
 
-def rebalance_unmodelled(state) -> bool:
-    """A pure classic group rebalancing (PreparingRebalance / CompletingRebalance) while a
-    classic client runs: its JoinGroup would meet the classic coordinator's purgatory and a
-    leader's assignment, which this model does not explore."""
-    g = state.group
-    return (isinstance(g, ClassicGroup) and g.status not in (CLASSIC_STABLE, CLASSIC_EMPTY)
-            and any(c.classic and running(c) for c in state.clients))
-
-
-def converged(group, slot: int, c: Client) -> bool:
+def converged(group, slot: int, c: Client, task_index) -> bool:
     """A classic client at its target: in a migrating group at the target epoch running the
-    target (warm-ups as standbys); in a classic group STABLE at its generation (a pure
-    classic group never reassigns here: its rebalances are not explored)."""
+    target (warm-ups as standbys); in a classic group STABLE at its generation running its
+    assignment."""
     mid = member_id(slot, c.incarnation)
     if c.status != MEMBER:
         return False
     if c.reply is not None and (c.reply.kind != "HeartbeatResponse" or c.reply.error != NONE):
         return False   # it reads a response that changes something first
     if isinstance(group, ClassicGroup):
-        return group.status == CLASSIC_STABLE and group.member(mid) is not None and c.epoch == group.generation
+        m = group.member(mid)
+        return (group.status == CLASSIC_STABLE and m is not None and c.epoch == group.generation
+                and c.owned == (mask_of(task_index, m.assignment.active), mask_of(task_index, m.assignment.standby), 0))
     if not isinstance(group, MigratingGroup) or not group.is_classic(mid):
         return False
     g = group.group
@@ -204,4 +276,5 @@ def converged(group, slot: int, c: Client) -> bool:
 
 
 __all__ = ["GENERATION", "REJOINING", "SYNCING", "classic_member_ids", "converged", "expire", "handle", "holds",
-           "in_round", "init", "is_classic_member", "on_response", "rebalance_unmodelled", "request", "upgrade"]
+           "in_round", "init", "is_classic_member", "on_response", "request", "upgrade",
+           "assign", "conversion_replies", "WAITING"]

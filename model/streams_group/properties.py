@@ -295,7 +295,7 @@ def converges_within_k(scope: StreamsGroupScope, state: State) -> str | None:
     if state.calm < K or not _membership_stable(state):
         return None
     for s, c in enumerate(state.clients):
-        if running(c) and not converged(state, s):
+        if running(c) and not converged(state, s, scope):
             return f"{K} rounds without disturbance, yet client {s} is not at the target (epoch {c.epoch})"
     g = state.group   # a classic group: Stable in the classic protocol's words
     now = g.status if isinstance(g, ClassicGroup) else group_state(view(scope, g))
@@ -312,7 +312,7 @@ def topology_update_completes(scope: StreamsGroupScope, state: State) -> str | N
         return None
     if g.dead or g.topology is None or g.topology.epoch == 0 or group_state(g) != STABLE:
         return None
-    if all(c.topology_epoch == g.topology.epoch and converged(state, s) for s, c in enumerate(state.clients)):
+    if all(c.topology_epoch == g.topology.epoch and converged(state, s, scope) for s, c in enumerate(state.clients)):
         return f"every client converged on topology epoch {g.topology.epoch}"
     return None
 
@@ -337,7 +337,7 @@ def migration_completes(scope: StreamsGroupScope, state: State) -> str | None:
         return None
     if any(c.classic for c in state.clients):
         return None
-    if all(converged(state, s) for s, c in enumerate(state.clients) if running(c)):
+    if all(converged(state, s, scope) for s, c in enumerate(state.clients) if running(c)):
         return "every client on the streams protocol, the group STABLE, no classic member left"
     return None
 

@@ -7,11 +7,13 @@ for), ``deliver`` (the client reads the response, ``member.on_response``), ``res
 update goes on: a client behind the newest topology epoch closes to restart with it),
 ``expire`` (the session of a member whose client is gone times out), ``create_topic``
 (a deleted source topic is created again), ``catch_up`` (a client's standby and
-warm-up tasks finish restoring). Faults (spend the budget): ``lose_response``,
-``session_timeout`` (of a live client), ``crash``. Budgeted operations:
-``topology_update`` (a client closes to restart with topology epoch + 1, starting a
-rolling update), ``topic_change`` (arg 0: the first source topic is deleted; arg 1: it
-gains a partition, stateless topologies only), ``shutdown_request``.
+warm-up tasks finish restoring), ``upgrade`` (a classic client closes to restart on
+the streams protocol; classic clients: ``classic_clients.py``). Faults (spend the
+budget; streams clients only): ``lose_response``, ``session_timeout`` (of a live client),
+``crash``. Budgeted operations: ``topology_update`` (a client closes to restart with
+topology epoch + 1, starting a rolling update), ``topic_change`` (arg 0: the first source
+topic is deleted; arg 1: it gains a partition, stateless topologies only),
+``shutdown_request``, ``failover`` (a new coordinator loads the log: ``failover.py``).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbea
 from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
-from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Action, Client, Event, Reply, State,
+from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Action, Client, Event, Reply, State,
                     member_id, slot_of)
 
 GROUP_ID = "app"
@@ -108,7 +110,7 @@ def _idle(c: Client) -> bool:
 def actions(scope: StreamsGroupScope, state: State) -> tuple[Action, ...]:
     out = []
     for s, c in enumerate(state.clients):
-        if running(c) and _idle(c):
+        if running(c) and _idle(c) and c.status != WAITING:
             out.append(Action("send", s))
         if c.request is not None:
             out.append(Action("handle", s))
@@ -209,7 +211,7 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
     if k == "deliver":
         clients[s] = classic.on_response(c, c.reply, index(scope)) if c.classic else on_response(c, c.reply)
         nxt = state._replace(clients=tuple(clients))
-        if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
+        if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
         if not c.classic or classic.in_round(c.reply):
             calm, beaten, fresh = _monitor(nxt, s, clients)
@@ -286,12 +288,27 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
 
 def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
-    group, response, records, events = classic.handle(state.group, s, c.request, Cluster(state.topics),
-                                                      switched(scope.profile, scope.switches), config(scope))
+    leader = lambda g: classic.assign(g, scope.profile, index(scope), topology(scope, 0), dict(state.topics),
+                                      config(scope))
+    group, responses, records, events = classic.handle(state.group, s, c.request, Cluster(state.topics),
+                                                       switched(scope.profile, scope.switches), config(scope), leader)
     clients = list(state.clients)
-    clients[s] = c._replace(request=None, reply=response)
+    clients[s] = c._replace(request=None, status=WAITING)   # until a response reaches it
+    clients = _answer(clients, responses)
     nxt = state._replace(group=group, clients=tuple(clients))
-    return nxt, (Event("handle", s, f"{c.request.kind} -> {response.error}", (c.request, response, records, events)),)
+    answer = clients[s].reply.error if clients[s].reply is not None else "waits"
+    return nxt, (Event("handle", s, f"{c.request.kind} -> {answer}", (c.request, responses, records, events)),)
+
+
+def _answer(clients: list, responses) -> list:
+    """Deliver classic responses, by member id, to the clients waiting for them."""
+    for mid, response in responses:
+        slot, inc = slot_of(mid)
+        c = clients[slot]
+        if c.classic and c.incarnation == inc and c.status == WAITING:
+            status = {"HeartbeatResponse": MEMBER, "JoinGroupResponse": REJOINING}.get(response.kind, SYNCING)
+            clients[slot] = c._replace(reply=response, status=status)   # the status it sent from
+    return clients
 
 
 def _handle(scope: StreamsGroupScope, state: State, s: int):
@@ -319,6 +336,8 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     waiting = running(c) and c.request.epoch >= 0
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
+    if isinstance(state.group, ClassicGroup) and not isinstance(out.group, ClassicGroup):
+        clients = _answer(clients, classic.conversion_replies(state.group))
     before, after = view(scope, state.group), view(scope, out.group)
     ready = group_state(before) == NOT_READY and group_state(after) not in (NOT_READY, EMPTY, DEAD)
     marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(before, after) else 0)
@@ -350,7 +369,9 @@ def _expire(state: State, action: Action):
     if action.kind == "rebalance_timeout":
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, state.shutdown)
     elif isinstance(state.group, ClassicGroup):
-        nxt = state._replace(group=classic.expire(state.group, mid), calm=0, beaten=0, fresh=0)
+        group, responses = classic.expire(state.group, mid)
+        clients = _answer(list(state.clients), responses)
+        nxt = state._replace(group=group, clients=tuple(clients), calm=0, beaten=0, fresh=0)
         return nxt, (Event(action.kind, s, mid),)
     elif isinstance(state.group, MigratingGroup):
         out = streams_session_timeout(state.group, mid)
@@ -403,20 +424,19 @@ def canonical(scope: StreamsGroupScope, state: State):
 
 
 def within_bounds(scope: StreamsGroupScope, state: State) -> bool:
-    """Below ``max_epoch`` (a classic group: its generation), and no classic rebalance the
-    model does not explore (``classic_clients.rebalance_unmodelled``)."""
+    """Below ``max_epoch`` (a classic group: its generation)."""
     g = state.group
     if isinstance(g, ClassicGroup):
-        return g.generation < scope.max_epoch and not classic.rebalance_unmodelled(state)
+        return g.generation < scope.max_epoch
     return streams_of(g).group_epoch < scope.max_epoch
 
 
-def converged(state: State, slot: int) -> bool:
+def converged(state: State, slot: int, scope: StreamsGroupScope | None = None) -> bool:
     """A MEMBER client at the group's target epoch, running exactly its target (judged
     after it reads the response it has in flight, if any)."""
     c = state.clients[slot]
     if c.classic:
-        return classic.converged(state.group, slot, c)
+        return classic.converged(state.group, slot, c, index(scope) if scope else ())
     if c.reply is not None:
         c = on_response(c, c.reply)
     if isinstance(state.group, ClassicGroup):
@@ -438,7 +458,7 @@ def settled(scope: StreamsGroupScope, state: State) -> bool:
     live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
     if not live:
         return True
-    return group_state(view(scope, state.group)) == STABLE and all(converged(state, s) for s in live)
+    return group_state(view(scope, state.group)) == STABLE and all(converged(state, s, scope) for s in live)
 
 
 def is_terminal_ok(scope: StreamsGroupScope, state: State) -> bool:

@@ -25,6 +25,7 @@ STOPPED = "stopped"    # shut down for good (SHUTDOWN_APPLICATION)
 FAILED = "failed"      # a fatal error response
 REJOINING = "rejoining"  # classic client (classic_clients.py): its next request is a JoinGroup
 SYNCING = "syncing"      # classic client: its next request is a SyncGroup
+WAITING = "waiting"      # classic client: its JoinGroup / SyncGroup waits at the coordinator (purgatory)
 
 
 class Request(NamedTuple):
