@@ -28,8 +28,12 @@ StreamsGroup; commit 0013464cf112f01678cefa691f73b466e7ed7010):
   restarted timer is the same action;
 * requests in flight to the old coordinator fail (NOT_COORDINATOR) and the client sends
   its heartbeat again to the new one: the model keeps the request in flight, handled by
-  the new coordinator. Responses already sent were written and committed first (a
-  handler's response waits for its records), so they stay in flight.
+  the new coordinator. Responses already sent were written and committed first
+  (coordinator-common CoordinatorRuntime: "The response is parked until the records are
+  committed and delivered when they are."), so they stay in flight. Not modelled: a write
+  whose records were not committed when the coordinator moved (on unload its parked
+  responses fail, ``deferredEventQueue.failAll(Errors.NOT_COORDINATOR...)``, and the records
+  are truncated): here a handler's step is written and committed at once.
 """
 from __future__ import annotations
 
