@@ -23,7 +23,7 @@ FAILOVER = streams_group()["failover"]
 def test_the_failover_reference_scope_holds():
     report = bfs(MODEL, FAILOVER)
     assert report.violation is None and report.complete
-    assert (report.states, report.transitions, report.depth) == (7103, 21487, 39)
+    assert (report.states, report.transitions, report.depth) == (8510, 26636, 39)
 
 
 def test_failover_keeps_a_group_mid_rebalance():
@@ -32,7 +32,7 @@ def test_failover_keeps_a_group_mid_rebalance():
     scope = replace(FAILOVER, operations=("failover",), budget=1)
     state, _ = drive(scope, rt(0) + rt(0) + rt(1) + [("send", 0), ("handle", 0)])
     assert any(m.state == UNREVOKED for m in state.group.members)
-    after, events = drive(scope, [("failover", 0)], state)
+    after, events = drive(scope, [("failover", 0)], state)   # arg 0: every write committed
     assert after.group == state.group and events[0].note == "log loaded"
 
 
@@ -82,3 +82,39 @@ def test_a_failover_that_drops_records_is_caught(monkeypatch):
         r for r in real(a, b) if not isinstance(r, StreamsGroupCurrentMemberAssignment)))
     report = bfs(MODEL, replace(FAILOVER, operations=("failover",), budget=1))
     assert report.violation is not None and report.violation.property == "replay_gives_live_state"
+
+
+def test_a_failover_loses_the_last_write_if_it_was_not_committed():
+    """CoordinatorRuntime parks a response until its records are committed; on unload it
+    fails the parked responses NOT_COORDINATOR and the new leader's log ends before them.
+    P1's join was handled but its response not read: the failover that loses the write
+    leaves no group, and P1 sends its join again."""
+    scope = replace(FAILOVER, operations=("failover",), budget=1)
+    state, _ = drive(scope, [("send", 0), ("handle", 0)])
+    assert state.uncommitted and state.group.member("m0.0") is not None
+    kinds = [(a.kind, a.slot, a.arg) for a in MODEL.actions(scope, state) if a.kind == "failover"]
+    assert kinds == [("failover", 0, 0), ("failover", 0, 1)]
+    lost = next(a for a in MODEL.actions(scope, state) if a.kind == "failover" and a.arg == 1)
+    after, events = MODEL.step(scope, state, lost)
+    assert after.group.dead and events[0].note.startswith("the last write lost")
+    assert after.clients[0].reply is None and after.clients[0].request == state.uncommitted[3]
+    after, _ = drive(scope, [("handle", 0), ("deliver", 0)], after)
+    assert after.clients[0].status == "member" and after.group.member("m0.0") is not None
+
+
+def test_a_read_response_means_the_write_was_committed():
+    scope = replace(FAILOVER, operations=("failover",), budget=1)
+    state, _ = drive(scope, rt(0))
+    assert not state.uncommitted
+    assert [a.arg for a in MODEL.actions(scope, state) if a.kind == "failover"] == [0]
+
+
+def test_a_lost_write_takes_its_internal_topics_with_it():
+    """The internal topics a heartbeat asks for are created from its response (KafkaApis):
+    a lost write created none."""
+    scope = S(processes=1, stateful=True, operations=("failover",), budget=1)
+    state, _ = drive(scope, [("send", 0), ("handle", 0)])
+    assert "app-0-changelog" in dict(state.topics)
+    lost = next(a for a in MODEL.actions(scope, state) if a.kind == "failover" and a.arg == 1)
+    after, _ = MODEL.step(scope, state, lost)
+    assert "app-0-changelog" not in dict(after.topics) and "t0" in dict(after.topics)

@@ -30,10 +30,15 @@ StreamsGroup; commit 0013464cf112f01678cefa691f73b466e7ed7010):
   its heartbeat again to the new one: the model keeps the request in flight, handled by
   the new coordinator. Responses already sent were written and committed first
   (coordinator-common CoordinatorRuntime: "The response is parked until the records are
-  committed and delivered when they are."), so they stay in flight. Not modelled: a write
-  whose records were not committed when the coordinator moved (on unload its parked
-  responses fail, ``deferredEventQueue.failAll(Errors.NOT_COORDINATOR...)``, and the records
-  are truncated): here a handler's step is written and committed at once.
+  committed and delivered when they are."), so they stay in flight;
+* a write not yet committed when the coordinator moves is lost: on unload its parked
+  response fails (``deferredEventQueue.failAll(Errors.NOT_COORDINATOR.exception())``) and
+  the new leader's log ends before its records. The model keeps the last streams
+  heartbeat's write as uncommitted until its response is read or another write follows
+  (``State.uncommitted``: at most one write is ever uncommitted, a simplification); the
+  failover that loses it (``failover`` with arg 1, ``step._failover``) loads the log
+  without it, drops the internal topics that heartbeat asked for (KafkaApis creates them
+  from the coordinator's response) and has the client send its heartbeat again.
 """
 from __future__ import annotations
 

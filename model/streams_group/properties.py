@@ -112,10 +112,11 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
     to the group's topology epoch will not get any new tasks assigned". Claim: a member
     behind the group's topology epoch gets no task in its target assignment, in a role,
     that its previous target did not give it (the assignor's spec carries target tasks,
-    target.py; its current assignment then only moves towards that target)."""
+    target.py; its current assignment then only moves towards that target). A failover
+    computes no target (losing an uncommitted write restores the committed one)."""
     g = _streams(nxt.group)
-    if g is None or g.dead or g.topology is None:
-        return None
+    if g is None or g.dead or g.topology is None or action.kind == "failover":
+        return None   # a failover computes no target (a lost write takes it back to the committed one)
     before = {m.member_id: _streams(prev.group).target_of(m.member_id) for m in _members(prev.group)}
     for m in g.members:
         if m.topology_epoch < g.topology.epoch:
@@ -176,10 +177,13 @@ def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State,
     epoch "will be then maintained by the server, incremented as the member reconciles";
     "It will be reset to 0 if the member gets fenced" (StreamsMembershipManager). Claims:
     (client) an incarnation's epoch never decreases except to 0; (coordinator) a member's
-    epoch never decreases except to 0 (a rejoin)."""
+    epoch never decreases except to 0 (a rejoin), or in a failover that loses an uncommitted
+    write (the coordinator is back at the committed epoch its client still holds)."""
     for s, (a, b) in enumerate(zip(prev.clients, nxt.clients)):
         if a.incarnation == b.incarnation and b.epoch < a.epoch and b.epoch != 0:
             return f"client {s}: epoch {a.epoch} -> {b.epoch}"
+    if action.kind == "failover":
+        return None   # a lost uncommitted write takes the coordinator back to the committed epochs
     before = {m.member_id: m.epoch for m in _members(prev.group)}
     for m in _members(nxt.group):
         old = before.get(m.member_id)
@@ -215,8 +219,9 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
     on the previous streams group gives the next one (a classic group holds none; a
     conversion back writes the classic group's record, which must hold the group); a
     ``failover`` (the new coordinator replays the compacted log) keeps the streams group."""
-    if action.kind == "failover":
-        if view(scope, nxt.group) != view(scope, prev.group):
+    if action.kind == "failover":   # the committed group: without the last write if it was lost
+        committed = prev.uncommitted[0] if action.arg else prev.group
+        if view(scope, nxt.group) != view(scope, committed):
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:

@@ -163,6 +163,8 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     g = state.group
     if "failover" in scope.operations and not isinstance(g, ClassicGroup):
         out.append(Action("failover", 0))
+        if state.uncommitted:   # the last heartbeat's write was not committed yet
+            out.append(Action("failover", state.uncommitted[2], 1))
     uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
     for s, c in enumerate(state.clients):
         if c.classic:   # faults strike streams clients only
@@ -196,7 +198,9 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
     if k in ("expire", "session_timeout", "rebalance_timeout"):
         return _expire(state, action)
     if k == "failover":
-        return _failover(scope, state)
+        return _failover(scope, state, action.arg)
+    if k == "handle" and state.clients[s].classic or k in ("expire", "session_timeout", "rebalance_timeout"):
+        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
     clients = list(state.clients)
     c = clients[s]
     if k == "send" and c.classic:
@@ -211,6 +215,8 @@ def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State,
     if k == "deliver":
         clients[s] = classic.on_response(c, c.reply, index(scope)) if c.classic else on_response(c, c.reply)
         nxt = state._replace(clients=tuple(clients))
+        if state.uncommitted and state.uncommitted[2] == s:
+            nxt = nxt._replace(uncommitted=())   # its response was sent: the write was committed
         if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
         if not c.classic or classic.in_round(c.reply):
@@ -343,6 +349,11 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(before, after) else 0)
     nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, topics=tuple(sorted(topics.items())),
                          clients=tuple(clients))
+    if "failover" in scope.operations:
+        created = tuple(sorted(set(topics) - set(dict(state.topics))))
+        # (not after a conversion of a classic group: a classic group's reload is not modelled)
+        lost = waiting and out.records and not isinstance(state.group, ClassicGroup)
+        nxt = nxt._replace(uncommitted=(state.group, created, s, c.request) if lost else ())
     if c.status == STOPPED and c.request.epoch < 0 and "failover" in scope.operations:
         # a stopped client's leave, late: membership changes (with the SHUTDOWN_APPLICATION
         # requester lost in a failover the others run on), so the monitor starts over
@@ -382,14 +393,27 @@ def _expire(state: State, action: Action):
     return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
 
 
-def _failover(scope: StreamsGroupScope, state: State):
+def _failover(scope: StreamsGroupScope, state: State, lost: int):
     """A new coordinator loads the log (``failover.py``): the group is what replay gives,
-    the SHUTDOWN_APPLICATION requester is lost."""
+    the SHUTDOWN_APPLICATION requester is lost. ``lost`` 1: the last heartbeat's write was
+    not committed (CoordinatorRuntime parks a response until its records are committed and
+    fails it NOT_COORDINATOR on unload): the log ends before it, the internal topics that
+    heartbeat asked for were not created (KafkaApis creates them from the response), and
+    the client sends its heartbeat again."""
     prefix = classic_commits(GROUP_ID, source(0)) if scope.classic else ()
     cp = switched(scope.profile, scope.switches)
-    group, error = failover(state.group, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group)
-    nxt = state._replace(group=group, shutdown=None, budget=state.budget - 1, calm=0, beaten=0, fresh=0)
-    return nxt, (Event("failover", 0, error or "log loaded", ()),)
+    written, topics, clients = state.group, state.topics, state.clients
+    if lost:
+        written, created, slot, request = state.uncommitted
+        topics = tuple((t, p) for t, p in topics if t not in created)
+        c = clients[slot]
+        if running(c) and c.request is None and c.status != WAITING:
+            clients = clients[:slot] + (c._replace(request=request, reply=None),) + clients[slot + 1:]
+    group, error = failover(written, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group)
+    nxt = state._replace(group=group, shutdown=None, topics=topics, clients=clients, budget=state.budget - 1,
+                         calm=0, beaten=0, fresh=0, uncommitted=())
+    note = ("the last write lost, " if lost else "") + (error or "log loaded")
+    return nxt, (Event("failover", 0, note, ()),)
 
 
 # ---- symmetry, bounds, settling ----
@@ -420,7 +444,8 @@ def canonical(scope: StreamsGroupScope, state: State):
     procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
     head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
             g.partition_metadata, g.assignment_configs, g.dead)
-    return head, tuple(procs), state.topics, state.budget, state.calm, state.marks, bool(state.wedged)
+    return (head, tuple(procs), state.topics, state.budget, state.calm, state.marks, bool(state.wedged),
+            state.uncommitted)
 
 
 def within_bounds(scope: StreamsGroupScope, state: State) -> bool:

@@ -73,6 +73,9 @@ class State(NamedTuple):
     fresh: int = 0                     # slots whose heartbeat in flight was sent this round
     wedged: int = 0                    # slots whose lost response may have carried tasks they never saw
     marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY)
+    # scopes with failover: the last streams heartbeat's write while its response is not yet
+    # read, which a failover may lose uncommitted: (group, topics it created, slot, request)
+    uncommitted: tuple = ()
 
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
