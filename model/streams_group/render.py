@@ -100,6 +100,11 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
         return "topic t0 is deleted" if action.arg == 0 else "topic t0 gains a partition"
     if k == "create_topic":
         return "topic t0 is created again"
+    if k == "failover":
+        return ("a new coordinator loads the log" +
+                (f" without {who}'s last heartbeat (not committed)" if action.arg else ""))
+    if k == "upgrade":
+        return f"{who} closes to restart on the streams protocol"
     return f"{who} {k.replace('_', ' ')}"
 
 
