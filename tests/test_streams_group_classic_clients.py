@@ -33,6 +33,16 @@ def test_the_online_migration_reference_scope_holds_and_completes():
     assert (report.states, report.transitions, report.depth) == (7172, 15890, 57)
 
 
+@pytest.mark.parametrize("scope", [S(processes=2, classic=1, stateful=True, standbys=1),
+                                   S(processes=2, classic=1, stateful=True, warmups=1, partitions=(1,))],
+                         ids=["standby", "warm-up"])
+def test_stateful_online_migration_holds(scope):
+    """Standbys and warm-ups reach the classic client as standbys (migration_classic) and
+    come back as what it owns; every claim holds, the migration completes."""
+    report = bfs(MODEL, scope)
+    assert report.violation is None and report.complete and report.witnessed["migration_completes"]
+
+
 def test_the_group_starts_classic_held_by_the_classic_slots():
     state = MODEL.init_states(ONLINE)[0]
     g = state.group
