@@ -43,7 +43,7 @@ from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubsc
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
 from .topology import configure
-from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, member_id
+from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, Event, member_id, slot_of
 
 GENERATION = 1            # the classic group's generation when the exploration starts
 
@@ -124,6 +124,30 @@ def handle(group, slot: int, message, cluster, profile, config, leader):
         assignments = leader(group) if group.status == COMPLETING and message.member_id == group.leader else ()
         out = classic_coordinator.sync_group(group, slot, message.member_id, message.generation, assignments)
     return _kept(group, out.group), tuple((r.to, r) for _, r in out.out), (), ()
+
+
+def handle_step(state, slot: int, cluster, profile, config, leader):
+    """``step`` of a classic client's ``handle``: the client waits until a response reaches
+    it (at once in a migrating group; in a classic group when the join or sync completes)."""
+    c = state.clients[slot]
+    group, responses, records, events = handle(state.group, slot, c.request, cluster, profile, config, leader)
+    clients = list(state.clients)
+    clients[slot] = c._replace(request=None, status=WAITING)
+    clients = answer(clients, responses)
+    answered = clients[slot].reply.error if clients[slot].reply is not None else "waits"
+    nxt = state._replace(group=group, clients=tuple(clients))
+    return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", (c.request, responses, records, events)),)
+
+
+def answer(clients: list, responses) -> list:
+    """Deliver classic responses, by member id, to the clients waiting for them."""
+    for mid, response in responses:
+        slot, inc = slot_of(mid)
+        c = clients[slot]
+        if c.classic and c.incarnation == inc and c.status == WAITING:
+            status = {"HeartbeatResponse": MEMBER, "JoinGroupResponse": REJOINING}.get(response.kind, SYNCING)
+            clients[slot] = c._replace(reply=response, status=status)   # the status it sent from
+    return clients
 
 
 def _error(message, error):
@@ -277,4 +301,4 @@ def converged(group, slot: int, c: Client, task_index) -> bool:
 
 __all__ = ["GENERATION", "REJOINING", "SYNCING", "classic_member_ids", "converged", "expire", "handle", "holds",
            "in_round", "init", "is_classic_member", "on_response", "request", "upgrade",
-           "assign", "conversion_replies", "WAITING"]
+           "answer", "assign", "conversion_replies", "handle_step", "WAITING"]

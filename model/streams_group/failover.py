@@ -2,7 +2,8 @@
 ``__consumer_offsets`` partition and holds what replaying it gives; what Kafka does not
 persist is lost.
 
-    failover(group, log_prefix, group_id, task_index, profile) -> (group, error)
+    failover(group, log_prefix, group_id, task_index, rejects_simple_classic) -> (group, error)
+    failover_step(state, log_prefix, group_id, task_index, rejects_simple_classic, lost) -> (state, note)
 
 The log: the world keeps none; the group's records are regenerated as
 ``records.diff(no group, group)``, one record per key with its latest value, which is
@@ -45,9 +46,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from .group import Group, new_group
+from .group import new_group
 from .migration import MigratingGroup, mixed
+from .member import running
 from .records import OffsetCommit, ReplayError, diff, replay
+from .world import WAITING
 
 
 def classic_commits(group_id: str, topic: str) -> tuple[OffsetCommit, ...]:
@@ -72,4 +75,22 @@ def failover(group, log_prefix: tuple, group_id: str, task_index, rejects_simple
     return loaded, error
 
 
-__all__ = ["classic_commits", "failover"]
+def failover_step(state, log_prefix: tuple, group_id: str, task_index, rejects_simple_classic: bool, lost: int):
+    """The world after a failover: (state, note). ``lost`` 1: the last streams heartbeat's
+    write (``state.uncommitted``) was not committed: the log ends before it, the internal
+    topics it asked for were not created (KafkaApis creates them from the coordinator's
+    response), and its client, whose response failed NOT_COORDINATOR, sends it again."""
+    written, topics, clients = state.group, state.topics, state.clients
+    if lost:
+        written, created, slot, request = state.uncommitted
+        topics = tuple((t, p) for t, p in topics if t not in created)
+        c = clients[slot]
+        if running(c) and c.request is None and c.status != WAITING:
+            clients = clients[:slot] + (c._replace(request=request, reply=None),) + clients[slot + 1:]
+    group, error = failover(written, log_prefix, group_id, task_index, rejects_simple_classic)
+    nxt = state._replace(group=group, shutdown=None, topics=topics, clients=clients, budget=state.budget - 1,
+                         calm=0, beaten=0, fresh=0, uncommitted=())
+    return nxt, ("the last write lost, " if lost else "") + (error or "log loaded")
+
+
+__all__ = ["classic_commits", "failover", "failover_step"]

@@ -23,7 +23,7 @@ from ..consumer.state import Group as ClassicGroup
 from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
-from .failover import classic_commits, failover
+from .failover import classic_commits, failover_step
 from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
 from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, request, running
@@ -33,7 +33,7 @@ from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbea
 from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
-from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Action, Client, Event, Reply, State,
+from .world import (BECAME_READY, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, WAITING, Action, Client, Event, Reply, State,
                     member_id, slot_of)
 
 GROUP_ID = "app"
@@ -293,28 +293,10 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
 
 
 def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
-    c = state.clients[s]
     leader = lambda g: classic.assign(g, scope.profile, index(scope), topology(scope, 0), dict(state.topics),
                                       config(scope))
-    group, responses, records, events = classic.handle(state.group, s, c.request, Cluster(state.topics),
-                                                       switched(scope.profile, scope.switches), config(scope), leader)
-    clients = list(state.clients)
-    clients[s] = c._replace(request=None, status=WAITING)   # until a response reaches it
-    clients = _answer(clients, responses)
-    nxt = state._replace(group=group, clients=tuple(clients))
-    answer = clients[s].reply.error if clients[s].reply is not None else "waits"
-    return nxt, (Event("handle", s, f"{c.request.kind} -> {answer}", (c.request, responses, records, events)),)
-
-
-def _answer(clients: list, responses) -> list:
-    """Deliver classic responses, by member id, to the clients waiting for them."""
-    for mid, response in responses:
-        slot, inc = slot_of(mid)
-        c = clients[slot]
-        if c.classic and c.incarnation == inc and c.status == WAITING:
-            status = {"HeartbeatResponse": MEMBER, "JoinGroupResponse": REJOINING}.get(response.kind, SYNCING)
-            clients[slot] = c._replace(reply=response, status=status)   # the status it sent from
-    return clients
+    return classic.handle_step(state, s, Cluster(state.topics), switched(scope.profile, scope.switches),
+                               config(scope), leader)
 
 
 def _handle(scope: StreamsGroupScope, state: State, s: int):
@@ -343,7 +325,7 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
     if isinstance(state.group, ClassicGroup) and not isinstance(out.group, ClassicGroup):
-        clients = _answer(clients, classic.conversion_replies(state.group))
+        clients = classic.answer(clients, classic.conversion_replies(state.group))
     before, after = view(scope, state.group), view(scope, out.group)
     ready = group_state(before) == NOT_READY and group_state(after) not in (NOT_READY, EMPTY, DEAD)
     marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(before, after) else 0)
@@ -381,7 +363,7 @@ def _expire(state: State, action: Action):
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, state.shutdown)
     elif isinstance(state.group, ClassicGroup):
         group, responses = classic.expire(state.group, mid)
-        clients = _answer(list(state.clients), responses)
+        clients = classic.answer(list(state.clients), responses)
         nxt = state._replace(group=group, clients=tuple(clients), calm=0, beaten=0, fresh=0)
         return nxt, (Event(action.kind, s, mid),)
     elif isinstance(state.group, MigratingGroup):
@@ -394,25 +376,11 @@ def _expire(state: State, action: Action):
 
 
 def _failover(scope: StreamsGroupScope, state: State, lost: int):
-    """A new coordinator loads the log (``failover.py``): the group is what replay gives,
-    the SHUTDOWN_APPLICATION requester is lost. ``lost`` 1: the last heartbeat's write was
-    not committed (CoordinatorRuntime parks a response until its records are committed and
-    fails it NOT_COORDINATOR on unload): the log ends before it, the internal topics that
-    heartbeat asked for were not created (KafkaApis creates them from the response), and
-    the client sends its heartbeat again."""
+    """A new coordinator loads the log (``failover.py``); ``lost`` 1: without the last
+    heartbeat's uncommitted write."""
     prefix = classic_commits(GROUP_ID, source(0)) if scope.classic else ()
     cp = switched(scope.profile, scope.switches)
-    written, topics, clients = state.group, state.topics, state.clients
-    if lost:
-        written, created, slot, request = state.uncommitted
-        topics = tuple((t, p) for t, p in topics if t not in created)
-        c = clients[slot]
-        if running(c) and c.request is None and c.status != WAITING:
-            clients = clients[:slot] + (c._replace(request=request, reply=None),) + clients[slot + 1:]
-    group, error = failover(written, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group)
-    nxt = state._replace(group=group, shutdown=None, topics=topics, clients=clients, budget=state.budget - 1,
-                         calm=0, beaten=0, fresh=0, uncommitted=())
-    note = ("the last write lost, " if lost else "") + (error or "log loaded")
+    nxt, note = failover_step(state, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group, lost)
     return nxt, (Event("failover", 0, note, ()),)
 
 
