@@ -193,14 +193,15 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
 
 def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     k, s = action.kind, action.slot
+    if state.uncommitted and (k == "handle" and state.clients[s].classic
+                              or k in ("expire", "session_timeout", "rebalance_timeout")):
+        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
     if k == "handle":
         return _handle(scope, state, s)
     if k in ("expire", "session_timeout", "rebalance_timeout"):
         return _expire(state, action)
     if k == "failover":
         return _failover(scope, state, action.arg)
-    if k == "handle" and state.clients[s].classic or k in ("expire", "session_timeout", "rebalance_timeout"):
-        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
     clients = list(state.clients)
     c = clients[s]
     if k == "send" and c.classic:
