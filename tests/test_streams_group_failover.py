@@ -62,10 +62,29 @@ def test_failover_keeps_the_classic_members_of_a_migrating_group():
     assert after.group == state.group
 
 
-def test_failover_is_not_offered_for_a_classic_group():
-    scope = replace(streams_group()["online-migration"], operations=("failover",), budget=1)
-    state = MODEL.init_states(scope)[0]
-    assert "failover" not in {a.kind for a in MODEL.actions(scope, state)}
+def test_a_classic_group_reloads_from_its_last_record():
+    """Kafka writes a classic group's record when it reaches Stable or Empty; a new
+    coordinator loads it as Stable (members) or Empty (GroupMetadataManager#replay of
+    GroupMetadataValue). A rebalance under way is lost: the expired member is back (its
+    session timer restarts, onLoaded), and the JoinGroup waiting in the old coordinator's
+    purgatory fails NOT_COORDINATOR, so P1 sends it again."""
+    scope = S(processes=3, classic=3, partitions=(1,), profile="kafka-4.5", operations=("failover",), budget=1)
+    state, _ = drive(scope, [("upgrade", 2), ("expire", 2)] + rt(0) + [("send", 0), ("handle", 0)])
+    assert state.group.status == "PreparingRebalance" and state.clients[0].status == "waiting"
+    assert state.classic_record == MODEL.init_states(scope)[0].group
+    state, events = drive(scope, [("failover", 0)], state)
+    g = state.group
+    assert g.status == "Stable" and g.generation == 1 and [m.member_id for m in g.members] == ["m0.0", "m1.0", "m2.0"]
+    assert state.clients[0].status == "rejoining" and state.clients[0].reply is None
+    assert "expire" in {a.kind for a in MODEL.actions(scope, state)}
+
+
+def test_classic_records_follow_the_group():
+    scope = S(processes=2, classic=2, profile="kafka-4.5", operations=("failover",), budget=1)
+    state, _ = drive(scope, [("upgrade", 1), ("expire", 1)] + rt(0) + rt(0) + rt(0))
+    assert state.group.status == "Stable" and state.group.generation == 2
+    assert state.classic_record == state.group, "the leader's SyncGroup wrote the new generation"
+    assert bfs(MODEL, scope).violation is None
 
 
 def test_migration_with_failover_holds():

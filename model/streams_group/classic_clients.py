@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..consumer import coordinator as classic_coordinator
+from ..consumer.state import EMPTY as CLASSIC_EMPTY
 from ..consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, NONE,
                               REBALANCE_IN_PROGRESS, STABLE as CLASSIC_STABLE, UNKNOWN_MEMBER_ID, GroupMember,
                               Heartbeat, HeartbeatResponse, JoinGroup, JoinGroupResponse, SyncGroup,
@@ -137,6 +138,36 @@ def handle_step(state, slot: int, cluster, profile, config, leader):
     answered = clients[slot].reply.error if clients[slot].reply is not None else "waits"
     nxt = state._replace(group=group, clients=tuple(clients))
     return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", (c.request, responses, records, events)),)
+
+
+def written(record, before, after):
+    """The classic group's last record after a step: Kafka writes GroupMetadata when the
+    group reaches Stable (the leader's SyncGroup) or Empty (completeClassicGroupJoin), and
+    when a streams group converts back (convertToClassicGroup); a conversion to streams
+    writes its tombstone (None)."""
+    if not isinstance(after, ClassicGroup):
+        return None
+    if not isinstance(before, ClassicGroup):
+        return after
+    if after.status in (CLASSIC_STABLE, CLASSIC_EMPTY) and (after.status, after.generation) != (
+            before.status, before.generation):
+        return after
+    return record
+
+
+def reload(state):
+    """Failover of a classic group: GroupMetadataManager#replay(GroupMetadataKey, ...) loads
+    the last record, "loadedMembers.isEmpty() ? EMPTY : STABLE", with its generation, leader
+    and assignments (what happened since, a rebalance, a removed member, is lost; onLoaded
+    reschedules every member's heartbeat). Requests waiting in the old coordinator's
+    purgatory fail NOT_COORDINATOR (onUnloaded): those clients send them again."""
+    r = state.classic_record
+    members = tuple(m._replace(joined=False, syncing=False) for m in r.members)
+    group = r._replace(status=CLASSIC_STABLE if members else CLASSIC_EMPTY, members=members, pending=())
+    waiting = {m.member_id: (REJOINING if m.joined else SYNCING) for m in state.group.members}
+    clients = tuple(c._replace(status=waiting.get(member_id(s, c.incarnation), REJOINING))
+                    if c.classic and c.status == WAITING else c for s, c in enumerate(state.clients))
+    return state._replace(group=group, clients=clients, shutdown=None, uncommitted=())
 
 
 def answer(clients: list, responses) -> list:
@@ -301,4 +332,4 @@ def converged(group, slot: int, c: Client, task_index) -> bool:
 
 __all__ = ["GENERATION", "REJOINING", "SYNCING", "classic_member_ids", "converged", "expire", "handle", "holds",
            "in_round", "init", "is_classic_member", "on_response", "request", "upgrade",
-           "answer", "assign", "conversion_replies", "handle_step", "WAITING"]
+           "answer", "assign", "conversion_replies", "handle_step", "reload", "written", "WAITING"]

@@ -39,7 +39,11 @@ StreamsGroup; commit 0013464cf112f01678cefa691f73b466e7ed7010):
   (``State.uncommitted``: at most one write is ever uncommitted, a simplification); the
   failover that loses it (``failover`` with arg 1, ``step._failover``) loads the log
   without it, drops the internal topics that heartbeat asked for (KafkaApis creates them
-  from the coordinator's response) and has the client send its heartbeat again.
+  from the coordinator's response) and has the client send its heartbeat again;
+* a classic group (``classic_clients.reload``) is loaded from its last GroupMetadata record
+  ("loadedMembers.isEmpty() ? EMPTY : STABLE"): a rebalance under way is lost, and the
+  JoinGroup / SyncGroup waiting in the old coordinator's purgatory fail NOT_COORDINATOR
+  (onUnloaded) and are sent again.
 """
 from __future__ import annotations
 

@@ -93,7 +93,9 @@ def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
         topics.update(configure(topology(scope, 0), topics, scope.profile).internal_partitions)
         group, clients[:scope.classic] = classic.init(scope, GROUP_ID, topology(scope, 0), index(scope), topics,
                                                       config(scope))
-    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0),)
+    record = group if scope.classic and "failover" in scope.operations else None
+    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0,
+                  classic_record=record),)
 
 
 # ---- actions ----
@@ -161,7 +163,7 @@ def _member_ids(group) -> tuple[str, ...]:
 def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     out = []
     g = state.group
-    if "failover" in scope.operations and not isinstance(g, ClassicGroup):
+    if "failover" in scope.operations:
         out.append(Action("failover", 0))
         if state.uncommitted:   # the last heartbeat's write was not committed yet
             out.append(Action("failover", state.uncommitted[2], 1))
@@ -192,6 +194,13 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
 # ---- step ----
 
 def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    nxt, events = _step(scope, state, action)
+    if state.classic_record is not None or isinstance(nxt.group, ClassicGroup) and "failover" in scope.operations:
+        nxt = nxt._replace(classic_record=classic.written(state.classic_record, state.group, nxt.group))
+    return nxt, events
+
+
+def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     k, s = action.kind, action.slot
     if state.uncommitted and (k == "handle" and state.clients[s].classic
                               or k in ("expire", "session_timeout", "rebalance_timeout")):
@@ -379,6 +388,9 @@ def _expire(state: State, action: Action):
 def _failover(scope: StreamsGroupScope, state: State, lost: int):
     """A new coordinator loads the log (``failover.py``); ``lost`` 1: without the last
     heartbeat's uncommitted write."""
+    if isinstance(state.group, ClassicGroup):
+        nxt = classic.reload(state)._replace(budget=state.budget - 1, calm=0, beaten=0, fresh=0)
+        return nxt, (Event("failover", 0, "classic group loaded from its last record", ()),)
     prefix = classic_commits(GROUP_ID, source(0)) if scope.classic else ()
     cp = switched(scope.profile, scope.switches)
     nxt, note = failover_step(state, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group, lost)

@@ -76,6 +76,9 @@ class State(NamedTuple):
     # scopes with failover: the last streams heartbeat's write while its response is not yet
     # read, which a failover may lose uncommitted: (group, topics it created, slot, request)
     uncommitted: tuple = ()
+    # scopes with classic members and failover: the classic group's last GroupMetadata record
+    # value (Kafka writes it when the group reaches Stable or Empty, and on a conversion back)
+    classic_record: object = None
 
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
