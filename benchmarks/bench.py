@@ -67,7 +67,8 @@ def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, float]:
     name, key, seed = job
     v = next(x for x in TABLES[name] if x.key == key)
     started = time.perf_counter()
-    h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=True)
+    h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
+             shrink=True)
     return key, (len(h.path) - 1 if h.property else None), time.perf_counter() - started
 
 
@@ -82,7 +83,8 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
         shortest = len(r.violation.path) - 1 if r.violation else None
         times, found, best = [], 0, None
         for seed in range(seeds):
-            h = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=False)
+            h = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
+                     shrink=False)
             if h.property is not None:
                 found += 1
                 times.append(h.first_seconds)
@@ -96,7 +98,7 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
         with multiprocessing.Pool(2) as pool:
             shrunk = {key: (n, secs) for key, n, secs in pool.map(_shrink, jobs)}
     lines += [f"#### Known-bug variants ({name}): time to first counterexample", "",
-              f"Hypothesis: median of {seeds} seeds, up to 300 cases x 100 steps each, shrinking off for "
+              f"Hypothesis: median of {seeds} seeds, up to 300 cases x 100 steps each (a variant may name fewer steps), shrinking off for "
               f"timing; then the seed with the shortest first failure is shrunk (Hypothesis's shrink time "
               f"capped at {SHRINK_CAP} s).", "",
               "| variant | property (BFS) | BFS s | BFS states | BFS shortest | Hypothesis first failure s (median) "

@@ -212,6 +212,7 @@ def _streams_group() -> Protocol:
             f", {scope.warmups} warm-up" if scope.warmups else "")
         changes = ",".join(scope.faults + scope.operations) or "none"
         kind += ", static" if scope.static else ""
+        extra += f", {scope.classic} classic" if scope.classic else ""
         return (f"{scope.processes} processes x {scope.members_per_process} members, {kind} partitions "
                 f"{list(scope.partitions)}{extra}, faults/operations {changes}, budget {scope.budget}, "
                 f"epoch<{scope.max_epoch}, {scope.profile}")
@@ -230,6 +231,8 @@ def _streams_group() -> Protocol:
             far["static_rejoin_keeps_tasks"] = "no static members closing to restart (static and roll)"
         elif scope.profile == "kafka-4.1":
             far["static_rejoin_keeps_tasks"] = "kafka-4.1 rejects instance ids"
+        if not scope.classic:
+            far["migration_completes"] = "no classic members (classic: 0)"
         return far
 
     def variants() -> tuple:

@@ -116,4 +116,11 @@ def streams_group() -> dict[str, object]:
         # incarnation takes the tasks over without a bump; a crash restarts into
         # UNRELEASED_INSTANCE_ID until the session times out (kafka-4.1 refuses instance ids)
         "static-membership": S(processes=2, static=True, operations=("roll",), faults=("crash",), budget=1),
+        # KIP-1071's online migration: P1 starts as a classic Streams member, P2 joins on the
+        # streams protocol (the group converts, generation -> group epoch), P1 rebalances
+        # through the translated JoinGroup / SyncGroup / Heartbeat, then upgrades
+        "online-migration": S(processes=2, classic=1),
+        # coordinator failover: a new coordinator replays the compacted log (the
+        # SHUTDOWN_APPLICATION requester, not persisted, is lost)
+        "failover": S(processes=2, operations=("failover", "shutdown_request"), budget=2),
     }

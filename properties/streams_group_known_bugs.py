@@ -26,6 +26,9 @@ class GroupVariant:
     also: tuple[str, ...] = ()
     hypothesis_finds: bool = True      # hunted by properties/test_streams_group_known_bugs.py
     fix: tuple[str, ...] = ()          # findings: the switches that make the scope pass
+    # steps per Hypothesis case when hunting it: a bug that needs its faults early (two lost
+    # join responses in a row) is found by many short cases sooner than by a few long ones
+    hunt_steps: int = 100
 
     @property
     def caught_by(self) -> tuple[str, ...]:
@@ -56,6 +59,7 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "Kafka keeps a fenced member: nothing is written on FENCED_MEMBER_EPOCH) was answered "
         "FENCED_MEMBER_EPOCH again on its rejoin, and again on every retry. Two lost responses fence a "
         "member here (its epoch falls two behind); KIP-1071's join (epoch 0) has no member-epoch check.",
+        hunt_steps=30,
     ),
     _variant(
         "KAFKA-21370", "a redeploy under the same topology epoch is answered INVALID_REQUEST",
@@ -126,6 +130,22 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "\"A flag to request shutdown of the whole application (only if the member epoch is the group "
         "leave epoch)\". Here m0 asks for the shutdown as it leaves (operation shutdown_leave); unfixed, "
         "m1 never gets SHUTDOWN_APPLICATION.",
+    ),
+    _variant(
+        "KAFKA-20254", "after an offline migration the compacted log does not load",
+        "kafka-20254",
+        StreamsGroupScope(processes=1, classic=1, profile="kafka-4.5", operations=("failover",), budget=1),
+        "replay_gives_live_state",
+        "apache/kafka PR #21641 (merged 2026-03-05, in 4.2.1; 4.2.0 is affected): 'During replay of the "
+        "__consumer_offsets topic, offset commit records can appear before streams group records, for "
+        "example after log compaction. When OffsetMetadataManager replays an offset commit for a group that "
+        "doesn't exist yet, it automatically creates a simple ClassicGroup to hold the offsets. When the "
+        "streams group records are subsequently replayed, getOrMaybeCreatePersistedStreamsGroup fails with "
+        "\"Group X is not a streams group\"'. Here the classic member upgrades offline (stops, its session "
+        "expires, the empty classic group is replaced: KAFKA-19570), the streams member joins, and a failover "
+        "replays the compacted log: the classic group's offset commit first (its GroupMetadata tombstone "
+        "is gone), then the streams group's records. PR #21642 reproduces it the same way (two compaction "
+        "passes with delete.retention.ms=0, the upgraded group committing no offsets).",
     ),
 )
 

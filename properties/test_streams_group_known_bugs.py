@@ -42,10 +42,11 @@ def test_bfs_catches_the_variant_quickly(v):
 
 @pytest.mark.parametrize("v", HUNTED, ids=[v.key for v in HUNTED])
 def test_hypothesis_catches_the_variant(v):
-    """Seeded hunts of 100 cases, no shrinking; each variant falls within a few seconds."""
+    """Seeded hunts of 100 cases (of the variant's ``hunt_steps``), no shrinking; each variant
+    falls within a few seconds."""
     tried = []
     for seed in range(6):
-        found = hunt(MODEL, v.buggy_scope(), seed=seed, max_examples=100, steps=100, shrink=False)
+        found = hunt(MODEL, v.buggy_scope(), seed=seed, max_examples=100, steps=v.hunt_steps, shrink=False)
         tried.append((seed, found.property, found.cases))
         if found.property is not None:
             assert found.property in v.caught_by, found
@@ -137,6 +138,24 @@ def test_kafka_20899_counterexample_puts_standby_and_active_on_one_process():
 def test_kafka_19190_counterexample_drops_a_shutdown_sent_on_leave():
     v, violation = _shortest("KAFKA-19190")
     assert violation.message == "m0.0's shutdown request (epoch -1) was dropped; 1 member(s) go on running"
+
+
+def test_kafka_20254_counterexample_is_an_offline_migration_then_a_failover():
+    v = streams_group_variant("KAFKA-20254")
+    report = bfs(MODEL, v.buggy_scope())
+    assert "Group app is not a streams group." in str(report.violation)
+    scope, path = v.buggy_scope(), report.violation.path
+    state = MODEL.init_states(scope)[path[0]]
+    kinds = []
+    for i in path[1:]:
+        action = MODEL.actions(scope, state)[i]
+        state, events = MODEL.step(scope, state, action)
+        kinds.append(action.kind)
+    # the classic client stops, its member expires (the classic group is empty), the streams
+    # client joins (the empty classic group is replaced), then the new coordinator loads the log
+    assert kinds[0] == "upgrade" and kinds[-1] == "failover"
+    assert kinds.index("expire") < kinds.index("handle") < kinds.index("failover")
+    assert state.group.dead, "the coordinator failed to load the group"
 
 
 @pytest.mark.parametrize("v", FINDINGS, ids=[v.key for v in FINDINGS])

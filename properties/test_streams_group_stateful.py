@@ -41,7 +41,7 @@ def _capped(scope) -> type:
 
 def test_every_reference_scope_has_a_machine():
     assert set(SCOPES) == {"one-process", "session-timeout", "topology-update", "kafka-4.1-topology-update",
-                           "stateful-standbys", "shutdown", "static-membership"}
+                           "stateful-standbys", "shutdown", "static-membership", "online-migration", "failover"}
 
 
 TestOneProcess = _capped(SCOPES["one-process"])
@@ -51,6 +51,8 @@ TestKafka41TopologyUpdate = _capped(SCOPES["kafka-4.1-topology-update"])
 TestStatefulStandbys = _capped(SCOPES["stateful-standbys"])
 TestShutdown = _capped(SCOPES["shutdown"])
 TestStaticMembership = _capped(SCOPES["static-membership"])
+TestOnlineMigration = _capped(SCOPES["online-migration"])
+TestFailover = _capped(SCOPES["failover"])
 
 
 def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):

@@ -73,6 +73,10 @@ class CoordinatorProfile(NamedTuple):
     # application (only if the member epoch is the group leave epoch)"). Before the fix the
     # leave path dropped the flag, so the other members never heard of the shutdown.
     leave_records_shutdown: bool = True
+    # KAFKA-20254 (4.2.0; fixed in 4.2.1, apache/kafka PR #21641): replaying a streams record
+    # for a group id that an earlier offset commit made a simple classic group fails with
+    # "Group X is not a streams group." (records.replay's ``kafka_20254``).
+    replay_rejects_simple_classic_group: bool = False
 
 
 COORDINATOR_PROFILES = {
@@ -114,6 +118,8 @@ SWITCHES = {
     "kafka-19190": lambda cp: cp._replace(leave_records_shutdown=False),
     # Not Kafka: the candidate fix for the lost-response finding (README, "Findings").
     "resend-when-owned-differs": lambda cp: cp._replace(resend_when_owned_differs=True),
+    # KAFKA-20254 unfixed: after an offline migration and compaction, loading the log fails.
+    "kafka-20254": lambda cp: cp._replace(replay_rejects_simple_classic_group=True),
 }
 
 

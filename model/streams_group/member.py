@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .group import NO_TASKS
 from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
-from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Client, Reply, Request
+from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
 # A breakable rule for the pinning tests (tests/test_streams_group_model.py): True keeps
@@ -45,7 +45,7 @@ KEEP_REVOKED_FOR_TESTS = False
 
 
 def running(c: Client) -> bool:
-    return c.status in (JOINING, MEMBER, LEAVING)
+    return c.status in (JOINING, MEMBER, LEAVING, REJOINING, SYNCING, WAITING)   # the last three: classic clients
 
 
 def request(c: Client, rules=None, static: bool = False) -> Request:

@@ -9,16 +9,20 @@ holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from ..consumer.state import STABLE as CLASSIC_STABLE
+from ..consumer.state import Group as ClassicGroup
 from ..core import Property
+from . import classic_clients as classic
 from ..epochs import Fenced, validate_member_epoch
 from .coordinator import _assignment
 from .coordinator_update import owned_tasks, switched
 from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, group_state
 from .member import running
+from .migration import ClassicGroupMetadata, streams_of
 from .records import replay
 from .scope import StreamsGroupScope
-from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, SHUTDOWN_APPLICATION, STABLE
-from .step import ERROR_NAMES, K, config, converged, source
+from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, SHUTDOWN_APPLICATION, STABLE, StreamsGroupHeartbeat
+from .step import ERROR_NAMES, K, config, converged, source, view
 from .target import lag_levels
 from .topology import REJECT, decide_join
 from .validation import validate
@@ -31,21 +35,32 @@ def _tasks(mask: int) -> str:
 
 
 def _live(state: State):
-    g = state.group
+    """Live clients, classic or streams: running, and a member of the group whatever its type."""
     for s, c in enumerate(state.clients):
-        if running(c) and not g.dead and g.member(member_id(s, c.incarnation)) is not None:
+        if running(c) and classic.holds(state.group, member_id(s, c.incarnation)):
             yield s, c
 
 
-def _members(g):
-    return () if g.dead else g.members
+def _streams(group):
+    """The streams group the coordinator holds (a migrating group's); None for a classic group."""
+    return None if isinstance(group, ClassicGroup) else streams_of(group)
+
+
+def _members(group):
+    g = _streams(group)
+    return () if g is None or g.dead else g.members
+
+
+def _classic_request(events) -> bool:
+    return bool(events) and bool(events[0].data) and not isinstance(events[0].data[0], StreamsGroupHeartbeat)
 
 
 def no_task_active_twice(scope: StreamsGroupScope, state: State) -> str | None:
     """KIP-1071 (Reconciliation): "An active task is assigned as soon as no other client
     owns it anymore, that is, once the previous owner (if any) has confirmed the
     revocation of the corresponding active task." Claim: no task runs as active on two
-    live clients at once (judged on what the clients run)."""
+    live clients at once (judged on what the clients run, classic and streams clients alike:
+    the classic client's owned active tasks are those of its last SyncGroup)."""
     seen: dict[int, int] = {}
     for s, c in _live(state):
         for t in range(c.owned[ACTIVE].bit_length()):
@@ -76,7 +91,7 @@ def standby_not_with_active(scope: StreamsGroupScope, state: State) -> str | Non
     """KIP-1071 (Assignment): "A stateful task (in the various roles) cannot be assigned to
     two clients with the same processId." Claims: on no process is a task held as active by
     one member and as standby or warm-up by one (current assignment), nor so targeted."""
-    g = state.group
+    g = _streams(state.group)
     procs: dict[str, list[int]] = {}
     for m in _members(g):
         acc = procs.setdefault(m.process_id, [0, 0, 0, 0])
@@ -98,11 +113,12 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
     to the group's topology epoch will not get any new tasks assigned". Claim: a member
     behind the group's topology epoch gets no task in its target assignment, in a role,
     that its previous target did not give it (the assignor's spec carries target tasks,
-    target.py; its current assignment then only moves towards that target)."""
-    g = nxt.group
-    if g.dead or g.topology is None:
-        return None
-    before = {m.member_id: prev.group.target_of(m.member_id) for m in _members(prev.group)}
+    target.py; its current assignment then only moves towards that target). A failover
+    computes no target (losing an uncommitted write restores the committed one)."""
+    g = _streams(nxt.group)
+    if g is None or g.dead or g.topology is None or action.kind == "failover":
+        return None   # a failover computes no target (a lost write takes it back to the committed one)
+    before = {m.member_id: _streams(prev.group).target_of(m.member_id) for m in _members(prev.group)}
     for m in g.members:
         if m.topology_epoch < g.topology.epoch:
             old, now = before.get(m.member_id, NO_TASKS), g.target_of(m.member_id)
@@ -117,8 +133,8 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
 def not_ready_assigns_nothing(scope: StreamsGroupScope, state: State) -> str | None:
     """KIP-1071: "all members will get an empty assignment when the group is in NOT_READY
     state". Claim: in NOT_READY the target assignment gives every member nothing."""
-    g = state.group
-    if group_state(g) != NOT_READY:
+    g = _streams(state.group)
+    if g is None or group_state(g) != NOT_READY:
         return None
     for mid, tasks in g.target_assignment:
         if tasks != NO_TASKS:
@@ -130,7 +146,8 @@ def not_ready_responses_empty(scope, prev: State, action: Action, nxt: State, ev
     """KIP-1071: "In NOT_READY, all heartbeats will be handled as usual ... all members will
     get an empty assignment". Claim: a response sent while the group is NOT_READY carries
     no task."""
-    if action.kind != "handle" or group_state(nxt.group) != NOT_READY:
+    g = _streams(nxt.group)
+    if action.kind != "handle" or _classic_request(events) or g is None or group_state(g) != NOT_READY:
         return None
     resp = events[0].data[1]
     for name in ("active_tasks", "standby_tasks", "warmup_tasks"):
@@ -148,8 +165,8 @@ def empty_epochs_equal(scope: StreamsGroupScope, state: State) -> str | None:
     ``remove_member``, as Kafka's ``removeStreamsMember``; two leaves in a row put it two
     ahead). Claim checked instead: in EMPTY no target entry is left (every removal took
     its member's target entry with it)."""
-    g = state.group
-    if group_state(g) != EMPTY:
+    g = _streams(state.group)
+    if g is None or group_state(g) != EMPTY:
         return None
     if g.target_assignment:
         return f"EMPTY, yet target entries remain for {[mid for mid, _ in g.target_assignment]}"
@@ -162,10 +179,13 @@ def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State,
     "It will be reset to 0 if the member gets fenced" (StreamsMembershipManager); "-2 to
     indicate that the static member will rejoin". Claims: (client) an incarnation's epoch
     never decreases except to 0; (coordinator) a member's epoch never decreases except to 0
-    (a rejoin) or to -2 (a static member's temporary leave)."""
+    (a rejoin), to -2 (a static member's temporary leave), or in a failover that loses an
+    uncommitted write (the coordinator is back at the committed epoch its client still holds)."""
     for s, (a, b) in enumerate(zip(prev.clients, nxt.clients)):
         if a.incarnation == b.incarnation and b.epoch < a.epoch and b.epoch != 0:
             return f"client {s}: epoch {a.epoch} -> {b.epoch}"
+    if action.kind == "failover":
+        return None   # a lost uncommitted write takes the coordinator back to the committed epochs
     before = {m.member_id: m.epoch for m in _members(prev.group)}
     for m in _members(nxt.group):
         old = before.get(m.member_id)
@@ -180,7 +200,9 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
     assignment and rejoin the group" (StreamsMembershipManager); MemberEpoch: "0 to join the
     group". Claims: (client) a join heartbeat carries epoch 0, and a client sending epoch 0
     runs no task; (coordinator) a member handled at epoch 0 holds nothing pending revocation
-    afterwards (it starts over)."""
+    afterwards (it starts over). Classic clients' requests are not heartbeats: skipped."""
+    if _classic_request(events) or (action.kind == "send" and nxt.clients[action.slot].classic):
+        return None
     if action.kind == "send" and nxt.clients[action.slot].request.joining and nxt.clients[action.slot].request.epoch != 0:
         return f"client {action.slot} (re-)joins with epoch {nxt.clients[action.slot].request.epoch}"
     if action.kind == "send" and nxt.clients[action.slot].request.epoch == 0:
@@ -188,7 +210,8 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
         if c.owned != NO_TASKS:
             return f"client {action.slot} joins with epoch 0 still running {c.owned}"
     if action.kind == "handle" and events[0].data[0].member_epoch == 0:
-        m = None if nxt.group.dead else nxt.group.member(events[0].data[0].member_id)
+        g = _streams(nxt.group)
+        m = None if g is None or g.dead else g.member(events[0].data[0].member_id)
         if m is not None and m.pending_revocation != NO_TASKS:
             return f"coordinator: {m.member_id} rejoined at epoch 0 but still has {m.pending_revocation} pending"
     return None
@@ -197,22 +220,38 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
 def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Persistence): "The metadata sent to the broker via the heartbeat is
     persisted as a new record type in the __consumer_offsets topic and is part of the group
-    coordinator state in subsequent requests." Claim: replaying a step's records on the
-    previous group gives the next group (a failover loses nothing)."""
+    coordinator state in subsequent requests." Claims: replaying a step's streams records
+    on the previous streams group gives the next one (a classic group holds none; a
+    conversion back writes the classic group's record, which must hold the group); a
+    ``failover`` (the new coordinator replays the compacted log) keeps the streams group."""
+    if action.kind == "failover":   # the committed group: without the last write if it was lost
+        committed = prev.uncommitted[0] if action.arg else prev.group
+        if view(scope, nxt.group) != view(scope, committed):
+            return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
+        return None
     for e in events:
         if e.data:
-            got = replay(e.data[2], prev.group)
-            if got != nxt.group:
-                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+            streams = tuple(r for r in e.data[2] if not isinstance(r, ClassicGroupMetadata))
+            got = replay(streams, view(scope, prev.group))
+            if got != view(scope, nxt.group):
+                return f"{action.kind} of client {action.slot}: replay of its {len(streams)} records differs"
+            for r in e.data[2]:
+                if isinstance(r, ClassicGroupMetadata) and r.value is not None and r.value != nxt.group:
+                    return f"{action.kind} of client {action.slot}: the classic group's record differs from it"
     return None
 
 
 def prescribed_error(scope: StreamsGroupScope, prev: State, request) -> str:
-    """The error validation and the decision tables prescribe for ``request`` (\"\": none)."""
+    """The error validation and the decision tables prescribe for ``request`` (\"\": none).
+    A classic group (migration.py): only a join passes, and under the shipped profiles only
+    when the classic group is empty (KAFKA-19570: "Group X is not a streams group.")."""
     err = validate(request, scope.profile)
     if err is not None:
         return err.code
-    g = prev.group
+    if isinstance(prev.group, ClassicGroup):
+        if request.member_epoch != 0 or (scope.profile != "kip-1071" and prev.group.members):
+            return "GROUP_ID_NOT_FOUND"
+    g = view(scope, prev.group)
     static = _static_error(scope, g, request)
     if static:
         return static
@@ -260,7 +299,7 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     exist, returns UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH is returned otherwise", and
     UNRELEASED_INSTANCE_ID / FENCED_INSTANCE_ID for instance ids (``_static_error``). Claim:
     every response carries the error the profile's validation and decision tables prescribe."""
-    if action.kind != "handle":
+    if action.kind != "handle" or _classic_request(events):
         return None
     request, response = events[0].data[0], events[0].data[1]
     want = prescribed_error(scope, prev, request)
@@ -287,9 +326,10 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     reports [...] less than acceptable.recovery.lag. When a member updates its topology
     metadata, rack ID, client tags or process ID. When an assignment configuration for the
     group is updated." Claim: the group epoch of a streams group rises in a step only by one
-    and only for reasons on that list, and a step that names a bump raises it."""
-    g0, g1 = prev.group, nxt.group
-    if not (isinstance(g0, Group) and isinstance(g1, Group)) or g0.dead or g1.dead:
+    and only for reasons on that list, and a step that names a bump raises it (a failover
+    reloads the log: no bump, and it may lose an uncommitted one)."""
+    g0, g1 = view(scope, prev.group), view(scope, nxt.group)
+    if g0.dead or g1.dead or action.kind == "failover":   # a reload, not a bump (may lose an uncommitted one)
         return None
     reasons = [r for e in events if e.data for kind, *rest in e.data[3] if kind == "group_epoch_bumped"
                for r in rest[0]]
@@ -319,9 +359,9 @@ def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, ev
     into an active task or a standby task, or be unassigned from the member." Claim: a new
     target computed in a heartbeat that reports a warm-up task of the member's target
     within acceptable.recovery.lag no longer has that task as the member's warm-up."""
-    if action.kind != "handle" or not any(e[0] == "new_target" for e in events[0].data[3]):
+    if action.kind != "handle" or _classic_request(events) or not any(e[0] == "new_target" for e in events[0].data[3]):
         return None
-    request, g0, g1 = events[0].data[0], prev.group, nxt.group
+    request, g0, g1 = events[0].data[0], view(scope, prev.group), view(scope, nxt.group)
     if g0.dead or g1.dead:
         return None
     limit = config(scope).assignment.acceptable_recovery_lag
@@ -339,7 +379,7 @@ def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State
     the group is empty (``GroupMetadataManager#streamsGroupHeartbeat``, the group's
     shutdown requester). Claim: once a member has requested the shutdown, every successful
     response to a member of the group carries SHUTDOWN_APPLICATION."""
-    if action.kind != "handle":
+    if action.kind != "handle" or _classic_request(events):
         return None
     request, response = events[0].data[0], events[0].data[1]
     asked = prev.shutdown is not None or request.shutdown_application
@@ -357,14 +397,14 @@ def shutdown_request_kept(scope, prev: State, action: Action, nxt: State, events
     "A client requested the shutdown of the whole application." Claim: once the coordinator
     accepts a heartbeat asking for the shutdown (any epoch, a leave too), it keeps a requester,
     and so tells every member, while the group has members."""
-    if action.kind != "handle":
+    if action.kind != "handle" or _classic_request(events):
         return None
     request, response = events[0].data[0], events[0].data[1]
     if not request.shutdown_application or response.error_code or not _members(nxt.group):
         return None
     if nxt.shutdown is None:
         return (f"{request.member_id}'s shutdown request (epoch {request.member_epoch}) was dropped; "
-                f"{len(nxt.group.members)} member(s) go on running")
+                f"{len(_members(nxt.group))} member(s) go on running")
     return None
 
 
@@ -388,10 +428,12 @@ def converges_within_k(scope: StreamsGroupScope, state: State) -> str | None:
     if state.calm < K or not _membership_stable(state):
         return None
     for s, c in enumerate(state.clients):
-        if running(c) and not converged(state, s):
+        if running(c) and not converged(state, s, scope):
             return f"{K} rounds without disturbance, yet client {s} is not at the target (epoch {c.epoch})"
-    if any(running(c) for c in state.clients) and group_state(state.group) != STABLE:
-        return f"{K} rounds without disturbance, yet the group is {group_state(state.group)}"
+    g = state.group   # a classic group: Stable in the classic protocol's words
+    now = g.status if isinstance(g, ClassicGroup) else group_state(view(scope, g))
+    if any(running(c) for c in state.clients) and now not in (STABLE, CLASSIC_STABLE):
+        return f"{K} rounds without disturbance, yet the group is {now}"
     return None
 
 
@@ -403,12 +445,12 @@ def static_member_keeps_assignment(scope, prev: State, action: Action, nxt: Stat
     at epoch -2 with its assigned tasks and target, and the group epoch does not move;
     (rejoin) a member that replaces it holds its target (unless a new target was computed)
     and the group epoch moves only if the member's topology epoch changed."""
-    if action.kind != "handle" or nxt.group.dead:
+    if action.kind != "handle" or _classic_request(events):
         return None
     request, response = events[0].data[0], events[0].data[1]
-    if response.error_code or request.instance_id is None:
+    before, after = view(scope, prev.group), view(scope, nxt.group)
+    if response.error_code or request.instance_id is None or after.dead:
         return None
-    before, after = prev.group, nxt.group
     if request.member_epoch == LEAVE_STATIC_EPOCH:
         old, m = before.member(request.member_id), after.member(request.member_id)
         if m is None or m.epoch != LEAVE_STATIC_EPOCH or m.assigned != old.assigned:
@@ -433,10 +475,12 @@ def static_member_keeps_assignment(scope, prev: State, action: Action, nxt: Stat
 def topology_update_completes(scope: StreamsGroupScope, state: State) -> str | None:
     """Witness: a rolling topology update finished - the group's topology epoch is above 0,
     every client runs it, and the group is STABLE."""
-    g = state.group
+    g = _streams(state.group)
+    if g is None:
+        return None
     if g.dead or g.topology is None or g.topology.epoch == 0 or group_state(g) != STABLE:
         return None
-    if all(c.topology_epoch == g.topology.epoch and converged(state, s) for s, c in enumerate(state.clients)):
+    if all(c.topology_epoch == g.topology.epoch and converged(state, s, scope) for s, c in enumerate(state.clients)):
         return f"every client converged on topology epoch {g.topology.epoch}"
     return None
 
@@ -453,6 +497,24 @@ def static_rejoin_keeps_tasks(scope: StreamsGroupScope, state: State) -> str | N
     member id, the same instance id) got its tasks back with no group-epoch bump (KIP:
     "-2 to indicate that the static member will rejoin")."""
     return "a static member's tasks survived its restart without a bump" if state.marks & STATIC_KEPT else None
+
+
+def migration_completes(scope: StreamsGroupScope, state: State) -> str | None:
+    """Witness: a group that started classic finished its rolling upgrade. KIP-1071 (Online
+    Migration): "upgrading from a classic consumer group currently used in Kafka Streams to
+    the new streams group is possible by rolling the Streams clients"; "When the first
+    consumer of a Streams client using the new Streams rebalance protocol joins the group,
+    the group is converted from a classic group to a streams group." Reached when every
+    client speaks the streams protocol, no classic member is left (a plain streams group,
+    the migration state gone), the group is STABLE and every running client converged."""
+    g = state.group
+    if not scope.classic or not isinstance(g, Group) or g.dead or group_state(g) != STABLE:
+        return None
+    if any(c.classic for c in state.clients):
+        return None
+    if all(converged(state, s, scope) for s, c in enumerate(state.clients) if running(c)):
+        return "every client on the streams protocol, the group STABLE, no classic member left"
+    return None
 
 
 def not_ready_then_ready(scope: StreamsGroupScope, state: State) -> str | None:
@@ -483,4 +545,5 @@ PROPERTIES = (
     Property("warmup_promoted", "sometimes", warmup_promoted),
     Property("not_ready_then_ready", "sometimes", not_ready_then_ready),
     Property("static_rejoin_keeps_tasks", "sometimes", static_rejoin_keeps_tasks),
+    Property("migration_completes", "sometimes", migration_completes),
 )

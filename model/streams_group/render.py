@@ -7,6 +7,22 @@ from .scope import StreamsGroupScope
 from .state import STATUS_NAMES
 from .world import Action, State, member_id
 
+
+def _streams(scope, group):
+    from .step import view   # step imports this module's users; import late
+    return view(scope, group)
+
+
+def _classic(group) -> str:
+    """One line for a classic group (``model/consumer/state.py``'s), or for the classic
+    members of a migrating group; "" when the group has none."""
+    if hasattr(group, "generation"):
+        return f"classic group {group.status}, generation {group.generation}, members " + \
+            ", ".join(m.member_id for m in group.members)
+    if hasattr(group, "classic"):
+        return "classic members " + ", ".join(mid for mid, _ in group.classic)
+    return ""
+
 ROLES = ("active", "standby", "warmup")
 
 
@@ -24,7 +40,7 @@ def name(scope: StreamsGroupScope, slot: int) -> str:
 
 
 def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
-    g = state.group
+    g = _streams(scope, state.group)
     members = [{"member_id": m.member_id, "process_id": m.process_id, "topology_epoch": m.topology_epoch,
                 "state": m.state, "epoch": m.epoch,
                 **{r: _tasks(m.assigned[i]) for i, r in enumerate(ROLES)},
@@ -37,9 +53,15 @@ def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
              "epoch": c.epoch, "topology_epoch": c.topology_epoch,
              **{r: _tasks(c.owned[i]) for i, r in enumerate(ROLES)}, "caught_up": _tasks(c.caught),
              "shutdown": c.shutdown}
-        if c.request is not None:
+        if c.classic:
+            d["classic"] = True
+            if c.request is not None:
+                d["request"] = {"kind": c.request.kind}
+            if c.reply is not None:
+                d["reply"] = {"kind": c.reply.kind, "error": c.reply.error}
+        if c.request is not None and not c.classic:
             d["request"] = {"epoch": c.request.epoch, "shutdown_application": c.request.shutdown}
-        if c.reply is not None:
+        if c.reply is not None and not c.classic:
             d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
                           "statuses": {"#tup": [STATUS_NAMES[x] for x in c.reply.statuses]}}
         clients.append(d)
@@ -48,7 +70,8 @@ def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
                   "assignment_epoch": g.target_assignment_epoch,
                   "topology_epoch": -1 if g.topology is None else g.topology.epoch,
                   "validated_topology_epoch": g.validated_topology_epoch, "members": members,
-                  "shutdown_requested_by": state.shutdown or ""},
+                  "shutdown_requested_by": state.shutdown or "", **({"classic": _classic(state.group)}
+                                                                    if _classic(state.group) else {})},
         "topics": {"#map": [[t, p] for t, p in state.topics]},
         "clients": clients, "budget": state.budget, "calm": state.calm,
     }
@@ -58,6 +81,11 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
     k, s = action.kind, action.slot
     who = name(scope, s) if k not in ("topic_change", "create_topic") else ""
     c = state.clients[s]
+    if c.classic and k in ("send", "handle"):
+        what = classic_request_text(scope, c)
+        return f"{who} sends {what}" if k == "send" else f"the coordinator handles {who}'s {c.request.kind}"
+    if c.classic and k == "deliver":
+        return f"{who} reads the {c.reply.kind} ({c.reply.error})"
     if k == "send":
         epoch = -1 if c.status == "leaving" else c.epoch     # a joining client's epoch is 0 (KAFKA-19335: -1)
         return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[0])})"
@@ -78,7 +106,17 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
         return f"{who}'s poll timer expires: it sends its leave heartbeat (epoch -1) and rejoins as {member_id(s, c.incarnation)}"
     if k == "shutdown_leave":
         return f"{who} asks for the application's shutdown on its leave heartbeat (epoch -1) and stops"
+    if k == "failover":
+        return ("a new coordinator loads the log" +
+                (f" without {who}'s last heartbeat (not committed)" if action.arg else ""))
+    if k == "upgrade":
+        return f"{who} closes to restart on the streams protocol"
     return f"{who} {k.replace('_', ' ')}"
+
+
+def classic_request_text(scope, c) -> str:
+    return {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat") + \
+        f" (generation {c.epoch}, active {_text(c.owned[0])})"
 
 
 def describe_event(scope: StreamsGroupScope, event) -> str | None:
@@ -88,16 +126,19 @@ def describe_event(scope: StreamsGroupScope, event) -> str | None:
 
 
 def describe_state(scope: StreamsGroupScope, state: State) -> str:
-    g = state.group
+    g = _streams(scope, state.group)
     topo = "none" if g.topology is None else str(g.topology.epoch)
     lines = [f"group {group_state(g)}, group epoch {g.group_epoch}, assignment epoch {g.target_assignment_epoch}, "
              f"topology epoch {topo}, topics {dict(state.topics)}"]
+    if _classic(state.group):
+        lines.append("  " + _classic(state.group))
     for m in () if g.dead else g.members:
         t = g.target_of(m.member_id)
         lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, active {_text(m.assigned[0])}, "
                      f"pending {_text(m.pending_revocation[0])}, target active {_text(t[0])} standby {_text(t[1])}")
     for s, c in enumerate(state.clients):
-        lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, "
+        lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]{' classic' if c.classic else ''}: "
+                     f"{c.status}, epoch {c.epoch}, "
                      f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
                      f"topology epoch {c.topology_epoch}")
     return "\n".join(lines)

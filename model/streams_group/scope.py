@@ -20,7 +20,7 @@ from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
 OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout",
-              "shutdown_leave")
+              "shutdown_leave", "failover")
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class StreamsGroupScope:
     # variants (properties/streams_group_known_bugs.py); empty for the reference
     switches: tuple[str, ...] = ()
     static: bool = False                 # static membership: instance ids, close with epoch -2
+    # member slots (the first ``classic``) that start on the classic protocol, holding a
+    # classic group; each may ``upgrade`` to the streams protocol (classic_clients.py)
+    classic: int = 0
     known_profiles: ClassVar[dict] = {}     # for scopes.profile_label (filled below)
 
     @property
@@ -96,6 +99,11 @@ def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
     for i, name in enumerate(scope.switches):
         if name not in SWITCHES:
             raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: {', '.join(SWITCHES)}")
+    if not 0 <= scope.classic <= scope.members:
+        raise bad("classic", f"{scope.classic} is outside 0..{scope.members} (the member slots)")
+    if scope.classic and set(scope.operations) - {"failover"}:
+        raise bad("classic", f"{scope.classic} classic members with operations {list(scope.operations)}: "
+                  "classic members run with the failover operation only")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
     return scope

@@ -7,25 +7,31 @@ internal topics it asks for), ``topics_created`` (that request completes), ``del
 update goes on: a client behind the newest topology epoch closes to restart with it),
 ``expire`` (the session of a member whose client is gone times out), ``create_topic``
 (a deleted source topic is created again), ``catch_up`` (a client's standby and
-warm-up tasks finish restoring). Faults (spend the budget): ``lose_response``,
-``session_timeout`` (of a live client), ``crash``. Budgeted operations:
-``topology_update`` (a client closes to restart with topology epoch + 1, starting a
-rolling update), ``topic_change`` (arg 0: the first source topic is deleted; arg 1: it
-gains a partition, stateless topologies only), ``shutdown_request``, ``roll`` (a client
-closes to restart with the same topology: with ``static`` its next incarnation takes its
-tasks over), ``redeploy`` (a client closes to restart with another topology under the same
-topology epoch: a redeploy without an epoch bump, KAFKA-21370), ``poll_timeout`` (a member
-leaves and rejoins with the same member id while its leave heartbeat is in flight,
-KAFKA-19335), ``shutdown_leave`` (a client requests the application's shutdown on its
-leave heartbeat and stops, KAFKA-19190). The last three are off unless a scope lists them.
+warm-up tasks finish restoring), ``upgrade`` (a classic client closes to restart on
+the streams protocol; classic clients: ``classic_clients.py``). Faults (spend the
+budget; streams clients only): ``lose_response``, ``session_timeout`` (of a live client),
+``crash``. Budgeted operations: ``topology_update`` (a client closes to restart with
+topology epoch + 1, starting a rolling update), ``topic_change`` (arg 0: the first source
+topic is deleted; arg 1: it gains a partition, stateless topologies only),
+``shutdown_request``, ``failover`` (a new coordinator loads the log: ``failover.py``),
+``roll`` (a client closes to restart with the same topology: with ``static`` its next
+incarnation takes its tasks over), ``redeploy`` (a client closes to restart with another
+topology under the same topology epoch: a redeploy without an epoch bump, KAFKA-21370),
+``poll_timeout`` (a member leaves and rejoins with the same member id while its leave
+heartbeat is in flight, KAFKA-19335), ``shutdown_leave`` (a client requests the
+application's shutdown on its leave heartbeat and stops, KAFKA-19190).
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ..consumer.state import Group as ClassicGroup
+from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
-from .group import NO_TASKS, UNREVOKED, mask_of, new_group, task_ids_of, task_index
+from .failover import classic_commits, failover_step
+from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, poll_timeout, request, running, shutdown_on_leave
 from .scope import StreamsGroupScope
 from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
@@ -33,7 +39,7 @@ from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbea
 from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
-from .world import (BECAME_READY, STATIC_KEPT, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, Action, Client, Event, Reply, State,
+from .world import (BECAME_READY, STATIC_KEPT, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, WAITING, Action, Client, Event, Reply, State,
                     member_id, slot_of)
 
 GROUP_ID = "app"
@@ -41,10 +47,10 @@ K = 5            # heartbeat rounds converges_within_k allows: notice, target, r
 ERROR_NAMES = {code: name for name, code in ERRORS.items()}
 FAULT_KINDS = ("lose_response", "session_timeout", "crash")
 OPERATION_KINDS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout",
-                   "shutdown_leave")
+                   "shutdown_leave", "failover")
 BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
 PROGRESS = ("send", "handle", "deliver", "restart", "bounce", "expire", "rebalance_timeout", "create_topic",
-            "topics_created", "catch_up")
+            "topics_created", "catch_up", "upgrade")
 ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS
 
 
@@ -81,11 +87,26 @@ def process(scope: StreamsGroupScope, slot: int) -> int:
     return slot // scope.members_per_process
 
 
+def view(scope: StreamsGroupScope, group) -> Group:
+    """The streams group the coordinator holds (a migrating group's; none, dead, for a
+    classic group): what the streams properties and the monitor read."""
+    if isinstance(group, ClassicGroup):
+        return replace(new_group(GROUP_ID, index(scope)), dead=True)
+    return streams_of(group)
+
+
 def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
     group = replace(new_group(GROUP_ID, index(scope)), dead=True)
-    topics = tuple(sorted((source(i), p) for i, p in enumerate(scope.partitions)))
-    clients = tuple(Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members))
-    return (State(group, None, topics, clients, scope.budget, 0, 0),)
+    topics = dict((source(i), p) for i, p in enumerate(scope.partitions))
+    clients = [Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members)]
+    if scope.classic:
+        # classic Streams created its internal topics itself (InternalTopicManager)
+        topics.update(configure(topology(scope, 0), topics, scope.profile).internal_partitions)
+        group, clients[:scope.classic] = classic.init(scope, GROUP_ID, topology(scope, 0), index(scope), topics,
+                                                      config(scope))
+    record = group if scope.classic and "failover" in scope.operations else None
+    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0,
+                  classic_record=record),)
 
 
 # ---- actions ----
@@ -102,7 +123,7 @@ def _idle(c: Client) -> bool:
 def actions(scope: StreamsGroupScope, state: State) -> tuple[Action, ...]:
     out = []
     for s, c in enumerate(state.clients):
-        if running(c) and _idle(c):
+        if running(c) and _idle(c) and c.status != WAITING:
             out.append(Action("send", s))
         if c.request is not None:
             out.append(Action("handle", s))
@@ -122,14 +143,18 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("restart", s))
         if c.status in (MEMBER, JOINING) and _idle(c) and c.topology_epoch < newest:
             out.append(Action("bounce", s))
-        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught:
+        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught and not c.classic:
             out.append(Action("catch_up", s))
-    for m in () if state.group.dead else state.group.members:
-        s, inc = slot_of(m.member_id)
+        if c.classic and c.status == MEMBER and _idle(c):
+            out.append(Action("upgrade", s))
+    g = view(scope, state.group)
+    for mid in _member_ids(state.group):
+        s, inc = slot_of(mid)
         c = state.clients[s]
+        m = None if g.dead else g.member(mid)
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
-        elif m.state == UNREVOKED and state.wedged >> s & 1:
+        elif m is not None and m.state == UNREVOKED and state.wedged >> s & 1:
             # the rebalance timer of a member that cannot learn of its revocation (its
             # response was lost and the coordinator sends tasks only when they change);
             # a member that got its response revokes at once, so its timer never fires
@@ -141,15 +166,28 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
     return out
 
 
+def _member_ids(group) -> tuple[str, ...]:
+    if isinstance(group, ClassicGroup):
+        return classic.classic_member_ids(group)
+    g = streams_of(group)
+    return () if g.dead else tuple(m.member_id for m in g.members)
+
+
 def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     out = []
     g = state.group
+    if "failover" in scope.operations:
+        out.append(Action("failover", 0))
+        if state.uncommitted:   # the last heartbeat's write was not committed yet
+            out.append(Action("failover", state.uncommitted[2], 1))
     uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
     for s, c in enumerate(state.clients):
+        if c.classic:   # faults strike streams clients only
+            continue
         if c.reply is not None and "lose_response" in scope.faults:
             out.append(Action("lose_response", s))
-        if (running(c) and "session_timeout" in scope.faults and not g.dead
-                and g.member(member_id(s, c.incarnation)) is not None):
+        if (running(c) and "session_timeout" in scope.faults
+                and classic.holds(g, member_id(s, c.incarnation))):
             out.append(Action("session_timeout", s))
         if running(c) and "crash" in scope.faults:
             out.append(Action("crash", s))
@@ -178,25 +216,46 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
 # ---- step ----
 
 def step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    nxt, events = _step(scope, state, action)
+    if state.classic_record is not None or isinstance(nxt.group, ClassicGroup) and "failover" in scope.operations:
+        nxt = nxt._replace(classic_record=classic.written(state.classic_record, state.group, nxt.group))
+    return nxt, events
+
+
+def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     k, s = action.kind, action.slot
+    if state.uncommitted and (k == "handle" and state.clients[s].classic
+                              or k in ("expire", "session_timeout", "rebalance_timeout")):
+        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
     if k == "handle":
         return _handle(scope, state, s)
     if k in ("expire", "session_timeout", "rebalance_timeout"):
         return _expire(state, action)
+    if k == "failover":
+        return _failover(scope, state, action.arg)
     clients = list(state.clients)
     c = clients[s]
+    if k == "send" and c.classic:
+        r = classic.request(scope, s, c, index(scope))
+        clients[s] = c._replace(request=r)
+        fresh = state.fresh | (1 << s if classic.in_round(r) else 0)
+        return state._replace(clients=tuple(clients), fresh=fresh), (Event("send", s, r.kind),)
     if k == "send":
         rules = switched(scope.profile, scope.switches)
         r = request(c, rules, scope.static)
         clients[s] = after_send(c, r, rules)
         return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
-        clients[s] = on_response(c, c.reply, switched(scope.profile, scope.switches))
+        clients[s] = (classic.on_response(c, c.reply, index(scope)) if c.classic
+                      else on_response(c, c.reply, switched(scope.profile, scope.switches)))
         nxt = state._replace(clients=tuple(clients))
-        if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status != MEMBER):
+        if state.uncommitted and state.uncommitted[2] == s:
+            nxt = nxt._replace(uncommitted=())   # its response was sent: the write was committed
+        if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
-        calm, beaten, fresh = _monitor(nxt, s, clients)
-        nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
+        if not c.classic or classic.in_round(c.reply):
+            calm, beaten, fresh = _monitor(nxt, s, clients)
+            nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
         return nxt, (Event("deliver", s, clients[s].status),)
     nxt = _disturb(scope, state, clients, action)
     return nxt, (Event(k, s, ""),)
@@ -230,6 +289,8 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
                               wedged=state.wedged | 1 << s)
     elif k == "shutdown_request":
         clients[s] = c._replace(shutdown=True)
+    elif k == "upgrade":
+        clients[s] = classic.upgrade(c)
     elif k == "catch_up":
         clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
     elif k == "create_topic":
@@ -286,16 +347,28 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
     return state.calm, beaten, state.fresh
 
 
+def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
+    leader = lambda g: classic.assign(g, scope.profile, index(scope), topology(scope, 0), dict(state.topics),
+                                      config(scope))
+    return classic.handle_step(state, s, Cluster(state.topics), switched(scope.profile, scope.switches),
+                               config(scope), leader)
+
+
 def _handle(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
+    if c.classic:
+        return _handle_classic(scope, state, s)
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
-    out = heartbeat(state.group, hb, Cluster(state.topics), switched(scope.profile, scope.switches), config(scope),
-                    state.shutdown)
+    cp = switched(scope.profile, scope.switches)
+    if isinstance(state.group, Group):
+        out = heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
+    else:   # a classic group or one with classic members (migration.py)
+        out = streams_heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), index(scope))
     sent, creating = _create_topics(scope, state, out)
     resp = out.response
     tasks = None
     if resp.active_tasks is not None:
-        idx = out.group.task_index
+        idx = index(scope)
         tasks = (mask_of(idx, resp.active_tasks), mask_of(idx, resp.standby_tasks), mask_of(idx, resp.warmup_tasks))
     reply = Reply(ERROR_NAMES[resp.error_code] if resp.error_code else "", resp.member_epoch, tasks,
                   tuple(x.status_code for x in resp.status or ()))
@@ -304,14 +377,23 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     waiting = running(c) and (c.request.epoch >= 0 or c.status == JOINING)
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
-    ready = group_state(state.group) == NOT_READY and group_state(out.group) not in (NOT_READY, EMPTY, DEAD)
-    marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(state.group, out.group) else 0)
+    if isinstance(state.group, ClassicGroup) and not isinstance(out.group, ClassicGroup):
+        clients = classic.answer(clients, classic.conversion_replies(state.group))
+    before, after = view(scope, state.group), view(scope, out.group)
+    ready = group_state(before) == NOT_READY and group_state(after) not in (NOT_READY, EMPTY, DEAD)
+    marks = state.marks | (BECAME_READY if ready else 0) | (WARMUP_PROMOTED if _promoted(before, after) else 0)
     marks |= STATIC_KEPT if _static_kept(state.group, out) else 0
     nxt = state._replace(marks=marks, group=out.group, shutdown=out.shutdown_member_id, creating=creating,
                          clients=tuple(clients))
-    if c.request.epoch < 0 and c.request.shutdown:
-        # a leave heartbeat asking for the shutdown (``shutdown_leave``): the membership
-        # changes and the shutdown starts, a disturbance like an expiry
+    if "failover" in scope.operations:
+        # (not after a conversion of a classic group: a classic group's reload is not modelled)
+        lost = waiting and out.records and not isinstance(state.group, ClassicGroup)
+        nxt = nxt._replace(uncommitted=(state.group, sent, s, c.request) if lost else ())
+    if (c.request.epoch < 0 and c.request.shutdown) or (
+            c.status == STOPPED and c.request.epoch < 0 and "failover" in scope.operations):
+        # a leave heartbeat asking for the shutdown (``shutdown_leave``), or a stopped
+        # client's leave, late, with the SHUTDOWN_APPLICATION requester lost in a failover
+        # the others run on: the membership changes, a disturbance like an expiry
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
     return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events, sent)),)
@@ -329,7 +411,7 @@ def _create_topics(scope: StreamsGroupScope, state: State, out) -> tuple[tuple[s
     busy = dict(state.creating)
     once = switched(scope.profile, scope.switches).streams.one_creation_in_flight
     sent = tuple(n for n in wanted if not (once and n in busy))
-    made = configure(out.group.topology, dict(state.topics), scope.profile).internal_partitions
+    made = configure(view(scope, out.group).topology, dict(state.topics), scope.profile).internal_partitions
     busy.update({name: made[name] for name in sent})
     return sent, tuple(sorted(busy.items()))
 
@@ -362,11 +444,30 @@ def _expire(state: State, action: Action):
     mid = member_id(s, inc)
     if action.kind == "rebalance_timeout":
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, state.shutdown)
+    elif isinstance(state.group, ClassicGroup):
+        group, responses = classic.expire(state.group, mid)
+        clients = classic.answer(list(state.clients), responses)
+        nxt = state._replace(group=group, clients=tuple(clients), calm=0, beaten=0, fresh=0)
+        return nxt, (Event(action.kind, s, mid),)
+    elif isinstance(state.group, MigratingGroup):
+        out = streams_session_timeout(state.group, mid)
     else:
         out = session_timeout(state.group, mid, state.shutdown)
     nxt = state._replace(group=out.group, shutdown=out.shutdown_member_id, calm=0, beaten=0, fresh=0,
                          budget=state.budget - (action.kind in BUDGETED))
     return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
+
+
+def _failover(scope: StreamsGroupScope, state: State, lost: int):
+    """A new coordinator loads the log (``failover.py``); ``lost`` 1: without the last
+    heartbeat's uncommitted write."""
+    if isinstance(state.group, ClassicGroup):
+        nxt = classic.reload(state)._replace(budget=state.budget - 1, calm=0, beaten=0, fresh=0)
+        return nxt, (Event("failover", 0, "classic group loaded from its last record", ()),)
+    prefix = classic_commits(GROUP_ID, source(0)) if scope.classic else ()
+    cp = switched(scope.profile, scope.switches)
+    nxt, note = failover_step(state, prefix, GROUP_ID, index(scope), cp.replay_rejects_simple_classic_group, lost)
+    return nxt, (Event("failover", 0, note, ()),)
 
 
 # ---- symmetry, bounds, settling ----
@@ -380,7 +481,10 @@ def canonical(scope: StreamsGroupScope, state: State):
     """Symmetry reduction: the members of one process are interchangeable, and so are
     processes. The key keeps the group's own fields and, per process, the sorted
     signatures of its slots (client, its coordinator members with their targets, whether
-    it requested the shutdown, whether it beat this round); ids are dropped."""
+    it requested the shutdown, whether it beat this round); ids are dropped. With classic
+    members no reduction (classic slots differ from the others)."""
+    if scope.classic:
+        return state
     g = state.group
     per_slot: dict[int, list] = {}
     for m in () if g.dead else g.members:
@@ -394,20 +498,29 @@ def canonical(scope: StreamsGroupScope, state: State):
     procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
     head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
             g.partition_metadata, g.assignment_configs, g.dead)
-    return head, tuple(procs), state.topics, state.creating, state.budget, state.calm, state.marks, bool(state.wedged)
+    return (head, tuple(procs), state.topics, state.creating, state.budget, state.calm, state.marks,
+            bool(state.wedged), state.uncommitted)
 
 
 def within_bounds(scope: StreamsGroupScope, state: State) -> bool:
-    return state.group.group_epoch < scope.max_epoch
+    """Below ``max_epoch`` (a classic group: its generation)."""
+    g = state.group
+    if isinstance(g, ClassicGroup):
+        return g.generation < scope.max_epoch
+    return streams_of(g).group_epoch < scope.max_epoch
 
 
-def converged(state: State, slot: int) -> bool:
+def converged(state: State, slot: int, scope: StreamsGroupScope | None = None) -> bool:
     """A MEMBER client at the group's target epoch, running exactly its target (judged
     after it reads the response it has in flight, if any)."""
     c = state.clients[slot]
+    if c.classic:
+        return classic.converged(state.group, slot, c, index(scope) if scope else ())
     if c.reply is not None:
         c = on_response(c, c.reply)
-    g = state.group
+    if isinstance(state.group, ClassicGroup):
+        return False
+    g = streams_of(state.group)
     m = None if g.dead else g.member(member_id(slot, c.incarnation))
     return (c.status == MEMBER and m is not None and c.epoch == g.target_assignment_epoch
             and m.is_reconciled_to(g.target_assignment_epoch) and c.owned == g.target_of(m.member_id))
@@ -424,7 +537,7 @@ def settled(scope: StreamsGroupScope, state: State) -> bool:
     live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
     if not live:
         return True
-    return group_state(state.group) == STABLE and all(converged(state, s) for s in live)
+    return group_state(view(scope, state.group)) == STABLE and all(converged(state, s, scope) for s in live)
 
 
 def is_terminal_ok(scope: StreamsGroupScope, state: State) -> bool:

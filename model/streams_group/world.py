@@ -1,7 +1,8 @@
 """KIP-1071 streams groups: the state of one exploration (``state.py`` holds the RPC's
 messages; this is the model's state around them).
 
-The coordinator's ``Group`` (``group.py``), the SHUTDOWN_APPLICATION requester, the
+The coordinator's group (a streams ``Group``, ``group.py``; with classic members a
+``migration.MigratingGroup`` or a classic ``model.consumer.state.Group``), the SHUTDOWN_APPLICATION requester, the
 cluster's topics, and one ``Client`` per member slot: process ``slot //
 members_per_process``, member id ``m<slot>.<incarnation>`` (a restart is a new
 incarnation: Kafka's member id lives as long as the process). Each client has at most
@@ -22,6 +23,9 @@ MEMBER = "member"      # in the group (as far as it knows); heartbeats with its 
 LEAVING = "leaving"    # closed; its next heartbeat has epoch -1
 STOPPED = "stopped"    # shut down for good (SHUTDOWN_APPLICATION)
 FAILED = "failed"      # a fatal error response
+REJOINING = "rejoining"  # classic client (classic_clients.py): its next request is a JoinGroup
+SYNCING = "syncing"      # classic client: its next request is a SyncGroup
+WAITING = "waiting"      # classic client: its JoinGroup / SyncGroup waits at the coordinator (purgatory)
 
 
 class Request(NamedTuple):
@@ -62,6 +66,7 @@ class Client(NamedTuple):
     redeployed: bool = False
     # the owned tasks it last sent (kept only under the ``kafka-20870`` switch; None otherwise)
     sent: Optional[Tasks] = None
+    classic: bool = False     # it speaks the classic protocol (JoinGroup / SyncGroup / Heartbeat)
 
 
 class State(NamedTuple):
@@ -76,6 +81,12 @@ class State(NamedTuple):
     wedged: int = 0                    # slots whose lost response may have carried tasks they never saw
     marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY | STATIC_KEPT)
     creating: tuple[tuple[str, int], ...] = ()   # internal topics (name, partitions) whose CreateTopics is in flight
+    # scopes with failover: the last streams heartbeat's write while its response is not yet
+    # read, which a failover may lose uncommitted: (group, topics it created, slot, request)
+    uncommitted: tuple = ()
+    # scopes with classic members and failover: the classic group's last GroupMetadata record
+    # value (Kafka writes it when the group reaches Stable or Empty, and on a conversion back)
+    classic_record: object = None
 
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
