@@ -13,7 +13,7 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.protocols import expected_jobs, get
-from model.core import Step, check_state, check_step
+from model.core import Step, check_step, first_violation, replay
 from model.scopes import ScopeError
 from model.streams_group import MODEL
 from model.streams_group.scope import StreamsGroupScope, validate
@@ -73,15 +73,8 @@ def _walk(scope, path):
 
 def _first_broken(scope, path):
     """The first property a step along ``path`` breaks (None: none)."""
-    state = MODEL.init_states(scope)[path[0]]
-    for index in path[1:]:
-        action = MODEL.actions(scope, state)[index]
-        nxt, events = MODEL.step(scope, state, action)
-        found = check_state(MODEL, scope, nxt) + check_step(MODEL, scope, Step(state, action, index, nxt, events))
-        if found:
-            return found[0][0]
-        state = nxt
-    return None
+    found = first_violation(MODEL, scope, *replay(MODEL, scope, path))
+    return found and found[0]
 
 
 def _shortest(key):

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import settings
 
 from groupcheck.reference_scopes import streams_group
-from model.core import Step, check_state, check_step
+from model.core import first_violation, replay
 from model.streams_group import MODEL, member
 from model.streams_group.scope import StreamsGroupScope as S
 from properties.stateful import hunt, machine
@@ -69,15 +69,8 @@ def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):
 
 def _replay(scope, path):
     """The first property a step along ``path`` breaks (None: none)."""
-    state = MODEL.init_states(scope)[path[0]]
-    for index in path[1:]:
-        action = MODEL.actions(scope, state)[index]
-        nxt, events = MODEL.step(scope, state, action)
-        found = check_state(MODEL, scope, nxt) + check_step(MODEL, scope, Step(state, action, index, nxt, events))
-        if found:
-            return found[0][0]
-        state = nxt
-    return None
+    found = first_violation(MODEL, scope, *replay(MODEL, scope, path))
+    return found and found[0]
 
 
 def test_a_coordinator_ignoring_the_blocking_rule_is_found(monkeypatch):

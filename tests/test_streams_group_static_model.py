@@ -12,7 +12,7 @@ from model.scopes import ScopeError
 from model.streams_group import MODEL, coordinator, member
 from model.streams_group.scope import StreamsGroupScope as S, from_dict, with_profile
 from model.streams_group.step import init_states, step
-from model.streams_group.world import FAILED, MEMBER, Action
+from model.streams_group.world import FAILED, MEMBER
 
 STATIC = S(processes=2, static=True, operations=("roll",), faults=("crash",), budget=1)   # the reference scope
 ROLL = S(processes=2, static=True, operations=("roll",), budget=1)
