@@ -11,15 +11,17 @@ stops early and says why in ``Report.cut``; what it explored so far stays report
 """
 from __future__ import annotations
 
+import gc
 import random
 import time
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
 import psutil
 
-from model.core import Model, Step, check_state, check_step
+from model.core import Model
 
 from . import liveness
 
@@ -78,6 +80,8 @@ class Report:
     checked: list[str] = field(default_factory=list)
     witnessed: dict[str, bool] = field(default_factory=dict)
     walks: int = 0
+    exact: bool = False      # BFS kept whole states, not fingerprints
+    collision: float | None = None   # BFS with fingerprints: the chance a collision hid a state
 
     @property
     def held(self) -> list[str]:
@@ -85,11 +89,33 @@ class Report:
         return [p for p in self.checked if p != broken]
 
 
-def _violations(model: Model, scope, step: Step | None, state) -> list[tuple[str, str]]:
-    found = check_state(model, scope, state)
-    if step is not None:
-        found += check_step(model, scope, step)
-    return found
+class Claims:
+    """A model's claims, sorted once per search: ``state`` and ``step`` hold (name, check)
+    of the always/within claims on states and on transitions, ``sometimes`` the witnesses,
+    ``checked`` every claim a search checks (the checker's ``no_deadlock`` included)."""
+
+    def __init__(self, model: Model):
+        claims = [p for p in model.properties if p.kind != "sometimes"]
+        self.state = [(p.name, p.check) for p in claims if p.on == "state"]
+        self.step = [(p.name, p.check) for p in claims if p.on == "step"]
+        self.sometimes = [(p.name, p.check) for p in model.properties if p.kind == "sometimes"]
+        self.checked = [p.name for p in claims] + ["no_deadlock"]
+
+    def broken(self, scope, prev, action, nxt, events, new: bool = True) -> tuple[str, str] | None:
+        """The first claim broken by the transition ``prev --action--> nxt``: state claims
+        at ``nxt`` (when ``new``), then transition claims, as ``model.core`` orders them.
+        ``prev`` None: ``nxt`` is an initial state, with no transition to judge."""
+        if new:
+            for name, check in self.state:
+                msg = check(scope, nxt)
+                if msg is not None:
+                    return name, msg
+        if prev is not None:
+            for name, check in self.step:
+                msg = check(scope, prev, action, nxt, events)
+                if msg is not None:
+                    return name, msg
+        return None
 
 
 CHECKER_CLAIMS = {"no_deadlock": "deadlock", "can_settle": "liveness"}
@@ -107,165 +133,208 @@ def _kind(model: Model, name: str) -> str:
     return CHECKER_CLAIMS.get(name) or model.property(name).kind
 
 
+def collision_probability(states: int) -> float:
+    """The chance that two of ``states`` distinct states share a 64-bit fingerprint, so that
+    BFS took one for the other and never explored it (the birthday bound, as TLC reports it:
+    about n^2 / 2^65, for fingerprints that behave like random numbers)."""
+    return min(1.0, states * (states - 1) / 2 ** 65)
+
+
 class _Search:
-    """The state of one BFS: states seen (canonical key -> parent key, action index),
-    the queue of (state, key, depth) to expand, and the report being filled in."""
+    """The state of one BFS. Each distinct state gets a number, in the order BFS finds
+    it (and so expands it): ``ids`` maps its key (a 64-bit fingerprint of the canonical
+    state, or with ``exact`` the canonical state itself) to that number; ``parent`` and
+    ``via`` give, by number, the state it was first reached from and the action index
+    taken (for an initial state: -1 and its index among the initial states), from which
+    ``path_to`` rebuilds a shortest path. The queue holds the states still to expand
+    (the concrete states, so every path replays exactly); the state popped next is always
+    number ``expanded``."""
 
-    def __init__(self, model: Model, scope, symmetry: bool, on_state: Callable[[object], None] | None):
+    def __init__(self, model: Model, scope, symmetry: bool, exact: bool,
+                 on_state: Callable[[object], None] | None):
         self.model, self.scope, self.on_state = model, scope, on_state
-        self.key = (lambda s: model.canonical(scope, s)) if symmetry else (lambda s: s)
-        checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
-        # can_settle (groupcheck.liveness) needs the graph of protocol steps
-        self.graph = liveness.Graph() if model.settled is not None else None
+        canonical = model.canonical
+        if exact:
+            self.key = (lambda s: canonical(scope, s)) if symmetry else (lambda s: s)
+        else:
+            self.key = (lambda s: hash(canonical(scope, s))) if symmetry else hash
+        self.claims = Claims(model)
         self.faults = frozenset(model.fault_kinds)
-        self.sometimes = [p for p in model.properties if p.kind == "sometimes"]
-        self.report = Report(model.name, "bfs", checked=checked,
-                             witnessed={p.name: False for p in self.sometimes})
-        self.parents: dict = {}
+        # can_settle (groupcheck.liveness) needs the graph of protocol steps
+        self.graph = liveness.Edges() if model.settled is not None else None
+        self.report = Report(model.name, "bfs", checked=list(self.claims.checked), exact=exact,
+                             witnessed={name: False for name, _ in self.claims.sometimes})
+        self.ids: dict = {}
+        self.parent = array("i")
+        self.via = array("i")
         self.queue: deque = deque()
+        self.expanded = 0          # states popped so far: the number of the next one
+        self.level_end = 0         # the first number of the next depth
+        self.depth = -1
 
-    def keep(self, state, k, parent, index: int, depth: int) -> None:
-        self.parents[k] = (parent, index)
-        self.queue.append((state, k, depth))
+    def keep(self, state, k, parent: int, index: int) -> None:
+        self.ids[k] = len(self.parent)
+        self.parent.append(parent)
+        self.via.append(index)
+        self.queue.append(state)
         if self.on_state is not None:
             self.on_state(state)
 
-    def path_to(self, k) -> list[int]:
+    def path_to(self, i: int) -> list[int]:
         out = []
-        while True:
-            parent, index = self.parents[k]
-            out.append(index)
-            if parent is None:
-                return out[::-1]
-            k = parent
+        while i >= 0:
+            out.append(self.via[i])
+            i = self.parent[i]
+        return out[::-1]
 
-    def violate(self, found: list[tuple[str, str]], path: list[int]) -> None:
-        name, message = found[0]
+    def violate(self, found: tuple[str, str], path: list[int]) -> None:
+        name, message = found
         self.report.violation = Violation(name, message, path, _kind(self.model, name))
 
     def start(self) -> None:
         for i, init in enumerate(self.model.init_states(self.scope)):
             k = self.key(init)
-            if k in self.parents:
+            if k in self.ids:
                 continue
-            self.keep(init, k, None, i, 0)
-            found = _violations(self.model, self.scope, None, init)
+            self.keep(init, k, -1, i)
+            found = self.claims.broken(self.scope, None, None, init, ())
             if found:
                 self.violate(found, [i])
                 return
 
     def settle_check(self) -> None:
-        """can_settle, once the whole graph is known: the shallowest state from which no
-        settled state is reachable by protocol steps alone is the counterexample."""
+        """can_settle, once the whole graph is known: the first state in the graph's
+        order from which no settled state is reachable by protocol steps alone is the
+        counterexample."""
         if self.graph is None:
             return
         self.report.checked.append("can_settle")       # judged only on a complete search
         stuck = liveness.stuck(self.graph)
         if stuck:
-            keys = list(self.graph.ids)
-            self.violate([("can_settle", f"from this state no run without further faults or operations "
-                                         f"settles the group ({len(stuck):,} such states)")],
-                         self.path_to(keys[stuck[0]]))
+            self.violate(("can_settle", f"from this state no run without further faults or operations "
+                                        f"settles the group ({len(stuck):,} such states)"),
+                         self.path_to(self.graph.first_of(stuck)))
 
     def expand(self, stop_at_first: bool) -> None:
         """Expand the next queued state: witnesses, deadlock, every successor."""
-        model, scope, report, key, parents = self.model, self.scope, self.report, self.key, self.parents
-        state, k, depth = self.queue.popleft()
-        report.depth = max(report.depth, depth)
-        for prop in self.sometimes:
-            if not report.witnessed[prop.name] and prop.check(scope, state) is not None:
-                report.witnessed[prop.name] = True
+        model, scope, report, key, ids, claims = self.model, self.scope, self.report, self.key, self.ids, self.claims
+        state = self.queue.popleft()
+        here = self.expanded
+        self.expanded += 1
+        if here == self.level_end:      # the first state of the next depth
+            self.depth += 1
+            self.level_end = len(self.parent)
+            report.depth = self.depth
+        for name, check in claims.sometimes:
+            if not report.witnessed[name] and check(scope, state) is not None:
+                report.witnessed[name] = True
         graph = self.graph
-        here = graph.id(k) if graph is not None else -1
         if not model.within_bounds(scope, state):
             if graph is not None:
-                graph.good[here] = True       # not expanded: what follows is unknown
+                graph.expand(True)       # not expanded: what follows is unknown
             return
         if graph is not None:
-            graph.good[here] = model.settled(scope, state)
+            graph.expand(model.settled(scope, state))
         enabled = model.actions(scope, state)
         if not enabled and not model.is_terminal_ok(scope, state):
-            self.violate([("no_deadlock", "no action is enabled")], self.path_to(k))
+            self.violate(("no_deadlock", "no action is enabled"), self.path_to(here))
             return
+        faults, step = self.faults, model.step
         for index, action in enumerate(enabled):
-            nxt, events = model.step(scope, state, action)
+            nxt, events = step(scope, state, action)
             report.transitions += 1
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
             nk = key(nxt)
-            if graph is not None and action.kind not in self.faults:
-                graph.succ[here].append(graph.id(nk))
-            found = check_state(model, scope, nxt) if nk not in parents else []
-            found += check_step(model, scope, Step(state, action, index, nxt, events))
+            there = ids.get(nk)
+            new = there is None
+            if graph is not None and action.kind not in faults:
+                graph.edges.append(len(self.parent) if new else there)
+            found = claims.broken(scope, state, action, nxt, events, new)
             if found:
-                self.violate(found, self.path_to(k) + [index])
+                self.violate(found, self.path_to(here) + [index])
                 if stop_at_first:
                     return
-            if nk not in parents:
-                self.keep(nxt, nk, k, index, depth + 1)
+            if new:
+                self.keep(nxt, nk, here, index)
 
 
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
         progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
-        on_state: Callable[[object], None] | None = None, budget: Budget | None = None) -> Report:
+        on_state: Callable[[object], None] | None = None, budget: Budget | None = None,
+        exact: bool = False) -> Report:
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
     states are kept or ``budget`` is spent (looked at every ``TICK`` expanded states,
     when ``progress(states, depth)`` is called too). ``on_state(state)``, if given, is called
     once per distinct (canonical) state the search keeps, with the first concrete state
-    found for it, initial states included.
+    found for it, initial states included. States seen are told apart by 64-bit
+    fingerprints (``report.collision`` gives the chance that two shared one), or with
+    ``exact`` by the whole canonical state.
     """
     started = time.perf_counter()
     budget = budget or Budget()
-    search = _Search(model, scope, symmetry, on_state)
+    search = _Search(model, scope, symmetry, exact, on_state)
     report = search.report
-    search.start()
-    expanded = 0
-    while search.queue and report.violation is None and report.cut is None:
-        search.expand(stop_at_first)
-        expanded += 1
-        if report.violation is not None:
-            break
-        if max_states is not None and len(search.parents) >= max_states:
-            report.cut = "max-states"
-        elif expanded % TICK == 0:
-            report.cut = budget.spent()
-            if progress is not None:
-                progress(len(search.parents), report.depth)
-    if report.violation is None and report.cut is None and not search.queue:
-        search.settle_check()
+    collecting = gc.isenabled()
+    gc.disable()        # the search makes no garbage cycles; the collector only slows it down
+    try:
+        search.start()
+        while search.queue and report.violation is None and report.cut is None:
+            search.expand(stop_at_first)
+            if report.violation is not None:
+                break
+            if max_states is not None and len(search.parent) >= max_states:
+                report.cut = "max-states"
+            elif search.expanded % TICK == 0:
+                report.cut = budget.spent()
+                if progress is not None:
+                    progress(len(search.parent), report.depth)
+        if report.violation is None and report.cut is None and not search.queue:
+            search.settle_check()
+    finally:
+        if collecting:
+            gc.enable()
     if report.violation is not None:
         report.depth = len(report.violation.path) - 1
-    report.states = len(search.parents)
+    report.states = len(search.parent)
+    report.collision = None if exact else collision_probability(report.states)
     report.complete = report.cut is None and report.violation is None
     report.seconds = time.perf_counter() - started
     return report
 
 
-def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | None = None):
-    """One random walk; returns (path, violation or None, steps taken)."""
+def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | None = None,
+         claims: Claims | None = None):
+    """One random walk; returns (path, violation or None, steps taken). ``claims``:
+    ``Claims(model)``, made once for many walks."""
+    claims = claims or Claims(model)
+    within, actions, step, terminal_ok = model.within_bounds, model.actions, model.step, model.is_terminal_ok
     rng = random.Random(seed)
     inits = model.init_states(scope)
     i = rng.randrange(len(inits))
     state = inits[i]
     path = [i]
     for _ in range(length):
-        if not model.within_bounds(scope, state):
+        if not within(scope, state):
             break
-        enabled = model.actions(scope, state)
-        choices = [j for j, a in enumerate(enabled) if kinds is None or a.kind in kinds]
+        enabled = actions(scope, state)
+        if kinds is None:
+            choices = range(len(enabled))
+        else:
+            choices = [j for j, a in enumerate(enabled) if a.kind in kinds]
         if not choices:
-            if not enabled and not model.is_terminal_ok(scope, state):
+            if not enabled and not terminal_ok(scope, state):
                 return path, Violation("no_deadlock", "no action is enabled", path, "deadlock"), len(path) - 1
             break
         index = rng.choice(choices)
         action = enabled[index]
-        nxt, events = model.step(scope, state, action)
+        nxt, events = step(scope, state, action)
         path.append(index)
-        found = _violations(model, scope, Step(state, action, index, nxt, events), nxt)
+        found = claims.broken(scope, state, action, nxt, events)
         if found:
-            name, msg = found[0]
+            name, msg = found
             return path, Violation(name, msg, path, _kind(model, name)), len(path) - 1
         state = nxt
     return path, None, len(path) - 1
@@ -286,8 +355,8 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
     is called after each walk."""
     started = time.perf_counter()
     budget = budget or Budget()
-    checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
-    report = Report(model.name, "walks", checked=checked)
+    claims = Claims(model)
+    report = Report(model.name, "walks", checked=list(claims.checked))
     rng = random.Random(seed)
     for _ in range(count):
         report.cut = budget.spent()
@@ -295,7 +364,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
             break
         walk_seed = rng.randrange(2 ** 32)
         kinds = swarm_kinds(model, random.Random(walk_seed)) if swarm else None
-        path, violation, steps = walk(model, scope, walk_seed, length, kinds)
+        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims)
         report.states += steps
         report.walks += 1
         report.depth = max(report.depth, steps)

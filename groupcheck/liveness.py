@@ -8,11 +8,12 @@ steps, with no further fault or operation (``Model.fault_kinds``)? States BFS di
 expand (beyond ``within_bounds``) are given the benefit of the doubt: the search does not
 know what follows them.
 
-The graph is kept as integer ids and successor lists while BFS runs; the backward
-search is linear in its edges.
+BFS keeps the graph compact while it runs (``Edges``: one flat array of successor
+numbers); the backward search is linear in its edges.
 """
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -33,19 +34,66 @@ class Graph:
             self.good.append(False)
         return i
 
+    def successors(self, i: int) -> list[int]:
+        return self.succ[i]
 
-def stuck(graph: Graph) -> list[int]:
-    """Ids of the states from which no good state is reachable, in id (BFS) order."""
-    pred: list[list[int]] = [[] for _ in graph.succ]
-    for i, nexts in enumerate(graph.succ):
-        for j in nexts:
-            pred[j].append(i)
-    reach = list(graph.good)
-    queue = deque(i for i, g in enumerate(reach) if g)
+
+class Edges:
+    """The graph as BFS builds it: states are numbered in the order BFS expands them,
+    and ``expand(good)`` opens the next one; its successors by a protocol step are then
+    appended to ``edges`` (numbers of states already seen or about to be kept)."""
+
+    def __init__(self):
+        self.good = bytearray()            # number -> settled, or not expanded (beyond the bounds)
+        self.start = array("q", [0])       # number -> where its successors begin in edges
+        self.edges = array("i")
+
+    def expand(self, good: bool) -> None:
+        if len(self.good):
+            self.start.append(len(self.edges))
+        self.good.append(good)
+
+    def successors(self, i: int):
+        end = self.start[i + 1] if i + 1 < len(self.start) else len(self.edges)
+        return self.edges[self.start[i]:end]
+
+    def first_of(self, states: list[int]) -> int:
+        """The state of ``states`` that a graph numbering states as it meets them (each
+        expanded state, then its successors) would number first."""
+        wanted, met = set(states), bytearray(len(self.good))
+        for i in range(len(self.good)):
+            for j in (i, *self.successors(i)):
+                if not met[j]:
+                    met[j] = 1
+                    if j in wanted:
+                        return j
+        raise ValueError("no such state")
+
+
+
+
+def stuck(graph: Graph | Edges) -> list[int]:
+    """Numbers of the states from which no good state is reachable, in number (BFS) order."""
+    n = len(graph.good)
+    # predecessors, compact: those of j are pred[first[j]:first[j + 1]]
+    first = array("q", bytes(8 * (n + 1)))
+    for i in range(n):
+        for j in graph.successors(i):
+            first[j + 1] += 1
+    for j in range(n):
+        first[j + 1] += first[j]
+    fill = array("q", first)
+    pred = array("q", bytes(8 * first[n]))
+    for i in range(n):
+        for j in graph.successors(i):
+            pred[fill[j]] = i
+            fill[j] += 1
+    reach = bytearray(graph.good)
+    queue = deque(i for i in range(n) if reach[i])
     while queue:
         j = queue.popleft()
-        for i in pred[j]:
+        for i in pred[first[j]:first[j + 1]]:
             if not reach[i]:
                 reach[i] = True
                 queue.append(i)
-    return [i for i, ok in enumerate(reach) if not ok]
+    return [i for i in range(n) if not reach[i]]
