@@ -39,6 +39,7 @@ class Settings:
     walk_length: int = 80
     seed: int = 0
     progress_every: float = 10.0
+    exact: bool = False          # BFS keeps whole states, not 64-bit fingerprints
 
 
 @dataclass
@@ -77,7 +78,7 @@ def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
     with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
         try:
             report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
-                                 progress=tick, budget=limits.budget)
+                                 progress=tick, budget=limits.budget, exact=settings.exact)
         except NotSettled as e:     # no state to start from: can_settle fails before the search
             report = checker.Report(model.name, "bfs", complete=False,
                                     violation=checker.Violation("can_settle", str(e), [], "liveness"))

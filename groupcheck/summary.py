@@ -87,6 +87,21 @@ def witnesses(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def fingerprints(outcomes: list[Outcome]) -> str:
+    """How BFS told states apart and, as TLC reports it, the chance that two distinct
+    states shared a 64-bit fingerprint so that one was never explored (summed over the
+    searches: a bound, for fingerprints that behave like random numbers). "" when no BFS ran."""
+    searches = [r for o in outcomes for r in o.reports if r.mode == "bfs" and r.states]
+    if not searches:
+        return ""
+    if all(r.exact for r in searches):
+        return "visited states: kept whole (--exact), so no fingerprint collision can hide one"
+    states = sum(r.states for r in searches if not r.exact)
+    chance = sum(r.collision or 0.0 for r in searches)
+    return (f"visited states: 64-bit fingerprints; fingerprint collision probability <= {chance:.1g} "
+            f"({states:,} states, n^2/2^65 per search; --exact keeps whole states)")
+
+
 def counterexamples(outcomes: list[Outcome], out_dir: Path, seed: int) -> None:
     """Write every violation found; print the story of each unexpected one. A known bug
     caught as expected goes to ``out_dir/expected`` with a one-line note."""

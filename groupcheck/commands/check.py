@@ -99,6 +99,8 @@ def check(
     walk_length: int = typer.Option(80, min=1, help="steps per walk"),
     seed: int = typer.Option(0, help="seed of the random walks"),
     symmetry: bool = typer.Option(True, help="symmetry reduction in BFS"),
+    exact: bool = typer.Option(False, "--exact", help="BFS keeps whole states to tell them apart, not 64-bit "
+                               "fingerprints (no collision can hide a state; more memory)"),
     max_states: int = typer.Option(MAX_STATES, min=0, help="stop a search after this many distinct states "
                                    "(per search; 0: no limit)"),
     max_seconds: float = typer.Option(MAX_SECONDS, min=0, help="stop after this many seconds of wall time "
@@ -119,13 +121,15 @@ def check(
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
     jobs = _jobs(protocol, variant, profile, scope, flags)
-    settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every)
+    settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every, exact)
     out.print(limits.line(), markup=False, highlight=False)
     with interruptible(limits.budget):
         outcomes = runs.run(jobs, settings, limits)
         out.print(summary.table(outcomes, limits))
         out.print(summary.legend(outcomes), markup=False, highlight=False)
         out.print(summary.witnesses(outcomes), markup=False, highlight=False)
+        if summary.fingerprints(outcomes):
+            out.print(summary.fingerprints(outcomes), markup=False, highlight=False)
         summary.counterexamples(outcomes, out_dir, seed)
     code = runs.exit_code(outcomes, limits)
     out.print(summary.summary(outcomes, code), markup=False, highlight=False)
