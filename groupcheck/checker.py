@@ -2,7 +2,10 @@
 
 BFS explores states in order of depth, keyed by ``canonical`` (symmetry reduction),
 so the first violation found has a shortest path; the queue keeps the actual states
-so every path replays exactly. Walks pick a random subset of action kinds per walk
+so every path replays exactly. A state seen is remembered by a 64-bit fingerprint,
+``hash()`` of its canonical form, as TLC does (``exact=True`` keeps the canonical state
+itself): Python seeds the hash of strings per process, so fingerprints differ from run
+to run, but within one search they agree, and that is all BFS needs. Walks pick a random subset of action kinds per walk
 (swarm testing) and then uniformly among the enabled actions of those kinds.
 
 Limits: ``max_states`` bounds one search; a ``Budget`` bounds a whole command (wall
@@ -278,7 +281,7 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     search = _Search(model, scope, symmetry, exact, on_state)
     report = search.report
     collecting = gc.isenabled()
-    gc.disable()        # the search makes no garbage cycles; the collector only slows it down
+    gc.disable()        # the models' steps leave no reference cycles: the collector would only slow BFS
     try:
         search.start()
         while search.queue and report.violation is None and report.cut is None:
