@@ -6,13 +6,15 @@ generation that began before it).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..core import NotSettled
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
 from .scope import ConsumerScope
 from .state import (
-    ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, State,
+    ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, Group, State,
 )
 
 CALM_CAP = 3
@@ -218,14 +220,19 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
 def canonical(scope: ConsumerScope, state: State) -> State:
     """Consumers are interchangeable: sort them, and renumber the slots the coordinator
     answers on to match. Member ids stay: assignors order members by id."""
-    order = sorted(range(len(state.consumers)), key=state.consumers.__getitem__)
-    if order == list(range(len(order))):
+    order = tuple(sorted(range(len(state.consumers)), key=state.consumers.__getitem__))
+    if order == tuple(range(len(order))):
         return state
-    where = {old: new for new, old in enumerate(order)}
-    group = state.group
-    members = tuple(m._replace(slot=where[m.slot]) for m in group.members)
     return state._replace(consumers=tuple(state.consumers[i] for i in order),
-                          group=group._replace(members=members))
+                          group=_renumbered(state.group, order))
+
+
+@lru_cache(maxsize=1 << 16)
+def _renumbered(group: Group, order: tuple[int, ...]) -> Group:
+    """The group with the slot each member answers on renumbered (``order``: new slot ->
+    old); cached, as few groups recur under many orders of the consumers."""
+    where = {old: new for new, old in enumerate(order)}
+    return group._replace(members=tuple(m._replace(slot=where[m.slot]) for m in group.members))
 
 
 def within_bounds(scope: ConsumerScope, state: State) -> bool:

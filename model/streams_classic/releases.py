@@ -122,6 +122,7 @@ def accepts_upgrade_from(name: str, value: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=None)
 def subscription_version(name: str, upgrade_from: str | None) -> int:
     """The SubscriptionInfo version an instance sends at startup (its usedVersion)."""
     latest = release(name).latest
@@ -132,6 +133,7 @@ def subscription_version(name: str, upgrade_from: str | None) -> int:
     return latest
 
 
+@lru_cache(maxsize=None)
 def rebalance_protocol(name: str, upgrade_from: str | None) -> str:
     """``supportedProtocols()``: COOPERATIVE from 2.4 unless upgrade.from <= 2.3 (KIP-429)."""
     if not release(name).cooperative:
