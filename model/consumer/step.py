@@ -77,20 +77,25 @@ def _apply(state: State, consumers: list[Consumer], outcome: Outcome) -> State:
     return state._replace(group=outcome.group, consumers=tuple(consumers))
 
 
+@lru_cache(maxsize=1 << 16)
+def _handle(group: Group, slot: int, req) -> Outcome:
+    """The coordinator handles ``req``, arriving on connection ``slot``: a pure function
+    of the group and the request, cached (one request meets one group in many states)."""
+    if req.kind == "JoinGroup":
+        return gc.join_group(group, slot, req)
+    if req.kind == "SyncGroup":
+        return gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
+    if req.kind == "Heartbeat":
+        return gc.heartbeat(group, slot, req.member_id, req.generation)
+    return gc.leave_group(group, req.member_id)
+
+
 def _deliver(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
     consumers = list(state.consumers)
     c = consumers[slot]
     req = c.outbox[0]
     consumers[slot] = c._replace(outbox=())
-    group = state.group
-    if req.kind == "JoinGroup":
-        outcome = gc.join_group(group, slot, req)
-    elif req.kind == "SyncGroup":
-        outcome = gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
-    elif req.kind == "Heartbeat":
-        outcome = gc.heartbeat(group, slot, req.member_id, req.generation)
-    else:
-        outcome = gc.leave_group(group, req.member_id)
+    outcome = _handle(state.group, slot, req)
     return _apply(state, consumers, outcome), outcome.events
 
 
