@@ -16,6 +16,7 @@ replays to the same states everywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Hashable, Literal
 
 State = Any      # protocol-specific immutable value (NamedTuples)
@@ -78,6 +79,16 @@ class Model:
     describe_state: Callable[[Scope, State], str] = field(default=lambda scope, state: "")
     action_kinds: tuple[str, ...] = field(default=())
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
+
+    @cached_property
+    def state_claims(self) -> tuple[Property, ...]:
+        """The always/within claims checked at each state, in ``properties`` order."""
+        return tuple(p for p in self.properties if p.kind != "sometimes" and p.on == "state")
+
+    @cached_property
+    def step_claims(self) -> tuple[Property, ...]:
+        """The always/within claims checked on each transition, in ``properties`` order."""
+        return tuple(p for p in self.properties if p.kind != "sometimes" and p.on == "step")
     # the protocol's own progress steps: swarm testing never leaves them out
     progress_kinds: tuple[str, ...] = field(default=())
     # the group has settled: nothing left to do (the checker's can_settle asks whether
@@ -141,22 +152,21 @@ def replay(model: Model, scope: Scope, path: list[int]) -> tuple[State, list[Ste
 def check_state(model: Model, scope: Scope, state: State) -> list[tuple[str, str]]:
     """Every always/within state-claim that fails at ``state`` as (name, message)."""
     out = []
-    for prop in model.properties:
-        if prop.kind != "sometimes" and prop.on == "state":
-            msg = prop.check(scope, state)
-            if msg is not None:
-                out.append((prop.name, msg))
+    for prop in model.state_claims:
+        msg = prop.check(scope, state)
+        if msg is not None:
+            out.append((prop.name, msg))
     return out
 
 
 def check_step(model: Model, scope: Scope, step: Step) -> list[tuple[str, str]]:
     """Every always/within transition-claim that fails on ``step`` as (name, message)."""
     out = []
-    for prop in model.properties:
-        if prop.kind != "sometimes" and prop.on == "step":
-            msg = prop.check(scope, step.prev, step.action, step.next, step.events)
-            if msg is not None:
-                out.append((prop.name, msg))
+    prev, action, nxt, events = step.prev, step.action, step.next, step.events
+    for prop in model.step_claims:
+        msg = prop.check(scope, prev, action, nxt, events)
+        if msg is not None:
+            out.append((prop.name, msg))
     return out
 
 

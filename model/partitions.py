@@ -6,6 +6,7 @@ scope. Topics themselves are a bitmask over topic indices.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterator
 
 
@@ -26,6 +27,7 @@ def topic_mask(stride: int, topic: int, partitions: int) -> int:
     return ((1 << partitions) - 1) << (topic * stride)
 
 
+@lru_cache(maxsize=1 << 12)
 def existing(counts: tuple[int, ...], stride: int, topics: int = -1) -> int:
     """Every partition that exists (per ``counts``) of the topics in ``topics``."""
     out = 0
@@ -35,6 +37,7 @@ def existing(counts: tuple[int, ...], stride: int, topics: int = -1) -> int:
     return out
 
 
+@lru_cache(maxsize=1 << 12)
 def of_topics(topics: int, stride: int, count_topics: int) -> int:
     """Every partition bit a topic in ``topics`` could ever have (exists or not)."""
     return existing(tuple(stride for _ in range(count_topics)), stride, topics)

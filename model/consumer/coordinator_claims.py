@@ -17,6 +17,10 @@ def _request(prev: State, action):
     return None
 
 
+def _member_ids(group) -> set[int]:
+    return {m.member_id for m in group.members}
+
+
 def _began(prev: State, nxt: State) -> bool:
     """A rebalance began: the group entered PreparingRebalance, or completed a new round
     without having been in it before this step (the first member of an Empty group)."""
@@ -29,8 +33,7 @@ def _began(prev: State, nxt: State) -> bool:
 def _why(prev: State, action, nxt: State) -> str | None:
     """What justifies a rebalance in this step, or None."""
     g, h = prev.group, nxt.group
-    before, after = {m.member_id for m in g.members}, {m.member_id for m in h.members}
-    if before != after:
+    if g.members is not h.members and _member_ids(g) != _member_ids(h):   # the same tuple: no change
         return "membership changed"
     req = _request(prev, action)
     if req is None or req.kind != "JoinGroup":

@@ -6,13 +6,15 @@ generation that began before it).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..core import NotSettled
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
 from .scope import ConsumerScope
 from .state import (
-    ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, State,
+    ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, Group, State,
 )
 
 CALM_CAP = 3
@@ -75,20 +77,25 @@ def _apply(state: State, consumers: list[Consumer], outcome: Outcome) -> State:
     return state._replace(group=outcome.group, consumers=tuple(consumers))
 
 
+@lru_cache(maxsize=1 << 16)
+def _handle(group: Group, slot: int, req) -> Outcome:
+    """The coordinator handles ``req``, arriving on connection ``slot``: a pure function
+    of the group and the request, cached (one request meets one group in many states)."""
+    if req.kind == "JoinGroup":
+        return gc.join_group(group, slot, req)
+    if req.kind == "SyncGroup":
+        return gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
+    if req.kind == "Heartbeat":
+        return gc.heartbeat(group, slot, req.member_id, req.generation)
+    return gc.leave_group(group, req.member_id)
+
+
 def _deliver(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
     consumers = list(state.consumers)
     c = consumers[slot]
     req = c.outbox[0]
     consumers[slot] = c._replace(outbox=())
-    group = state.group
-    if req.kind == "JoinGroup":
-        outcome = gc.join_group(group, slot, req)
-    elif req.kind == "SyncGroup":
-        outcome = gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
-    elif req.kind == "Heartbeat":
-        outcome = gc.heartbeat(group, slot, req.member_id, req.generation)
-    else:
-        outcome = gc.leave_group(group, req.member_id)
+    outcome = _handle(state.group, slot, req)
     return _apply(state, consumers, outcome), outcome.events
 
 
@@ -218,14 +225,19 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
 def canonical(scope: ConsumerScope, state: State) -> State:
     """Consumers are interchangeable: sort them, and renumber the slots the coordinator
     answers on to match. Member ids stay: assignors order members by id."""
-    order = sorted(range(len(state.consumers)), key=state.consumers.__getitem__)
-    if order == list(range(len(order))):
+    order = tuple(sorted(range(len(state.consumers)), key=state.consumers.__getitem__))
+    if order == tuple(range(len(order))):
         return state
-    where = {old: new for new, old in enumerate(order)}
-    group = state.group
-    members = tuple(m._replace(slot=where[m.slot]) for m in group.members)
     return state._replace(consumers=tuple(state.consumers[i] for i in order),
-                          group=group._replace(members=members))
+                          group=_renumbered(state.group, order))
+
+
+@lru_cache(maxsize=1 << 16)
+def _renumbered(group: Group, order: tuple[int, ...]) -> Group:
+    """The group with the slot each member answers on renumbered (``order``: new slot ->
+    old); cached, as few groups recur under many orders of the consumers."""
+    where = {old: new for new, old in enumerate(order)}
+    return group._replace(members=tuple(m._replace(slot=where[m.slot]) for m in group.members))
 
 
 def within_bounds(scope: ConsumerScope, state: State) -> bool:

@@ -8,6 +8,7 @@ backport (``upgrade.from="0.10.0"``), 2.1-2.3 include the KAFKA-8649 fix.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 EARLIEST_PROBEABLE_VERSION = 3   # the first version carrying latestSupportedVersion (2.0)
@@ -51,6 +52,7 @@ class Release(NamedTuple):
         return _key(self.name) >= _key("2.7")
 
 
+@lru_cache(maxsize=None)
 def _key(name: str) -> tuple[int, ...]:
     if name == "next":
         return (99,)
@@ -120,6 +122,7 @@ def accepts_upgrade_from(name: str, value: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=None)
 def subscription_version(name: str, upgrade_from: str | None) -> int:
     """The SubscriptionInfo version an instance sends at startup (its usedVersion)."""
     latest = release(name).latest
@@ -130,6 +133,7 @@ def subscription_version(name: str, upgrade_from: str | None) -> int:
     return latest
 
 
+@lru_cache(maxsize=None)
 def rebalance_protocol(name: str, upgrade_from: str | None) -> str:
     """``supportedProtocols()``: COOPERATIVE from 2.4 unless upgrade.from <= 2.3 (KIP-429)."""
     if not release(name).cooperative:

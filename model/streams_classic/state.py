@@ -13,6 +13,7 @@ in its own time (``receive``: ``onAssignment`` and the rebalance listener).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 # Instance status.
@@ -118,6 +119,7 @@ class Event(NamedTuple):
     note: str
 
 
+@lru_cache(maxsize=None)
 def task_names(mask: int) -> str:
     """Tasks as seed 002 writes them: ``[T1, T3]`` (task index 0 is T1)."""
     return "[" + ", ".join(f"T{t + 1}" for t in range(mask.bit_length()) if mask >> t & 1) + "]"

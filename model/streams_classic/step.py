@@ -13,6 +13,8 @@ that follows, which covers both orders.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..core import NotSettled
 from . import releases as rel
 from .leader import assign as leader_assign
@@ -269,36 +271,58 @@ def canonical(scope: StreamsScope, state: State):
     seniority, never by instance number), so sort them and rename every reference."""
     n, t = scope.instances, scope.threads
     g = state.group
-
     members = state.members
     # instances in the group sort by seniority (distinct positions in group.order);
     # only those outside it need their whole state as a tie-break
+    keys: tuple = _seniority(g.order, n, t)
+    if keys.count(99) > 1:
+        keys = tuple((keys[i], state.instances[i],
+                      tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t]),
+                      g.leader // t == i if g.leader >= 0 else False, i == state.last_start) for i in range(n))
+    perm = _sorting(keys)                    # new index -> old instance
+    if perm is None:
+        return state
+    new = {old: i for i, old in enumerate(perm)}
+    members = tuple(m if m.history < 0 else m._replace(history=_renamed_instances(m.history, perm))
+                    for old in perm for m in members[old * t:(old + 1) * t])
+    return state._replace(group=_renamed_group(g, perm, t), instances=tuple(state.instances[old] for old in perm),
+                          members=members, last_start=new.get(state.last_start, -1))
+
+
+# canonical's pure pieces, cached: few distinct groups and orders recur in a search
+
+@lru_cache(maxsize=1 << 16)
+def _seniority(order: tuple[int, ...], n: int, t: int) -> tuple[int, ...]:
+    """Each instance's first position in the group's member order (99: not in it)."""
     seniority = [99] * n
-    for pos, s in enumerate(g.order):
+    for pos, s in enumerate(order):
         if seniority[s // t] == 99:
             seniority[s // t] = pos
-    keys: list = seniority
-    if seniority.count(99) > 1:
-        keys = [(seniority[i], state.instances[i],
-                 tuple(m[:9] + (m.sub or (), m.inbox or (), m.failure) for m in members[i * t:(i + 1) * t]),
-                 g.leader // t == i if g.leader >= 0 else False, i == state.last_start) for i in range(n)]
-    perm = sorted(range(n), key=keys.__getitem__)    # new index -> old instance
-    if perm == list(range(n)):
-        return state
+    return tuple(seniority)
+
+
+@lru_cache(maxsize=1 << 16)
+def _sorting(keys: tuple) -> tuple[int, ...] | None:
+    """The instances in ``keys`` order (new index -> old instance); None if already so."""
+    perm = tuple(sorted(range(len(keys)), key=keys.__getitem__))
+    return None if perm == tuple(range(len(keys))) else perm
+
+
+def _renamed_instances(mask: int, perm: tuple[int, ...]) -> int:
+    """An instance bitmask with every instance renamed (``perm``: new index -> old)."""
+    return sum(1 << i for i, old in enumerate(perm) if mask >> old & 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _renamed_group(g: Group, perm: tuple[int, ...], t: int) -> Group:
+    """The group with every member slot renamed (``perm``: new instance -> old)."""
     new = {old: i for i, old in enumerate(perm)}
 
     def slot(s: int) -> int:
         return s if s < 0 else new[s // t] * t + s % t
 
-    def insts(mask: int) -> int:
-        return mask if mask < 0 else sum(1 << new[i] for i in range(n) if mask >> i & 1)
-
-    members = tuple(m if m.history < 0 else m._replace(history=insts(m.history))
-                    for old in perm for m in members[old * t:(old + 1) * t])
-    group = g._replace(leader=slot(g.leader), joined=tuple(sorted(slot(s) for s in g.joined)),
-                       order=tuple(slot(s) for s in g.order))
-    return state._replace(group=group, instances=tuple(state.instances[old] for old in perm),
-                          members=members, last_start=new.get(state.last_start, -1))
+    return g._replace(leader=slot(g.leader), joined=tuple(sorted(slot(s) for s in g.joined)),
+                      order=tuple(slot(s) for s in g.order))
 
 
 def within_bounds(scope: StreamsScope, state: State) -> bool:

@@ -18,6 +18,7 @@ group/streams/): ``StreamsGroup.java`` (the fields, ``maybeUpdateGroupState``),
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Optional
 
 from .state import (ASSIGNING, DEAD, EMPTY, NOT_READY, RECONCILING, STABLE, Endpoint,
@@ -57,6 +58,11 @@ def mask_of(index: TaskIndex, task_ids: tuple[TaskIds, ...]) -> int:
 def task_ids_of(index: TaskIndex, mask: int) -> tuple[TaskIds, ...]:
     """The tasks of ``mask`` as Kafka writes them: one ``TaskIds`` per subtopology,
     sorted by id, partitions ascending (StreamsCoordinatorRecordHelpers.toTaskIds)."""
+    return _task_ids_of(tuple(index), mask)
+
+
+@lru_cache(maxsize=1 << 14)
+def _task_ids_of(index: TaskIndex, mask: int) -> tuple[TaskIds, ...]:
     if mask >> len(index):
         raise ValueError(f"task_ids_of: mask {mask:#x} has bits beyond the task_index "
                          f"({len(index)} tasks); keep assignments inside the group's index")
