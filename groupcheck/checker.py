@@ -98,11 +98,10 @@ class Claims:
     ``checked`` every claim a search checks (the checker's ``no_deadlock`` included)."""
 
     def __init__(self, model: Model):
-        claims = [p for p in model.properties if p.kind != "sometimes"]
-        self.state = [(p.name, p.check) for p in claims if p.on == "state"]
-        self.step = [(p.name, p.check) for p in claims if p.on == "step"]
+        self.state = [(p.name, p.check) for p in model.state_claims]
+        self.step = [(p.name, p.check) for p in model.step_claims]
         self.sometimes = [(p.name, p.check) for p in model.properties if p.kind == "sometimes"]
-        self.checked = [p.name for p in claims] + ["no_deadlock"]
+        self.checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
 
     def broken(self, scope, prev, action, nxt, events, new: bool = True) -> tuple[str, str] | None:
         """The first claim broken by the transition ``prev --action--> nxt``: state claims
