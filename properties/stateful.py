@@ -29,8 +29,9 @@ class PropertyViolated(AssertionError):
         super().__init__(f"{prop}: {message}\npath {path}\n{lines}")
 
 
-def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachine]:
-    """A RuleBasedStateMachine class exploring ``model`` within ``scope``."""
+def machine(model: Model, scope, swarm: bool = True, late: int = 40) -> type[RuleBasedStateMachine]:
+    """A RuleBasedStateMachine class exploring ``model`` within ``scope``; an actor may
+    start up to ``late`` steps after the first."""
     inits = model.init_states(scope)
     kinds = sorted(set(model.action_kinds))
     faults = frozenset(model.fault_kinds)
@@ -64,9 +65,9 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
                 # actors arrive late: each may act only after its own number of steps
                 # (unless nothing else is enabled), so a member can join a group that has
                 # already run a rebalance or two (shrinks towards everyone at once)
-                late = data.draw(st.lists(st.integers(0, 40), min_size=len(order), max_size=len(order)),
-                                 label="steps before each actor starts")
-                self.late = dict(zip(order, late))
+                starts = data.draw(st.lists(st.integers(0, late), min_size=len(order), max_size=len(order)),
+                                   label="steps before each actor starts")
+                self.late = dict(zip(order, starts))
                 self.quiet = data.draw(st.integers(0, 60), label="steps before the first fault")
             self._check(None, self.state)
 
@@ -179,7 +180,7 @@ def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: 
     """Run the state machine once, seeded, with no example database; report the result.
     ``shrink=False`` stops at the first failing case (detection only); with shrinking
     on, ``pruned`` is Hypothesis's shrunk path after ``prune``'s deletion pass."""
-    base = machine(model, scope, swarm)
+    base = machine(model, scope, swarm, late=min(40, steps // 3))
     clock = {"cases": 0, "first": None}
     started = time.perf_counter()
 
