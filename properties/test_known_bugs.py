@@ -5,10 +5,11 @@ For every variant of both protocols (``known_bugs.VARIANTS`` for the consumer gr
 the variant's scope exhaustively; BFS finds the bug with the named property; and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it too, for the
 variants Hypothesis reaches at this budget. KAFKA-13406 (a 57-step interleaving of
-three members) is found by about 3 seeds in 4 within 300 cases of 200 steps, since
-actors may start late (``stateful.machine``); KAFKA-14639 (33 steps: a third member
-joins while the leader's JoinGroup response is lost) is not found at this budget; BFS
-finds both (see README, "Known gaps").
+three members) and KAFKA-14639 (33 steps: a third member joins while the leader's
+JoinGroup response is lost) need cases of 200 steps (``Variant.hunt_steps``) and actors
+that start late (``stateful.machine``): about 3 seeds in 4 and 1 in 3 find them within
+300 cases (seeded runs are not exactly repeatable), so the hunt tries up to eight seeds
+and KAFKA-14639 is left out (too slow and too often missed for a bounded test).
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_bfs_catches_the_variant(model, v):
 @pytest.mark.parametrize("model, v", HUNTED, ids=[f"{m.name}:{v.key}" for m, v in HUNTED])
 def test_hypothesis_catches_the_variant(model, v):
     tried = []
-    for seed in range(4):
+    for seed in range(8):
         found = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
                      shrink=False)
         tried.append((seed, found.property, found.cases))
