@@ -60,9 +60,10 @@ def bfs_rates(lines: list[str], name: str) -> None:
     lines.append("")
 
 
-def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, float]:
+def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, int | None, float]:
     """Shrink one variant's counterexample (worker process); Hypothesis's shrink time
-    is capped at SHRINK_CAP seconds so the benchmark ends."""
+    is capped at SHRINK_CAP seconds so the benchmark ends. Returns Hypothesis's shrunk
+    length and the length after ``stateful.prune``'s deletion pass."""
     from hypothesis.internal.conjecture import engine
     engine.MAX_SHRINKING_SECONDS = SHRINK_CAP
     name, key, seed = job
@@ -70,7 +71,9 @@ def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, float]:
     started = time.perf_counter()
     h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
              shrink=True)
-    return key, (len(h.path) - 1 if h.property else None), time.perf_counter() - started
+    if h.property is None:
+        return key, None, None, time.perf_counter() - started
+    return key, len(h.path) - 1, len(h.pruned) - 1, time.perf_counter() - started
 
 
 SHRINK_CAP = 90
@@ -97,19 +100,19 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
     shrunk = {}
     if jobs:
         with multiprocessing.Pool(2) as pool:
-            shrunk = {key: (n, secs) for key, n, secs in pool.map(_shrink, jobs)}
+            shrunk = {key: (n, pruned, secs) for key, n, pruned, secs in pool.map(_shrink, jobs)}
     lines += [f"#### Known-bug variants ({name}): time to first counterexample", "",
               f"Hypothesis: median of {seeds} seeds, up to 300 cases x 100 steps each (a variant may name fewer steps), shrinking off for "
               f"timing; then the seed with the shortest first failure is shrunk (Hypothesis's shrink time "
-              f"capped at {SHRINK_CAP} s).", "",
+              f"capped at {SHRINK_CAP} s), then a deterministic deletion pass (`stateful.prune`) on the shrunk path.", "",
               "| variant | property (BFS) | BFS s | BFS states | BFS shortest | Hypothesis first failure s (median) "
-              "| found by seeds | shrunk length (shrink s) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "| found by seeds | shrunk length / after prune (s) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for v, r, shortest, times, found in rows:
         median = f"{statistics.median(times):.2f}" if times else "not found"
         length = "-"
         if v.key in shrunk:
-            n, secs = shrunk[v.key]
-            length = f"{n} ({secs:.0f} s)" if n is not None else "not found"
+            n, pruned, secs = shrunk[v.key]
+            length = f"{n} / {pruned} ({secs:.0f} s)" if n is not None else "not found"
         lines.append(f"| {v.key} | {r.violation.property if r.violation else 'NOT CAUGHT'} | {r.seconds:.2f} | "
                      f"{r.states:,} | {shortest} | {median} | {found}/{seeds} | {length} |")
     lines.append("")

@@ -24,6 +24,7 @@ class Variant:
     doc: str
     also: tuple[str, ...] = ()        # other properties a longer run may break first
     hypothesis_finds: bool = True      # False: deeper than Hypothesis reaches at CI budget
+    hunt_steps: int = 100              # steps per Hypothesis test case when hunting it
 
     @property
     def caught_by(self) -> tuple[str, ...]:
@@ -75,7 +76,7 @@ VARIANTS: tuple[Variant, ...] = (
         "and the round is wasted, so the group needs more rebalances than KIP-429 allows. (In the "
         "model the retry succeeds once the labels catch up; the shipped bug, fed by KAFKA-12983's "
         "duplicate claims, could fail every round.)",
-        hypothesis_finds=False
+        hunt_steps=200,       # its 57-step interleaving; 3 of 4 seeds find it in 300 cases of 200 steps
     ),
     Variant(
         "KAFKA-14639", "lower-generation claims dropped: revoked and assigned in one round (Kafka 3.1-3.4)",
@@ -86,7 +87,8 @@ VARIANTS: tuple[Variant, ...] = (
         "Kafka 3.1-3.4 kept only the highest generation's claims, so a member one generation behind "
         "(its JoinGroup response was lost) had its partition handed to another member in the same "
         "round, while it still owned it.",
-        hypothesis_finds=False
+        hunt_steps=200,       # about 1 seed in 3 finds it in 300 cases of 200 steps (none at 100 steps)
+        hypothesis_finds=False,   # too rare for a bounded test: up to eight 15 s seeds, 4% missed
     ),
     Variant(
         "KAFKA-13419", "a late SyncGroup outcome applied after rejoining: generation N-1 partitions kept",

@@ -5,20 +5,21 @@ The machine never re-implements a guard: each step draws an index into
 else. Swarm testing: the first draw picks which action kinds this test case may use
 (Hypothesis shrinks that choice too), so rare kinds get whole runs to themselves;
 the second draws a priority order of the actors (PCT-style scheduling), the third
-how many steps pass before the first fault may fire (a nemesis schedule).
+how many steps pass before each actor starts (late joiners), the fourth how many
+steps pass before the first fault may fire (a nemesis schedule).
 After every step every always/within property is checked; a failure raises
 ``PropertyViolated`` naming the property and carrying the replayable path.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, rule,
                                  run_state_machine_as_test)
 
-from model.core import Model, Step, check_state, check_step
+from model.core import Model, Step, check_state, check_step, replay
 
 
 class PropertyViolated(AssertionError):
@@ -28,11 +29,14 @@ class PropertyViolated(AssertionError):
         super().__init__(f"{prop}: {message}\npath {path}\n{lines}")
 
 
-def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachine]:
-    """A RuleBasedStateMachine class exploring ``model`` within ``scope``."""
+def machine(model: Model, scope, swarm: bool = True, late: int = 40) -> type[RuleBasedStateMachine]:
+    """A RuleBasedStateMachine class exploring ``model`` within ``scope``; an actor may
+    start up to ``late`` steps after the first."""
     inits = model.init_states(scope)
     kinds = sorted(set(model.action_kinds))
     faults = frozenset(model.fault_kinds)
+    progress = frozenset(model.progress_kinds)
+    optional = [k for k in kinds if k not in progress]
 
     class ModelMachine(RuleBasedStateMachine):
         state = None
@@ -45,16 +49,25 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
             self.story: list[str] = []
             self.allowed = None
             self.priority = {}
+            self.late = {}
             if swarm:
-                # one small integer per kind, the kind left out when it is 3: about a
-                # quarter of the kinds per case, and shrinking (towards 0) enables them
-                # all. (A set strategy would reject duplicate draws: discarded cases.)
-                out = data.draw(st.lists(st.integers(0, 3), min_size=len(kinds), max_size=len(kinds)),
+                # one small integer per optional kind, the kind left out when it is 3: about
+                # a quarter of them per case, and shrinking (towards 0) enables them all.
+                # The model's progress steps are never left out (a case without them only
+                # stalls), as in the checker's swarm walks. (A set strategy would reject
+                # duplicate draws: discarded cases.)
+                out = data.draw(st.lists(st.integers(0, 3), min_size=len(optional), max_size=len(optional)),
                                 label="swarm: action kinds left out")
-                self.allowed = frozenset(k for k, x in zip(kinds, out) if x != 3)
+                self.allowed = progress | frozenset(k for k, x in zip(optional, out) if x != 3)
                 slots = sorted({a.slot for a in model.actions(scope, self.state)})
                 order = data.draw(st.permutations(slots), label="scheduling priority of actors")
                 self.priority = {slot: rank for rank, slot in enumerate(order)}
+                # actors arrive late: each may act only after its own number of steps
+                # (unless nothing else is enabled), so a member can join a group that has
+                # already run a rebalance or two (shrinks towards everyone at once)
+                starts = data.draw(st.lists(st.integers(0, late), min_size=len(order), max_size=len(order)),
+                                   label="steps before each actor starts")
+                self.late = dict(zip(order, starts))
                 self.quiet = data.draw(st.integers(0, 60), label="steps before the first fault")
             self._check(None, self.state)
 
@@ -77,6 +90,9 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
             calm = len(self.path) - 1 < self.quiet
             choices = [i for i, a in enumerate(enabled) if (self.allowed is None or a.kind in self.allowed)
                        and not (calm and a.kind in faults)]
+            depth = len(self.path) - 1
+            started = [i for i in choices if self.late.get(enabled[i].slot, 0) <= depth]
+            choices = started or choices
             if not choices:
                 return
             # PCT-style: Hypothesis favours small draws, so list the actions of the
@@ -94,6 +110,58 @@ def machine(model: Model, scope, swarm: bool = True) -> type[RuleBasedStateMachi
     return ModelMachine
 
 
+def _first_broken(model: Model, scope, init: int, actions: list) -> tuple[str, list[int]] | None:
+    """Replay ``actions`` (matched by value in each state's enabled list, so a path with
+    steps deleted keeps its meaning) from initial state ``init``; the first property the
+    machine would report broken and the index path up to it, or None (an action not
+    enabled, out of bounds, or nothing broken)."""
+    state = model.init_states(scope)[init]
+    path = [init]
+    if check_state(model, scope, state):
+        return check_state(model, scope, state)[0][0], path
+    for action in actions:
+        if not model.within_bounds(scope, state):
+            return None
+        enabled = model.actions(scope, state)
+        if not enabled and not model.is_terminal_ok(scope, state):
+            return "no_deadlock", path
+        if action not in enabled:
+            return None
+        index = enabled.index(action)
+        nxt, events = model.step(scope, state, action)
+        path.append(index)
+        found = check_state(model, scope, nxt) + check_step(model, scope, Step(state, action, index, nxt, events))
+        if found:
+            return found[0][0], path
+        state = nxt
+    return None
+
+
+def prune(model: Model, scope, path: list[int], prop: str) -> list[int]:
+    """A deterministic pass after Hypothesis's shrinker: delete a run of up to four
+    steps, or any two steps, while the same property still breaks first; repeat until
+    no deletion keeps it. Returns the index path, never longer than ``path``."""
+    _, steps = replay(model, scope, path)
+    init, actions = path[0], [s.action for s in steps]
+    best = path
+    changed = True
+    while changed:
+        changed = False
+        n = len(actions)
+        cuts = [range(i, i + k) for k in (4, 3, 2, 1) for i in range(n - k + 1)]
+        cuts += [(i, j) for i in range(n) for j in range(i + 2, n)]
+        for cut in cuts:
+            gone = set(cut)
+            found = _first_broken(model, scope, init, [a for i, a in enumerate(actions) if i not in gone])
+            if found is not None and found[0] == prop:
+                best = found[1]
+                _, steps = replay(model, scope, best)
+                actions = [s.action for s in steps]
+                changed = True
+                break
+    return best
+
+
 @dataclass
 class Hunt:
     """What one seeded Hypothesis run found."""
@@ -104,13 +172,15 @@ class Hunt:
     first_seconds: float      # time to the first failing test case (before shrinking)
     seconds: float            # total, shrinking included
     cases: int                # test cases run
+    pruned: list[int] = field(default_factory=list)   # ``path`` after ``prune`` (shrinking on only)
 
 
 def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: int = 120,
          swarm: bool = True, shrink: bool = True) -> Hunt:
     """Run the state machine once, seeded, with no example database; report the result.
-    ``shrink=False`` stops at the first failing case (detection only)."""
-    base = machine(model, scope, swarm)
+    ``shrink=False`` stops at the first failing case (detection only); with shrinking
+    on, ``pruned`` is Hypothesis's shrunk path after ``prune``'s deletion pass."""
+    base = machine(model, scope, swarm, late=min(40, steps // 3))
     clock = {"cases": 0, "first": None}
     started = time.perf_counter()
 
@@ -135,6 +205,7 @@ def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: 
     try:
         run_state_machine_as_test(Counted, settings=config)
     except PropertyViolated as e:
+        pruned = prune(model, scope, e.path, e.property) if shrink else list(e.path)
         return Hunt(e.property, e.message, e.path, clock["first"] or 0.0, time.perf_counter() - started,
-                    clock["cases"])
+                    clock["cases"], pruned)
     return Hunt(None, "", [], 0.0, time.perf_counter() - started, clock["cases"])

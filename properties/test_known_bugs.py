@@ -4,9 +4,12 @@ For every variant of both protocols (``known_bugs.VARIANTS`` for the consumer gr
 ``streams_known_bugs.STREAMS_VARIANTS`` for Kafka Streams): the reference model passes
 the variant's scope exhaustively; BFS finds the bug with the named property; and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it too, for the
-variants Hypothesis reaches at this budget. KAFKA-13406 and KAFKA-14639 need 34- and
-58-step interleavings of three members that Hypothesis has not found in 3,000 cases;
-BFS finds them (see README, "Known gaps").
+variants Hypothesis reaches at this budget. KAFKA-13406 (a 57-step interleaving of
+three members) and KAFKA-14639 (33 steps: a third member joins while the leader's
+JoinGroup response is lost) need cases of 200 steps (``Variant.hunt_steps``) and actors
+that start late (``stateful.machine``): about 3 seeds in 4 and 1 in 3 find them within
+300 cases (seeded runs are not exactly repeatable), so the hunt tries up to eight seeds
+and KAFKA-14639 is left out (too slow and too often missed for a bounded test).
 """
 from __future__ import annotations
 
@@ -41,8 +44,9 @@ def test_bfs_catches_the_variant(model, v):
 @pytest.mark.parametrize("model, v", HUNTED, ids=[f"{m.name}:{v.key}" for m, v in HUNTED])
 def test_hypothesis_catches_the_variant(model, v):
     tried = []
-    for seed in range(4):
-        found = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=100, shrink=False)
+    for seed in range(8):
+        found = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
+                     shrink=False)
         tried.append((seed, found.property, found.cases))
         if found.property is not None:
             assert found.property in v.caught_by, found
@@ -53,7 +57,7 @@ def test_hypothesis_catches_the_variant(model, v):
 def test_there_are_at_least_six_consumer_variants_each_named_after_a_jira_or_kip():
     assert len(VARIANTS) >= 6
     assert all(v.key.startswith(("KAFKA-", "KIP-")) for v in VARIANTS)
-    assert sum(v.hypothesis_finds for v in VARIANTS) >= 6
+    assert sum(v.hypothesis_finds for v in VARIANTS) >= 7
 
 
 def test_the_four_streams_bugs_the_issue_names_are_there_and_all_are_hunted():
