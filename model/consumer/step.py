@@ -77,17 +77,20 @@ def _apply(state: State, consumers: list[Consumer], outcome: Outcome) -> State:
     return state._replace(group=outcome.group, consumers=tuple(consumers))
 
 
-@lru_cache(maxsize=1 << 16)
-def _handle(group: Group, slot: int, req) -> Outcome:
-    """The coordinator handles ``req``, arriving on connection ``slot``: a pure function
-    of the group and the request, cached (one request meets one group in many states)."""
+def dispatch(group: Group, slot: int, req, coordinator=gc) -> Outcome:
+    """The coordinator (a module with ``model.consumer.coordinator``'s handlers) handles
+    ``req``, arriving on connection ``slot``: a pure function of the group and the request."""
     if req.kind == "JoinGroup":
-        return gc.join_group(group, slot, req)
+        return coordinator.join_group(group, slot, req)
     if req.kind == "SyncGroup":
-        return gc.sync_group(group, slot, req.member_id, req.generation, req.assignments)
+        return coordinator.sync_group(group, slot, req.member_id, req.generation, req.assignments)
     if req.kind == "Heartbeat":
-        return gc.heartbeat(group, slot, req.member_id, req.generation)
-    return gc.leave_group(group, req.member_id)
+        return coordinator.heartbeat(group, slot, req.member_id, req.generation)
+    return coordinator.leave_group(group, req.member_id)
+
+
+# cached for the search: one request meets one group in many states
+_handle = lru_cache(maxsize=1 << 16)(dispatch)
 
 
 def _deliver(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:

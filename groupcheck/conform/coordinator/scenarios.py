@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from model.consumer import MODEL, client
 from model.consumer import coordinator as gc
 from model.consumer.actions import unreachable
+from model.consumer.step import dispatch
 from model.consumer.scope import ConsumerScope
 from model.consumer.state import DOWN, EMPTY, NO_MEMBER, LeaveGroup
 
@@ -107,15 +108,7 @@ def call_of(scope, state, action) -> tuple[Call | None, tuple]:
     return None, ()
 
 
-def handle(group, slot, req, coordinator=gc):
-    """Dispatch one request to a coordinator module's handlers (``model.consumer.coordinator``)."""
-    if req.kind == "JoinGroup":
-        return coordinator.join_group(group, slot, req)
-    if req.kind == "SyncGroup":
-        return coordinator.sync_group(group, slot, req.member_id, req.generation, req.assignments)
-    if req.kind == "Heartbeat":
-        return coordinator.heartbeat(group, slot, req.member_id, req.generation)
-    return coordinator.leave_group(group, req.member_id)
+handle = dispatch   # one request to a coordinator module's handlers (the model's own dispatch)
 
 
 def model_steps(scope: ConsumerScope, path: list[int]) -> list[ModelStep]:
