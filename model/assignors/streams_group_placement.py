@@ -149,8 +149,7 @@ def assign_standby(w: Work, copy_holders, first_holder_unchecked: bool = False) 
                     and w.has_new_pair(t, w.proc_of[m])):
                 holders = [h for h in copy_holders(t) if h in cands]
                 if first_holder_unchecked and copy_holders(t):
-                    holders = _unchecked_first(w, copy_holders(t), cands)
-                    m = holders[0]
+                    m = _unchecked_first(w, copy_holders(t), cands)
                 else:
                     m = w.least_loaded(holders, t, STANDBY, prefer=holders) if holders else None
                 if m is not None and not balanced(w.proc_of[m]):
@@ -162,13 +161,13 @@ def assign_standby(w: Work, copy_holders, first_holder_unchecked: bool = False) 
             w.add(m, t, STANDBY)
 
 
-def _unchecked_first(w: Work, prev: list[int], cands: list[int]) -> list[int]:
+def _unchecked_first(w: Work, prev: list[int], cands: list[int]) -> int:
     """KAFKA-20899's findPrevMemberWithLeastLoad: the first previous holder is the candidate
     unchecked; a later one that may take the task replaces it only if both its process and
-    its member are less loaded. Returns [the candidate]."""
+    its member are less loaded."""
     cand = prev[0]
     for h in prev[1:]:
         if (h in cands and w.load(w.proc_of[h]) < w.load(w.proc_of[cand])
                 and count(w.tasks_of(h)) < count(w.tasks_of(cand))):
             cand = h
-    return [cand]
+    return cand
