@@ -149,7 +149,11 @@ def assign_standby(w: Work, copy_holders, first_holder_unchecked: bool = False) 
                     and w.has_new_pair(t, w.proc_of[m])):
                 holders = [h for h in copy_holders(t) if h in cands]
                 if first_holder_unchecked and copy_holders(t):
-                    m = _unchecked_first(w, copy_holders(t), cands)
+                    # KAFKA-20899: the first previous holder, unchecked. (Kafka's loop may
+                    # swap in a later holder that is less loaded in process and member;
+                    # the balance check below already moves such a task to the least
+                    # loaded member, so that loop changes no assignment the model reaches.)
+                    m = copy_holders(t)[0]
                 else:
                     m = w.least_loaded(holders, t, STANDBY, prefer=holders) if holders else None
                 if m is not None and not balanced(w.proc_of[m]):
@@ -160,14 +164,3 @@ def assign_standby(w: Work, copy_holders, first_holder_unchecked: bool = False) 
                 break           # "There is not enough available capacity."
             w.add(m, t, STANDBY)
 
-
-def _unchecked_first(w: Work, prev: list[int], cands: list[int]) -> int:
-    """KAFKA-20899's findPrevMemberWithLeastLoad: the first previous holder is the candidate
-    unchecked; a later one that may take the task replaces it only if both its process and
-    its member are less loaded."""
-    cand = prev[0]
-    for h in prev[1:]:
-        if (h in cands and w.load(w.proc_of[h]) < w.load(w.proc_of[cand])
-                and count(w.tasks_of(h)) < count(w.tasks_of(cand))):
-            cand = h
-    return cand
