@@ -18,7 +18,6 @@ import gc
 import random
 import time
 from array import array
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -27,6 +26,7 @@ import psutil
 from model.core import Model
 
 from . import liveness
+from .frontier import BLOCK, LOOSE, Frontier
 
 TICK = 256       # states BFS expands between two looks at the budget and the progress display
 
@@ -149,11 +149,11 @@ class _Search:
     ``via`` give, by number, the state it was first reached from and the action index
     taken (for an initial state: -1 and its index among the initial states), from which
     ``path_to`` rebuilds a shortest path. The queue holds the states still to expand
-    (the concrete states, so every path replays exactly); the state popped next is always
-    number ``expanded``."""
+    (the concrete states, so every path replays exactly; packed in blocks once many
+    wait, ``groupcheck.frontier``); the state popped next is always number ``expanded``."""
 
     def __init__(self, model: Model, scope, symmetry: bool, exact: bool,
-                 on_state: Callable[[object], None] | None):
+                 on_state: Callable[[object], None] | None, loose: int = LOOSE, block: int = BLOCK):
         self.model, self.scope, self.on_state = model, scope, on_state
         canonical = model.canonical
         if exact:
@@ -169,7 +169,7 @@ class _Search:
         self.ids: dict = {}
         self.parent = array("i")
         self.via = array("i")
-        self.queue: deque = deque()
+        self.queue = Frontier(loose, block)
         self.expanded = 0          # states popped so far: the number of the next one
         self.level_end = 0         # the first number of the next depth
         self.depth = -1
@@ -264,7 +264,7 @@ class _Search:
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
         progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
         on_state: Callable[[object], None] | None = None, budget: Budget | None = None,
-        exact: bool = False) -> Report:
+        exact: bool = False, loose: int = LOOSE, block: int = BLOCK) -> Report:
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
@@ -273,11 +273,12 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     once per distinct (canonical) state the search keeps, with the first concrete state
     found for it, initial states included. States seen are told apart by 64-bit
     fingerprints (``report.collision`` gives the chance that two shared one), or with
-    ``exact`` by the whole canonical state.
+    ``exact`` by the whole canonical state. ``loose`` and ``block`` set when and how the
+    frontier packs the states waiting (``groupcheck.frontier``; tests make them small).
     """
     started = time.perf_counter()
     budget = budget or Budget()
-    search = _Search(model, scope, symmetry, exact, on_state)
+    search = _Search(model, scope, symmetry, exact, on_state, loose, block)
     report = search.report
     collecting = gc.isenabled()
     gc.disable()        # the models' steps leave no reference cycles: the collector would only slow BFS

@@ -4,12 +4,15 @@ Either way the search explores the same states, reports the same figures and fin
 same shortest counterexample, rebuilt from the numbers each state keeps of its parent."""
 from __future__ import annotations
 
+import random
+from collections import deque
 from dataclasses import replace
 
 from typer.testing import CliRunner
 
 from groupcheck.checker import bfs, collision_probability
 from groupcheck.cli import app
+from groupcheck.frontier import BLOCK, LOOSE, Frontier
 from model.consumer import MODEL
 from model.core import first_violation, replay
 from properties.known_bugs import variant
@@ -56,3 +59,52 @@ def test_check_prints_the_collision_probability_or_exact():
     exact = CliRunner().invoke(app, args + ["--exact"])
     assert exact.exit_code == 0, exact.output
     assert "kept whole (--exact)" in exact.output and "probability" not in exact.output
+
+
+# the frontier (groupcheck.frontier) packs waiting states in blocks once many wait; a
+# tiny threshold makes every search here pack, and nothing may change but the memory
+
+def test_the_frontier_gives_states_back_in_the_order_they_came():
+    rng = random.Random(7)
+    frontier, plain, packed_blocks = Frontier(loose=5, block=3), deque(), 0
+    for i in range(2000):
+        if rng.random() < 0.6 or not plain:
+            frontier.append(("state", i, (i % 7,)))
+            plain.append(("state", i, (i % 7,)))
+        else:
+            assert frontier.popleft() == plain.popleft()
+        assert len(frontier) == len(plain)
+        packed_blocks = max(packed_blocks, len(frontier.packed))
+    assert packed_blocks > 10                  # the test did exercise packing
+    while plain:
+        assert frontier.popleft() == plain.popleft()
+    assert len(frontier) == 0 and not frontier
+
+
+def test_packing_the_frontier_changes_nothing_the_search_finds():
+    for scope in (SMALL, variant("KAFKA-12983").reference_scope()):
+        for exact in (False, True):
+            runs = []
+            for loose, block in ((LOOSE, BLOCK), (4, 3), (0, 1)):
+                seen = []
+                r = bfs(MODEL, scope, exact=exact, loose=loose, block=block, on_state=seen.append)
+                runs.append(((r.states, r.transitions, r.depth, r.witnessed, r.checked, r.violation), seen))
+            assert runs[0][0][0] > 4 * 3 + 10      # wide enough to pack
+            assert runs[1] == runs[0] and runs[2] == runs[0]      # the same states, found in the same order
+
+
+def test_a_path_found_with_a_packed_frontier_replays_to_the_violation():
+    for key in ("KIP-429-no-withholding", "KAFKA-12983"):
+        scope = variant(key).buggy_scope()
+        v = bfs(MODEL, scope).violation
+        for exact in (False, True):
+            assert bfs(MODEL, scope, exact=exact, loose=4, block=3).violation == v
+        first, steps = replay(MODEL, scope, v.path)
+        assert first_violation(MODEL, scope, first, steps) == (v.property, v.message, len(steps))
+
+
+def test_a_search_cut_by_max_states_stops_at_the_same_place_with_a_packed_frontier():
+    plain = bfs(MODEL, SMALL, max_states=1000)
+    packed = bfs(MODEL, SMALL, max_states=1000, loose=4, block=3)
+    assert plain.cut == packed.cut == "max-states"
+    assert (plain.states, plain.transitions, plain.depth) == (packed.states, packed.transitions, packed.depth)
