@@ -27,6 +27,7 @@ from model.core import Model
 
 from . import liveness
 from .frontier import BLOCK, LOOSE, Frontier
+from .visited import MERGE_AFTER, Visited
 
 TICK = 256       # states BFS expands between two looks at the budget and the progress display
 
@@ -145,7 +146,8 @@ def collision_probability(states: int) -> float:
 class _Search:
     """The state of one BFS. Each distinct state gets a number, in the order BFS finds
     it (and so expands it): ``ids`` maps its key (a 64-bit fingerprint of the canonical
-    state, or with ``exact`` the canonical state itself) to that number; ``parent`` and
+    state, or with ``exact`` the canonical state itself) to that number (compactly once
+    large, ``groupcheck.visited``); ``parent`` and
     ``via`` give, by number, the state it was first reached from and the action index
     taken (for an initial state: -1 and its index among the initial states), from which
     ``path_to`` rebuilds a shortest path. The queue holds the states still to expand
@@ -153,7 +155,8 @@ class _Search:
     wait, ``groupcheck.frontier``); the state popped next is always number ``expanded``."""
 
     def __init__(self, model: Model, scope, symmetry: bool, exact: bool,
-                 on_state: Callable[[object], None] | None, loose: int = LOOSE, block: int = BLOCK):
+                 on_state: Callable[[object], None] | None, loose: int = LOOSE, block: int = BLOCK,
+                 merge_after: int = MERGE_AFTER):
         self.model, self.scope, self.on_state = model, scope, on_state
         canonical = model.canonical
         if exact:
@@ -166,7 +169,7 @@ class _Search:
         self.graph = liveness.Edges() if model.settled is not None else None
         self.report = Report(model.name, "bfs", checked=list(self.claims.checked), exact=exact,
                              witnessed={name: False for name, _ in self.claims.sometimes})
-        self.ids: dict = {}
+        self.ids = Visited(None if exact else merge_after)
         self.parent = array("i")
         self.via = array("i")
         self.queue = Frontier(loose, block)
@@ -175,7 +178,7 @@ class _Search:
         self.depth = -1
 
     def keep(self, state, k, parent: int, index: int) -> None:
-        self.ids[k] = len(self.parent)
+        self.ids.add(k, len(self.parent))
         self.parent.append(parent)
         self.via.append(index)
         self.queue.append(state)
@@ -196,7 +199,7 @@ class _Search:
     def start(self) -> None:
         for i, init in enumerate(self.model.init_states(self.scope)):
             k = self.key(init)
-            if k in self.ids:
+            if self.ids.get(k) is not None:
                 continue
             self.keep(init, k, -1, i)
             found = self.claims.broken(self.scope, None, None, init, ())
@@ -219,7 +222,8 @@ class _Search:
 
     def expand(self, stop_at_first: bool) -> None:
         """Expand the next queued state: witnesses, deadlock, every successor."""
-        model, scope, report, key, ids, claims = self.model, self.scope, self.report, self.key, self.ids, self.claims
+        model, scope, report, key, claims = self.model, self.scope, self.report, self.key, self.claims
+        ids, recent = self.ids, self.ids.recent
         state = self.queue.popleft()
         here = self.expanded
         self.expanded += 1
@@ -248,7 +252,9 @@ class _Search:
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
             nk = key(nxt)
-            there = ids.get(nk)
+            there = recent.get(nk)
+            if there is None and ids.fps:
+                there = ids.old(nk)
             new = there is None
             if graph is not None and action.kind not in faults:
                 graph.edges.append(len(self.parent) if new else there)
@@ -264,7 +270,7 @@ class _Search:
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
         progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
         on_state: Callable[[object], None] | None = None, budget: Budget | None = None,
-        exact: bool = False, loose: int = LOOSE, block: int = BLOCK) -> Report:
+        exact: bool = False, loose: int = LOOSE, block: int = BLOCK, merge_after: int = MERGE_AFTER) -> Report:
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
@@ -274,11 +280,12 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     found for it, initial states included. States seen are told apart by 64-bit
     fingerprints (``report.collision`` gives the chance that two shared one), or with
     ``exact`` by the whole canonical state. ``loose`` and ``block`` set when and how the
-    frontier packs the states waiting (``groupcheck.frontier``; tests make them small).
+    frontier packs the states waiting (``groupcheck.frontier``), ``merge_after`` when the
+    visited store turns compact (``groupcheck.visited``); tests make them small.
     """
     started = time.perf_counter()
     budget = budget or Budget()
-    search = _Search(model, scope, symmetry, exact, on_state, loose, block)
+    search = _Search(model, scope, symmetry, exact, on_state, loose, block, merge_after)
     report = search.report
     collecting = gc.isenabled()
     gc.disable()        # the models' steps leave no reference cycles: the collector would only slow BFS

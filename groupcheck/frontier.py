@@ -18,8 +18,8 @@ import pickle
 import zlib
 from collections import deque
 
-LOOSE = 16_384      # states kept whole before the frontier starts packing
-BLOCK = 4_096       # states per packed block
+LOOSE = 4_096       # states kept whole before the frontier starts packing
+BLOCK = 1_024       # states per packed block
 
 
 class Frontier:

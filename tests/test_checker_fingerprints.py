@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from groupcheck.checker import bfs, collision_probability
 from groupcheck.cli import app
 from groupcheck.frontier import BLOCK, LOOSE, Frontier
+from groupcheck.visited import MERGE_AFTER, Visited
 from model.consumer import MODEL
 from model.core import first_violation, replay
 from properties.known_bugs import variant
@@ -61,8 +62,10 @@ def test_check_prints_the_collision_probability_or_exact():
     assert "kept whole (--exact)" in exact.output and "probability" not in exact.output
 
 
-# the frontier (groupcheck.frontier) packs waiting states in blocks once many wait; a
-# tiny threshold makes every search here pack, and nothing may change but the memory
+# the frontier (groupcheck.frontier) packs waiting states in blocks once many wait, and
+# the visited store (groupcheck.visited) moves fingerprints into sorted arrays once many
+# are kept; tiny thresholds make every search here do both, and nothing may change but
+# the memory
 
 def test_the_frontier_gives_states_back_in_the_order_they_came():
     rng = random.Random(7)
@@ -85,9 +88,10 @@ def test_packing_the_frontier_changes_nothing_the_search_finds():
     for scope in (SMALL, variant("KAFKA-12983").reference_scope()):
         for exact in (False, True):
             runs = []
-            for loose, block in ((LOOSE, BLOCK), (4, 3), (0, 1)):
+            for loose, block, merge_after in ((LOOSE, BLOCK, MERGE_AFTER), (4, 3, 5), (0, 1, 1)):
                 seen = []
-                r = bfs(MODEL, scope, exact=exact, loose=loose, block=block, on_state=seen.append)
+                r = bfs(MODEL, scope, exact=exact, loose=loose, block=block, merge_after=merge_after,
+                        on_state=seen.append)
                 runs.append(((r.states, r.transitions, r.depth, r.witnessed, r.checked, r.violation), seen))
             assert runs[0][0][0] > 4 * 3 + 10      # wide enough to pack
             assert runs[1] == runs[0] and runs[2] == runs[0]      # the same states, found in the same order
@@ -98,13 +102,31 @@ def test_a_path_found_with_a_packed_frontier_replays_to_the_violation():
         scope = variant(key).buggy_scope()
         v = bfs(MODEL, scope).violation
         for exact in (False, True):
-            assert bfs(MODEL, scope, exact=exact, loose=4, block=3).violation == v
+            assert bfs(MODEL, scope, exact=exact, loose=4, block=3, merge_after=5).violation == v
         first, steps = replay(MODEL, scope, v.path)
         assert first_violation(MODEL, scope, first, steps) == (v.property, v.message, len(steps))
 
 
 def test_a_search_cut_by_max_states_stops_at_the_same_place_with_a_packed_frontier():
     plain = bfs(MODEL, SMALL, max_states=1000)
-    packed = bfs(MODEL, SMALL, max_states=1000, loose=4, block=3)
+    packed = bfs(MODEL, SMALL, max_states=1000, loose=4, block=3, merge_after=5)
     assert plain.cut == packed.cut == "max-states"
     assert (plain.states, plain.transitions, plain.depth) == (packed.states, packed.transitions, packed.depth)
+
+
+def test_the_visited_store_numbers_fingerprints_as_a_dict_would():
+    rng = random.Random(3)
+    store, plain, merges = Visited(merge_after=10), {}, 0
+    for n in range(5000):
+        fp = rng.randrange(-2 ** 63, 2 ** 63)
+        if rng.random() < 0.3 and plain:
+            fp = rng.choice(list(plain))            # one seen before
+        assert store.get(fp) == plain.get(fp)
+        if fp not in plain:
+            merged = len(store.fps)
+            store.add(fp, n)
+            plain[fp] = n
+            merges += len(store.fps) != merged
+    assert merges > 10 and list(store.fps) == sorted(store.fps)
+    assert all(store.get(fp) == n for fp, n in plain.items())
+    assert store.get(2 ** 63 - 1) is None and store.get(-2 ** 63) is None
