@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/bench.py --quick    # fewer seeds, no shrinking
 
     .venv/bin/python benchmarks/bench.py --protocol streams-classic   # one protocol
+    .venv/bin/python benchmarks/bench.py --memory   # adds BFS memory (about 4 more minutes)
+    .venv/bin/python benchmarks/bench.py --memory --protocol none   # BFS memory only
 
 Targets (issue #2): BFS >= 25,000 distinct states/s per core; walks >= 50,000
 steps/s per core; every variant caught by BFS in <= 10 s; the shrunk Hypothesis
@@ -11,13 +13,18 @@ counterexample as short as BFS's; under 10% of Hypothesis test cases discarded.
 Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-bug
 variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-group rows
 (KIP-1071) give BFS speed on its topology-update scope and its known-bug variants.
-The report gives the measured figures either way.
+The report gives the measured figures either way. ``--memory`` (opt-in, as it takes about
+four minutes) measures the peak resident memory BFS adds over the first 1,000,000 states
+of the large consumer example (target: 200 MiB per million states), with fingerprints and
+with ``--exact``, each in a fresh process.
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import json
 import platform
+import resource
 import re
 import statistics
 import subprocess
@@ -28,8 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from groupcheck.checker import bfs, walks  # noqa: E402
+from groupcheck.checker import bfs, resident, walks  # noqa: E402
 from groupcheck.protocols import get  # noqa: E402
+from groupcheck.scope_input import build_scopes, overrides  # noqa: E402
 from model.streams_classic.plans import upgrade_scope  # noqa: E402
 from properties.known_bugs import VARIANTS  # noqa: E402
 from properties.stateful import hunt  # noqa: E402
@@ -154,11 +162,53 @@ def upgrade_plans(lines: list[str]) -> None:
     lines.append("")
 
 
+MEMORY_STATES = 1_000_000
+LARGE = {"members": 3, "partitions": "2,1", "budget": 2, "faults": "crash,pause,lose_response"}
+# the large consumer example: check consumer --members 3 --partitions 2,1 --budget 2 --faults crash,pause,lose_response
+
+
+def memory_run(exact: bool) -> dict:
+    """One BFS over the first MEMORY_STATES states of the large consumer example, in this
+    (fresh) process: its peak resident memory growth and CPU time."""
+    protocol = get("consumer")
+    scope = build_scopes(protocol, None, overrides(protocol, None, LARGE))["custom"]
+    protocol.model.init_states(scope)
+    before = resident()
+    cpu = time.process_time()
+    r = bfs(protocol.model, scope, max_states=MEMORY_STATES, exact=exact)
+    cpu = time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024      # Linux: KiB
+    return {"states": r.states, "depth": r.depth, "cpu": cpu, "growth": peak - before}
+
+
+def memory(lines: list[str]) -> None:
+    lines += ["#### BFS memory, the large consumer example", "",
+              f"`check consumer --members 3 --partitions 2,1 --budget 2 --faults crash,pause,lose_response`, "
+              f"first {MEMORY_STATES:,} states, each run in a fresh process: peak resident memory growth "
+              "during BFS (target: 200 MiB per million states).", "",
+              "| store | states | depth | CPU s | peak RSS growth | MiB per million states |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for exact in (False, True):
+        out = subprocess.run([sys.executable, __file__, "--memory-run", "exact" if exact else "fingerprints"],
+                             cwd=ROOT, capture_output=True, text=True, check=True)
+        m = json.loads(out.stdout)
+        mib = m["growth"] / 2 ** 20
+        lines.append(f"| {'whole states (`--exact`)' if exact else 'fingerprints'} | {m['states']:,} | {m['depth']} "
+                     f"| {m['cpu']:.0f} | {mib:,.0f} MiB | {mib * 1e6 / m['states']:,.0f} |")
+    lines.append("")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 seeds, no shrinking")
-    parser.add_argument("--protocol", choices=["all", *TABLES], default="all")
+    parser.add_argument("--protocol", choices=["all", "none", *TABLES], default="all")
+    parser.add_argument("--memory", action="store_true", help="add BFS memory on the large consumer example "
+                        "(about 4 minutes)")
+    parser.add_argument("--memory-run", choices=["fingerprints", "exact"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_run:             # one measurement, in the fresh process memory() starts
+        print(json.dumps(memory_run(args.memory_run == "exact")))
+        return
     started = time.perf_counter()
     lines = [f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, Python {platform.python_version()}, "
              "one core per process.", ""]
@@ -172,6 +222,8 @@ def main() -> None:
             if name == "streams-classic":
                 upgrade_plans(lines)
             discards(lines, name)
+    if args.memory:
+        memory(lines)
     lines.append(f"Benchmark wall time: {time.perf_counter() - started:.0f} s.")
     print("\n".join(lines))
 
