@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -155,7 +156,7 @@ class _Search:
     wait, ``groupcheck.frontier``); the state popped next is always number ``expanded``."""
 
     def __init__(self, model: Model, scope, symmetry: bool, exact: bool,
-                 on_state: Callable[[object], None] | None, loose: int = LOOSE, block: int = BLOCK,
+                 on_state: Callable[[object], None] | None, loose: int | None = None, block: int = BLOCK,
                  merge_after: int = MERGE_AFTER):
         self.model, self.scope, self.on_state = model, scope, on_state
         canonical = model.canonical
@@ -172,6 +173,10 @@ class _Search:
         self.ids = Visited(None if exact else merge_after)
         self.parent = array("i")
         self.via = array("i")
+        if loose is None:
+            # with ``exact`` the store keeps the states waiting alive anyway (most are their
+            # own canonical form): packing them would only add unpacked copies
+            loose = sys.maxsize if exact else LOOSE
         self.queue = Frontier(loose, block)
         self.expanded = 0          # states popped so far: the number of the next one
         self.level_end = 0         # the first number of the next depth
@@ -270,7 +275,8 @@ class _Search:
 def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = None,
         progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
         on_state: Callable[[object], None] | None = None, budget: Budget | None = None,
-        exact: bool = False, loose: int = LOOSE, block: int = BLOCK, merge_after: int = MERGE_AFTER) -> Report:
+        exact: bool = False, loose: int | None = None, block: int = BLOCK,
+        merge_after: int = MERGE_AFTER) -> Report:
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
@@ -280,8 +286,9 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     found for it, initial states included. States seen are told apart by 64-bit
     fingerprints (``report.collision`` gives the chance that two shared one), or with
     ``exact`` by the whole canonical state. ``loose`` and ``block`` set when and how the
-    frontier packs the states waiting (``groupcheck.frontier``), ``merge_after`` when the
-    visited store turns compact (``groupcheck.visited``); tests make them small.
+    frontier packs the states waiting (``groupcheck.frontier``; by default only without
+    ``exact``), ``merge_after`` when the visited store turns compact
+    (``groupcheck.visited``); tests make them small.
     """
     started = time.perf_counter()
     budget = budget or Budget()
