@@ -3,14 +3,15 @@ many wait.
 
 A search cut while its frontier is wide holds hundreds of thousands of states waiting
 to be expanded (230,000 of the first million on the large consumer example), and a
-whole state costs most of a kilobyte of Python objects. Once more than ``loose`` states
+whole state costs several hundred bytes of Python objects. Once more than ``loose`` states
 wait, the frontier packs newly queued states in blocks of ``block``: each block is one
 pickle (whose memo stores once the parts its states share, as states built by
 ``_replace`` share most of theirs), compressed by zlib at its fastest level. On that
-example a packed state costs about 16 bytes. A block is unpacked when the search
-reaches it, so the frontier holds at most about ``loose + 2 * block`` whole states.
-States come out in exactly the order they went in; a search whose frontier never
-passes ``loose`` packs nothing and pays nothing.
+example a packed state costs about 17 bytes, and packing and unpacking about 8 us of
+CPU. A block is unpacked when the search reaches it, so the frontier holds at most
+about ``loose + 2 * block`` whole states. States come out in exactly the order they went
+in; a search whose frontier never passes ``loose`` (the benchmark scope's peaks at 787)
+packs nothing and pays nothing.
 """
 from __future__ import annotations
 
