@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench.py --quick    # fewer seeds, no shrinking
 
     .venv/bin/python benchmarks/bench.py --protocol streams-classic   # one protocol
-    .venv/bin/python benchmarks/bench.py --memory   # adds BFS memory (about 4 more minutes)
+    .venv/bin/python benchmarks/bench.py --memory   # adds BFS memory (about 3 minutes of CPU more)
     .venv/bin/python benchmarks/bench.py --memory --protocol none   # BFS memory only
 
 Targets (issue #2): BFS >= 25,000 distinct states/s per core; walks >= 50,000
@@ -14,9 +14,9 @@ Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-
 variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-group rows
 (KIP-1071) give BFS speed on its topology-update scope and its known-bug variants.
 The report gives the measured figures either way. ``--memory`` (opt-in, as it takes about
-four minutes) measures the peak resident memory BFS adds over the first 1,000,000 states
-of the large consumer example (target: 200 MiB per million states), with fingerprints and
-with ``--exact``, each in a fresh process.
+three minutes of CPU, more wall time on a busy machine) measures the peak resident memory
+BFS adds over the first 1,000,000 states of the large consumer example (target: 200 MiB
+per million states), with fingerprints and with ``--exact``, each in a fresh process.
 """
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 seeds, no shrinking")
     parser.add_argument("--protocol", choices=["all", "none", *TABLES], default="all")
     parser.add_argument("--memory", action="store_true", help="add BFS memory on the large consumer example "
-                        "(about 4 minutes)")
+                        "(about 3 minutes of CPU)")
     parser.add_argument("--memory-run", choices=["fingerprints", "exact"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_run:             # one measurement, in the fresh process memory() starts
