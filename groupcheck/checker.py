@@ -308,13 +308,14 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
 
 
 def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | None = None,
-         claims: Claims | None = None):
+         claims: Claims | None = None, inits: tuple | None = None):
     """One random walk; returns (path, violation or None, steps taken). ``claims``:
-    ``Claims(model)``, made once for many walks."""
+    ``Claims(model)``, and ``inits``: ``model.init_states(scope)``, made once for many walks."""
     claims = claims or Claims(model)
     within, actions, step, terminal_ok = model.within_bounds, model.actions, model.step, model.is_terminal_ok
     rng = random.Random(seed)
-    inits = model.init_states(scope)
+    if inits is None:
+        inits = model.init_states(scope)
     i = rng.randrange(len(inits))
     state = inits[i]
     path = [i]
@@ -358,6 +359,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
     started = time.perf_counter()
     budget = budget or Budget()
     claims = Claims(model)
+    inits = model.init_states(scope)
     report = Report(model.name, "walks", checked=list(claims.checked))
     rng = random.Random(seed)
     for _ in range(count):
@@ -366,7 +368,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
             break
         walk_seed = rng.randrange(2 ** 32)
         kinds = swarm_kinds(model, random.Random(walk_seed)) if swarm else None
-        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims)
+        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits)
         report.states += steps
         report.walks += 1
         report.depth = max(report.depth, steps)
