@@ -307,12 +307,40 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     return report
 
 
+class Moves:
+    """What walks ask the model of a state, remembered for one ``walks`` run: whether it is
+    within bounds, its enabled actions, and the transitions taken from it. Walks revisit
+    the same states again and again (1,000 consumer walks of 80 steps meet about 3,000
+    distinct states), and these are pure functions of the state, so each is computed once
+    per state; the claims are still checked on every step. At most ``LIMIT`` states are
+    kept (then it starts over), so memory stays bounded on long runs."""
+
+    LIMIT = 1 << 15
+
+    def __init__(self, model: Model, scope):
+        self.model, self.scope = model, scope
+        self.known: dict = {}
+
+    def at(self, state) -> tuple[bool, tuple, dict]:
+        """(within bounds, enabled actions, {action index: (next state, events)} so far)."""
+        entry = self.known.get(state)
+        if entry is None:
+            if len(self.known) >= self.LIMIT:
+                self.known.clear()
+            inside = self.model.within_bounds(self.scope, state)
+            entry = (inside, self.model.actions(self.scope, state) if inside else (), {})
+            self.known[state] = entry
+        return entry
+
+
 def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | None = None,
-         claims: Claims | None = None, inits: tuple | None = None):
+         claims: Claims | None = None, inits: tuple | None = None, moves: Moves | None = None):
     """One random walk; returns (path, violation or None, steps taken). ``claims``:
-    ``Claims(model)``, and ``inits``: ``model.init_states(scope)``, made once for many walks."""
+    ``Claims(model)``, ``inits``: ``model.init_states(scope)``, and ``moves``:
+    ``Moves(model, scope)``, made once for many walks."""
     claims = claims or Claims(model)
-    within, actions, step, terminal_ok = model.within_bounds, model.actions, model.step, model.is_terminal_ok
+    moves = moves or Moves(model, scope)
+    step, terminal_ok = model.step, model.is_terminal_ok
     rng = random.Random(seed)
     if inits is None:
         inits = model.init_states(scope)
@@ -320,9 +348,9 @@ def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | No
     state = inits[i]
     path = [i]
     for _ in range(length):
-        if not within(scope, state):
+        inside, enabled, taken = moves.at(state)
+        if not inside:
             break
-        enabled = actions(scope, state)
         if kinds is None:
             choices = range(len(enabled))
         else:
@@ -333,7 +361,10 @@ def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | No
             break
         index = rng.choice(choices)
         action = enabled[index]
-        nxt, events = step(scope, state, action)
+        moved = taken.get(index)
+        if moved is None:
+            moved = taken[index] = step(scope, state, action)
+        nxt, events = moved
         path.append(index)
         found = claims.broken(scope, state, action, nxt, events)
         if found:
@@ -358,7 +389,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
     is called after each walk."""
     started = time.perf_counter()
     budget = budget or Budget()
-    claims = Claims(model)
+    claims, moves = Claims(model), Moves(model, scope)
     inits = model.init_states(scope)
     report = Report(model.name, "walks", checked=list(claims.checked))
     rng = random.Random(seed)
@@ -368,7 +399,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
             break
         walk_seed = rng.randrange(2 ** 32)
         kinds = swarm_kinds(model, random.Random(walk_seed)) if swarm else None
-        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits)
+        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits, moves)
         report.states += steps
         report.walks += 1
         report.depth = max(report.depth, steps)
