@@ -477,6 +477,10 @@ def _member_key(m) -> tuple:
             m.revocation_epoch)
 
 
+def _first(pair):
+    return pair[0]
+
+
 def canonical(scope: StreamsGroupScope, state: State):
     """Symmetry reduction: the members of one process are interchangeable, and so are
     processes. The key keeps the group's own fields and, per process, the sorted
@@ -494,8 +498,13 @@ def canonical(scope: StreamsGroupScope, state: State):
     requester = slot_of(state.shutdown)[0] if state.shutdown else -1
     slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, state.beaten >> s & 1, state.fresh >> s & 1)
              for s, c in enumerate(state.clients)]
+    # slots sorted by their repr (None and tuples do not compare), computed once per slot;
+    # processes by their slots' reprs
     n = scope.members_per_process
-    procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
+    shown = [(repr(x), x) for x in slots]
+    procs = sorted((sorted(shown[p * n:(p + 1) * n], key=_first) for p in range(scope.processes)),
+                   key=lambda proc: [r for r, _ in proc])
+    procs = [tuple(x for _, x in proc) for proc in procs]
     head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
             g.partition_metadata, g.assignment_configs, g.dead)
     return (head, tuple(procs), state.topics, state.creating, state.budget, state.calm, state.marks,
