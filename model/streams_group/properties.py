@@ -9,6 +9,8 @@ holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..consumer.state import STABLE as CLASSIC_STABLE
 from ..consumer.state import Group as ClassicGroup
 from ..core import Property
@@ -217,6 +219,10 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
     return None
 
 
+# cached for the search: one step's records meet one group in many states
+_replayed = lru_cache(maxsize=1 << 14)(replay)
+
+
 def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Persistence): "The metadata sent to the broker via the heartbeat is
     persisted as a new record type in the __consumer_offsets topic and is part of the group
@@ -232,7 +238,7 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
     for e in events:
         if e.data:
             streams = tuple(r for r in e.data[2] if not isinstance(r, ClassicGroupMetadata))
-            got = replay(streams, view(scope, prev.group))
+            got = _replayed(streams, view(scope, prev.group))
             if got != view(scope, nxt.group):
                 return f"{action.kind} of client {action.slot}: replay of its {len(streams)} records differs"
             for r in e.data[2]:

@@ -24,6 +24,7 @@ application's shutdown on its leave heartbeat and stops, KAFKA-19190).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from ..consumer.state import Group as ClassicGroup
 from . import classic_clients as classic
@@ -354,6 +355,11 @@ def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
                                config(scope), leader)
 
 
+# cached for the search: one heartbeat meets one group in many states (a pure function
+# of hashable arguments, like the consumer's dispatch)
+_heartbeat = lru_cache(maxsize=1 << 14)(heartbeat)
+
+
 def _handle(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
     if c.classic:
@@ -361,7 +367,7 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
     cp = switched(scope.profile, scope.switches)
     if isinstance(state.group, Group):
-        out = heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
+        out = _heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
     else:   # a classic group or one with classic members (migration.py)
         out = streams_heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), index(scope))
     sent, creating = _create_topics(scope, state, out)
