@@ -487,6 +487,10 @@ def _first(pair):
     return pair[0]
 
 
+# a slot's repr, cached: few distinct slots recur in many states
+_shown = lru_cache(maxsize=1 << 16)(repr)
+
+
 def canonical(scope: StreamsGroupScope, state: State):
     """Symmetry reduction: the members of one process are interchangeable, and so are
     processes. The key keeps the group's own fields and, per process, the sorted
@@ -507,7 +511,7 @@ def canonical(scope: StreamsGroupScope, state: State):
     # slots sorted by their repr (None and tuples do not compare), computed once per slot;
     # processes by their slots' reprs
     n = scope.members_per_process
-    shown = [(repr(x), x) for x in slots]
+    shown = [(_shown(x), x) for x in slots]
     procs = sorted((sorted(shown[p * n:(p + 1) * n], key=_first) for p in range(scope.processes)),
                    key=lambda proc: [r for r, _ in proc])
     procs = [tuple(x for _, x in proc) for proc in procs]
