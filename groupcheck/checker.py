@@ -102,21 +102,24 @@ class Claims:
         self.step = [(p.name, p.check) for p in model.step_claims]
         self.sometimes = [(p.name, p.check) for p in model.properties if p.kind == "sometimes"]
         self.checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
+        # the checks alone, for the loops below (run on every transition)
+        self._state_checks = tuple(check for _, check in self.state)
+        self._step_checks = tuple(check for _, check in self.step)
 
     def broken(self, scope, prev, action, nxt, events, new: bool = True) -> tuple[str, str] | None:
         """The first claim broken by the transition ``prev --action--> nxt``: state claims
         at ``nxt`` (when ``new``), then transition claims, as ``model.core`` orders them.
         ``prev`` None: ``nxt`` is an initial state, with no transition to judge."""
         if new:
-            for name, check in self.state:
+            for check in self._state_checks:
                 msg = check(scope, nxt)
-                if msg is not None:
-                    return name, msg
+                if msg is not None:     # the first claim with this check is the one that ran
+                    return self.state[self._state_checks.index(check)][0], msg
         if prev is not None:
-            for name, check in self.step:
+            for check in self._step_checks:
                 msg = check(scope, prev, action, nxt, events)
                 if msg is not None:
-                    return name, msg
+                    return self.step[self._step_checks.index(check)][0], msg
         return None
 
 
