@@ -318,7 +318,7 @@ class Moves:
     per state; the claims are still checked on every step. At most ``LIMIT`` states are
     kept (then it starts over), so memory stays bounded on long runs."""
 
-    LIMIT = 1 << 15
+    LIMIT = 1 << 14
 
     def __init__(self, model: Model, scope):
         self.model, self.scope = model, scope
