@@ -151,10 +151,9 @@ class _Search:
     """The state of one BFS. Each distinct state gets a number, in the order BFS finds
     it (and so expands it): ``ids`` maps its key (a 64-bit fingerprint of the canonical
     state, or with ``exact`` the canonical state itself) to that number (compactly once
-    large, ``groupcheck.visited``); ``parent`` and
-    ``via`` give, by number, the state it was first reached from and the action index
-    taken (for an initial state: -1 and its index among the initial states), from which
-    ``path_to`` rebuilds a shortest path. The queue holds the states still to expand
+    large, ``groupcheck.visited``); ``parent`` and ``via`` give, by number, the state it
+    was first reached from and the action index taken (for an initial state: -1 and its
+    index among the initial states), from which ``path_to`` rebuilds a shortest path. The queue holds the states still to expand
     (the concrete states, so every path replays exactly; packed in blocks once many
     wait, ``groupcheck.frontier``); the state popped next is always number ``expanded``."""
 
