@@ -82,27 +82,37 @@ def machine(model: Model, scope, swarm: bool = True, late: int = 0) -> type[Rule
                 name, message = found[0]
                 raise PropertyViolated(name, message, list(self.path), list(self.story))
 
-        @rule(data=st.data())
-        def step(self, data):
+        def _choices(self) -> tuple[list[int], tuple]:
+            """The indices (into the enabled actions) this step may draw from, the
+            highest-priority actor's first (PCT-style: Hypothesis shrinks towards 0,
+            so runs follow one actor and deviate by choice); and the enabled actions."""
             state = self.state
             if not model.within_bounds(scope, state):
-                return
+                return [], ()
             enabled = model.actions(scope, state)
             if not enabled and not model.is_terminal_ok(scope, state):
                 raise PropertyViolated("no_deadlock", "no action is enabled", self.path, self.story)
-            calm = len(self.path) - 1 < self.quiet
+            depth = len(self.path) - 1
+            calm = depth < self.quiet
             choices = [i for i, a in enumerate(enabled) if (self.allowed is None or a.kind in self.allowed)
                        and not (calm and a.kind in faults)]
-            depth = len(self.path) - 1
             started = [i for i in choices if self.late.get(enabled[i].slot, 0) <= depth]
             choices = started or choices
+            choices.sort(key=lambda i: self.priority.get(enabled[i].slot, -1))
+            return choices, enabled
+
+        @rule(data=st.data())
+        def step(self, data):
+            choices, enabled = self._choices()
+            # exactly one integer drawn per step, even when one action (or none) is left:
+            # Hypothesis's mutations splice choice sequences between cases, and a case that
+            # needs more choices than the sequence holds is an overrun, a discarded case
+            # (``st.sampled_from`` of one element draws nothing, so it made such steps shorter)
+            pick = data.draw(st.integers(0, max(len(choices) - 1, 0)), label="action index")
             if not choices:
                 return
-            # PCT-style: Hypothesis favours small draws, so list the actions of the
-            # highest-priority actor first; runs follow one actor and deviate by choice
-            choices.sort(key=lambda i: self.priority.get(enabled[i].slot, -1))
-            index = data.draw(st.sampled_from(choices), label="action index")
-            action = enabled[index]
+            index = choices[pick]
+            state, action = self.state, enabled[index]
             nxt, events = model.step(scope, state, action)
             self.path.append(index)
             self.story.append(model.describe_action(scope, state, action))
