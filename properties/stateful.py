@@ -175,6 +175,70 @@ def prune(model: Model, scope, path: list[int], prop: str) -> list[int]:
     return best
 
 
+def _window(model: Model, scope, start, depth: int, cap: int) -> tuple[dict, list]:
+    """A bounded BFS from ``start`` (at most ``depth`` steps, about ``cap`` states, states
+    told apart by ``model.canonical``): each canonical state met with a shortest action
+    list to it; and the action lists whose last step breaks some property, shortest first."""
+    paths = {model.canonical(scope, start): []}
+    frontier, broken = [(start, [])], []
+    for _ in range(depth):
+        reached = []
+        for state, route in frontier:
+            if not model.within_bounds(scope, state):
+                continue
+            for index, action in enumerate(model.actions(scope, state)):
+                nxt, events = model.step(scope, state, action)
+                key = model.canonical(scope, nxt)
+                if key in paths:
+                    continue
+                paths[key] = route + [action]
+                reached.append((nxt, paths[key]))
+                if check_state(model, scope, nxt) or check_step(model, scope, Step(state, action, index, nxt, events)):
+                    broken.append(paths[key])
+        frontier = reached
+        if len(paths) > cap:
+            break
+    return paths, broken
+
+
+def tighten(model: Model, scope, path: list[int], prop: str, depth: int = 8, cap: int = 4000) -> list[int]:
+    """A deterministic shrinker of a failing path (run after Hypothesis's shrinker and
+    ``prune``): it searches only short windows around the path, never from scratch.
+    From each state along the path, a bounded BFS (``_window``) looks for a shorter way
+    to a state the path reaches later, up to symmetry (a detour cut out, a loop closed),
+    or to a state where the same property breaks sooner; the shortened path (the rest of
+    the path's actions matched by value, so a renumbered state may not take them) is replayed with
+    ``_first_broken`` and kept if ``prop`` is still the first property it breaks.
+    Repeat until no window shortens it. Returns the index path, never longer than ``path``."""
+    best = path
+    windows: dict = {}
+    improved = True
+    while improved:
+        improved = False
+        first, steps = replay(model, scope, best)
+        states = [first] + [s.next for s in steps]
+        actions = [s.action for s in steps]
+        later = {}
+        for j, state in enumerate(states):
+            later.setdefault(model.canonical(scope, state), []).append(j)
+        n = len(actions)
+        for i in range(n):
+            if states[i] not in windows:
+                windows[states[i]] = _window(model, scope, states[i], min(depth, n - i), cap)
+            paths, broken = windows[states[i]]
+            candidates = [bridge + actions[j:] for state, js in later.items() if state in paths
+                          for j in js if j > i and len(paths[state]) < j - i for bridge in [paths[state]]]
+            candidates += [b for b in broken if len(b) < n - i]
+            for tail in sorted(candidates, key=len):
+                found = _first_broken(model, scope, best[0], actions[:i] + tail)
+                if found is not None and found[0] == prop and len(found[1]) < len(best):
+                    best, improved = found[1], True
+                    break
+            if improved:
+                break
+    return best
+
+
 @dataclass
 class Hunt:
     """What one seeded Hypothesis run found."""
@@ -186,13 +250,16 @@ class Hunt:
     seconds: float            # total, shrinking included
     cases: int                # test cases run
     pruned: list[int] = field(default_factory=list)   # ``path`` after ``prune`` (shrinking on only)
+    tightened: list[int] = field(default_factory=list)  # ``pruned`` after ``tighten`` (shrinking on only)
 
 
 def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: int = 120,
          swarm: bool = True, shrink: bool = True) -> Hunt:
     """Run the state machine once, seeded, with no example database; report the result.
     ``shrink=False`` stops at the first failing case (detection only); with shrinking
-    on, ``pruned`` is Hypothesis's shrunk path after ``prune``'s deletion pass."""
+    on, ``pruned`` is Hypothesis's shrunk path after ``prune``'s deletion pass, and
+    ``tightened`` that after ``tighten``'s windowed searches (both shrink the path
+    Hypothesis found; neither searches from the initial state)."""
     base = machine(model, scope, swarm, late=min(40, steps // 3))
     clock = {"cases": 0, "first": None}
     started = time.perf_counter()
@@ -219,6 +286,7 @@ def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: 
         run_state_machine_as_test(Counted, settings=config)
     except PropertyViolated as e:
         pruned = prune(model, scope, e.path, e.property) if shrink else list(e.path)
+        tightened = tighten(model, scope, pruned, e.property) if shrink else list(e.path)
         return Hunt(e.property, e.message, e.path, clock["first"] or 0.0, time.perf_counter() - started,
-                    clock["cases"], pruned)
+                    clock["cases"], pruned, tightened)
     return Hunt(None, "", [], 0.0, time.perf_counter() - started, clock["cases"])
