@@ -9,6 +9,10 @@ how many steps pass before each actor starts (late joiners), the fourth how many
 steps pass before the first fault may fire (a nemesis schedule).
 After every step every always/within property is checked; a failure raises
 ``PropertyViolated`` naming the property and carrying the replayable path.
+
+``hunt`` runs a machine seeded and shrinks what it finds with Hypothesis's shrinker,
+then two deterministic passes over that failing path: ``prune`` (deletions) and
+``tighten`` (bounded BFS windows along the path; not a search from the initial state).
 """
 from __future__ import annotations
 
