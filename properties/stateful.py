@@ -108,14 +108,21 @@ def machine(model: Model, scope, swarm: bool = True, late: int = 0) -> type[Rule
         @rule(data=st.data())
         def step(self, data):
             choices, enabled = self._choices()
-            # exactly one integer drawn per step, even when one action (or none) is left:
-            # Hypothesis's mutations splice choice sequences between cases, and a case that
-            # needs more choices than the sequence holds is an overrun, a discarded case
-            # (``st.sampled_from`` of one element draws nothing, so it made such steps shorter)
-            pick = data.draw(st.integers(0, max(len(choices) - 1, 0)), label="action index")
-            if not choices:
-                return
-            index = choices[pick]
+            if late:
+                # hunts draw as they were tuned: with one integer per step (below) seeds
+                # found KAFKA-13406 less often (1 of 13 against 3 of 6), not yet understood
+                if not choices:
+                    return
+                index = data.draw(st.sampled_from(choices), label="action index")
+            else:
+                # exactly one integer drawn per step, even when one action (or none) is
+                # left: Hypothesis's mutations splice choice sequences between cases, and a
+                # case that needs more choices than the sequence holds is an overrun, a
+                # discarded case (``st.sampled_from`` of one element draws nothing)
+                pick = data.draw(st.integers(0, max(len(choices) - 1, 0)), label="action index")
+                if not choices:
+                    return
+                index = choices[pick]
             state, action = self.state, enabled[index]
             nxt, events = model.step(scope, state, action)
             self.path.append(index)
