@@ -102,21 +102,24 @@ class Claims:
         self.step = [(p.name, p.check) for p in model.step_claims]
         self.sometimes = [(p.name, p.check) for p in model.properties if p.kind == "sometimes"]
         self.checked = [p.name for p in model.properties if p.kind != "sometimes"] + ["no_deadlock"]
+        # the checks alone, for the loops below (run on every transition)
+        self._state_checks = tuple(check for _, check in self.state)
+        self._step_checks = tuple(check for _, check in self.step)
 
     def broken(self, scope, prev, action, nxt, events, new: bool = True) -> tuple[str, str] | None:
         """The first claim broken by the transition ``prev --action--> nxt``: state claims
         at ``nxt`` (when ``new``), then transition claims, as ``model.core`` orders them.
         ``prev`` None: ``nxt`` is an initial state, with no transition to judge."""
         if new:
-            for name, check in self.state:
+            for check in self._state_checks:
                 msg = check(scope, nxt)
-                if msg is not None:
-                    return name, msg
+                if msg is not None:     # the first claim with this check is the one that ran
+                    return self.state[self._state_checks.index(check)][0], msg
         if prev is not None:
-            for name, check in self.step:
+            for check in self._step_checks:
                 msg = check(scope, prev, action, nxt, events)
                 if msg is not None:
-                    return name, msg
+                    return self.step[self._step_checks.index(check)][0], msg
         return None
 
 
@@ -307,21 +310,50 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     return report
 
 
+class Moves:
+    """What walks ask the model of a state, remembered for one ``walks`` run: whether it is
+    within bounds, its enabled actions, and the transitions taken from it. Walks revisit
+    the same states again and again (1,000 consumer walks of 80 steps meet about 3,000
+    distinct states), and these are pure functions of the state, so each is computed once
+    per state; the claims are still checked on every step. At most ``LIMIT`` states are
+    kept (then it starts over), so memory stays bounded on long runs."""
+
+    LIMIT = 1 << 14
+
+    def __init__(self, model: Model, scope):
+        self.model, self.scope = model, scope
+        self.known: dict = {}
+
+    def at(self, state) -> tuple[bool, tuple, dict]:
+        """(within bounds, enabled actions, {action index: (next state, events)} so far)."""
+        entry = self.known.get(state)
+        if entry is None:
+            if len(self.known) >= self.LIMIT:
+                self.known.clear()
+            inside = self.model.within_bounds(self.scope, state)
+            entry = (inside, self.model.actions(self.scope, state) if inside else (), {})
+            self.known[state] = entry
+        return entry
+
+
 def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | None = None,
-         claims: Claims | None = None):
+         claims: Claims | None = None, inits: tuple | None = None, moves: Moves | None = None):
     """One random walk; returns (path, violation or None, steps taken). ``claims``:
-    ``Claims(model)``, made once for many walks."""
+    ``Claims(model)``, ``inits``: ``model.init_states(scope)``, and ``moves``:
+    ``Moves(model, scope)``, made once for many walks."""
     claims = claims or Claims(model)
-    within, actions, step, terminal_ok = model.within_bounds, model.actions, model.step, model.is_terminal_ok
+    moves = moves or Moves(model, scope)
+    step, terminal_ok = model.step, model.is_terminal_ok
     rng = random.Random(seed)
-    inits = model.init_states(scope)
+    if inits is None:
+        inits = model.init_states(scope)
     i = rng.randrange(len(inits))
     state = inits[i]
     path = [i]
     for _ in range(length):
-        if not within(scope, state):
+        inside, enabled, taken = moves.at(state)
+        if not inside:
             break
-        enabled = actions(scope, state)
         if kinds is None:
             choices = range(len(enabled))
         else:
@@ -332,7 +364,10 @@ def walk(model: Model, scope, seed: int, length: int, kinds: frozenset[str] | No
             break
         index = rng.choice(choices)
         action = enabled[index]
-        nxt, events = step(scope, state, action)
+        moved = taken.get(index)
+        if moved is None:
+            moved = taken[index] = step(scope, state, action)
+        nxt, events = moved
         path.append(index)
         found = claims.broken(scope, state, action, nxt, events)
         if found:
@@ -357,7 +392,8 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
     is called after each walk."""
     started = time.perf_counter()
     budget = budget or Budget()
-    claims = Claims(model)
+    claims, moves = Claims(model), Moves(model, scope)
+    inits = model.init_states(scope)
     report = Report(model.name, "walks", checked=list(claims.checked))
     rng = random.Random(seed)
     for _ in range(count):
@@ -366,7 +402,7 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
             break
         walk_seed = rng.randrange(2 ** 32)
         kinds = swarm_kinds(model, random.Random(walk_seed)) if swarm else None
-        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims)
+        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits, moves)
         report.states += steps
         report.walks += 1
         report.depth = max(report.depth, steps)

@@ -124,13 +124,13 @@ def fenced(scope: ConsumerScope, c: Consumer, error: str) -> Consumer:
 def receive(scope: ConsumerScope, state: State, slot: int) -> Handled:
     c = state.consumers[slot]
     resp, rest = c.inbox[0], c.inbox[1:]
-    c = c._replace(inbox=rest)
     kind = resp.kind.removesuffix("Response")
     if c.awaiting != kind or resp.to != c.member_id:
+        c = c._replace(inbox=rest)
         if kind == "SyncGroup" and resp.error == NONE and scope.behaviour.apply_late_sync:
             return _complete(scope, slot, c, resp.assignment, late=True)
         return Handled(c, (Event("ignored", slot, note=f"{resp.kind} no longer awaited"),))
-    c = c._replace(awaiting="")
+    c = c._replace(inbox=rest, awaiting="")
     if kind == "JoinGroup":
         return _on_join_response(scope, state, slot, c, resp)
     if kind == "SyncGroup":

@@ -171,7 +171,10 @@ class Group:
 
     def target_of(self, member_id: str) -> Tasks:
         """StreamsGroup.targetAssignment(memberId): NO_TASKS when it has none."""
-        return dict(self.target_assignment).get(member_id, NO_TASKS)
+        for mid, tasks in self.target_assignment:
+            if mid == member_id:
+                return tasks
+        return NO_TASKS
 
     # ---- new values ----
 

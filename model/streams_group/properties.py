@@ -9,6 +9,8 @@ holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..consumer.state import STABLE as CLASSIC_STABLE
 from ..consumer.state import Group as ClassicGroup
 from ..core import Property
@@ -76,6 +78,8 @@ def revoke_before_reassign(scope, prev: State, action: Action, nxt: State, event
     tasks by removing them from the set of active tasks sent in the heartbeat request";
     "Now, active tasks will be incrementally assigned to the member." Claim: a task the
     coordinator newly assigns as active to a member is held by no other member."""
+    if prev.group is nxt.group:   # the step left the coordinator's group alone
+        return None
     before = {m.member_id: m.assigned[ACTIVE] for m in _members(prev.group)}
     after = _members(nxt.group)
     for m in after:
@@ -116,7 +120,7 @@ def stale_topology_no_new_tasks(scope, prev: State, action: Action, nxt: State, 
     target.py; its current assignment then only moves towards that target). A failover
     computes no target (losing an uncommitted write restores the committed one)."""
     g = _streams(nxt.group)
-    if g is None or g.dead or g.topology is None or action.kind == "failover":
+    if prev.group is nxt.group or g is None or g.dead or g.topology is None or action.kind == "failover":
         return None   # a failover computes no target (a lost write takes it back to the committed one)
     before = {m.member_id: _streams(prev.group).target_of(m.member_id) for m in _members(prev.group)}
     for m in g.members:
@@ -184,8 +188,9 @@ def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State,
     for s, (a, b) in enumerate(zip(prev.clients, nxt.clients)):
         if a.incarnation == b.incarnation and b.epoch < a.epoch and b.epoch != 0:
             return f"client {s}: epoch {a.epoch} -> {b.epoch}"
-    if action.kind == "failover":
-        return None   # a lost uncommitted write takes the coordinator back to the committed epochs
+    if action.kind == "failover" or prev.group is nxt.group:
+        return None   # a lost uncommitted write takes the coordinator back to the committed epochs;
+                      # a step that left the group alone moved no member epoch
     before = {m.member_id: m.epoch for m in _members(prev.group)}
     for m in _members(nxt.group):
         old = before.get(m.member_id)
@@ -217,6 +222,10 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
     return None
 
 
+# cached for the search: one step's records meet one group in many states
+_replayed = lru_cache(maxsize=1 << 14)(replay)
+
+
 def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, events) -> str | None:
     """KIP-1071 (Persistence): "The metadata sent to the broker via the heartbeat is
     persisted as a new record type in the __consumer_offsets topic and is part of the group
@@ -232,7 +241,7 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
     for e in events:
         if e.data:
             streams = tuple(r for r in e.data[2] if not isinstance(r, ClassicGroupMetadata))
-            got = replay(streams, view(scope, prev.group))
+            got = _replayed(streams, view(scope, prev.group))
             if got != view(scope, nxt.group):
                 return f"{action.kind} of client {action.slot}: replay of its {len(streams)} records differs"
             for r in e.data[2]:

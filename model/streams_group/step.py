@@ -24,6 +24,7 @@ application's shutdown on its leave heartbeat and stops, KAFKA-19190).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from ..consumer.state import Group as ClassicGroup
 from . import classic_clients as classic
@@ -354,6 +355,11 @@ def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
                                config(scope), leader)
 
 
+# cached for the search: one heartbeat meets one group in many states (a pure function
+# of hashable arguments, like the consumer's dispatch)
+_heartbeat = lru_cache(maxsize=1 << 14)(heartbeat)
+
+
 def _handle(scope: StreamsGroupScope, state: State, s: int):
     c = state.clients[s]
     if c.classic:
@@ -361,7 +367,7 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     hb = heartbeat_request(scope, s, c.incarnation, c.request)
     cp = switched(scope.profile, scope.switches)
     if isinstance(state.group, Group):
-        out = heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
+        out = _heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), state.shutdown)
     else:   # a classic group or one with classic members (migration.py)
         out = streams_heartbeat(state.group, hb, Cluster(state.topics), cp, config(scope), index(scope))
     sent, creating = _create_topics(scope, state, out)
@@ -477,6 +483,14 @@ def _member_key(m) -> tuple:
             m.revocation_epoch)
 
 
+def _first(pair):
+    return pair[0]
+
+
+# a slot's repr, cached: few distinct slots recur in many states
+_shown = lru_cache(maxsize=1 << 16)(repr)
+
+
 def canonical(scope: StreamsGroupScope, state: State):
     """Symmetry reduction: the members of one process are interchangeable, and so are
     processes. The key keeps the group's own fields and, per process, the sorted
@@ -494,8 +508,13 @@ def canonical(scope: StreamsGroupScope, state: State):
     requester = slot_of(state.shutdown)[0] if state.shutdown else -1
     slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, state.beaten >> s & 1, state.fresh >> s & 1)
              for s, c in enumerate(state.clients)]
+    # slots sorted by their repr (None and tuples do not compare), computed once per slot;
+    # processes by their slots' reprs
     n = scope.members_per_process
-    procs = sorted((tuple(sorted(slots[p * n:(p + 1) * n], key=repr)) for p in range(scope.processes)), key=repr)
+    shown = [(_shown(x), x) for x in slots]
+    procs = sorted((sorted(shown[p * n:(p + 1) * n], key=_first) for p in range(scope.processes)),
+                   key=lambda proc: [r for r, _ in proc])
+    procs = [tuple(x for _, x in proc) for proc in procs]
     head = (g.group_epoch, g.target_assignment_epoch, g.topology, g.validated_topology_epoch,
             g.partition_metadata, g.assignment_configs, g.dead)
     return (head, tuple(procs), state.topics, state.creating, state.budget, state.calm, state.marks,

@@ -18,6 +18,7 @@ does (the first rule that fires).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Mapping, NamedTuple
 
 from .profiles import (INSTANCE_ID, SOURCE_TOPIC_REGEX, TASK_END_OFFSETS, TASK_OFFSETS, WARMUP_TASKS,
@@ -192,6 +193,7 @@ def _joining_list(name: str, wire: str) -> Rule:
                 _const(f"{wire} must be empty when (re-)joining."))
 
 
+@lru_cache(maxsize=None)   # a few profiles; the checker validates every heartbeat
 def rules(p: Profile | str) -> tuple[Rule, ...]:
     """The profile's rules in Kafka's order of checks (throwIfStreamsGroupHeartbeatRequestIsInvalid)."""
     p = _profile(p)
@@ -239,6 +241,7 @@ def rules(p: Profile | str) -> tuple[Rule, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1 << 14)   # pure; a search validates the same few requests again and again
 def validate(request: StreamsGroupHeartbeat, profile: Profile | str = "kip-1071") -> Error | None:
     """The error Kafka (or the KIP) answers ``request`` with before looking at the group,
     or None when the request is valid. The first rule of ``rules(profile)`` that fires wins."""
