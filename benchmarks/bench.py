@@ -68,10 +68,11 @@ def bfs_rates(lines: list[str], name: str) -> None:
     lines.append("")
 
 
-def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, int | None, float]:
+def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, int | None, int | None, float]:
     """Shrink one variant's counterexample (worker process); Hypothesis's shrink time
     is capped at SHRINK_CAP seconds so the benchmark ends. Returns Hypothesis's shrunk
-    length and the length after ``stateful.prune``'s deletion pass."""
+    length, the length after ``stateful.prune``'s deletion pass and after
+    ``stateful.tighten``'s windowed searches."""
     from hypothesis.internal.conjecture import engine
     engine.MAX_SHRINKING_SECONDS = SHRINK_CAP
     name, key, seed = job
@@ -80,8 +81,8 @@ def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, int | None, flo
     h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
              shrink=True)
     if h.property is None:
-        return key, None, None, time.perf_counter() - started
-    return key, len(h.path) - 1, len(h.pruned) - 1, time.perf_counter() - started
+        return key, None, None, None, time.perf_counter() - started
+    return key, len(h.path) - 1, len(h.pruned) - 1, len(h.tightened) - 1, time.perf_counter() - started
 
 
 SHRINK_CAP = 90
@@ -108,19 +109,21 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
     shrunk = {}
     if jobs:
         with multiprocessing.Pool(2) as pool:
-            shrunk = {key: (n, pruned, secs) for key, n, pruned, secs in pool.map(_shrink, jobs)}
+            shrunk = {key: (n, pruned, tight, secs) for key, n, pruned, tight, secs in pool.map(_shrink, jobs)}
     lines += [f"#### Known-bug variants ({name}): time to first counterexample", "",
               f"Hypothesis: median of {seeds} seeds, up to 300 cases x 100 steps each (a variant may name fewer steps), shrinking off for "
               f"timing; then the seed with the shortest first failure is shrunk (Hypothesis's shrink time "
-              f"capped at {SHRINK_CAP} s), then a deterministic deletion pass (`stateful.prune`) on the shrunk path.", "",
+              f"capped at {SHRINK_CAP} s), then a deterministic deletion pass (`stateful.prune`) on the shrunk path, "
+              f"then `stateful.tighten` (bounded BFS windows along that path: a shrinker of the path found, "
+              f"not a search from the initial state).", "",
               "| variant | property (BFS) | BFS s | BFS states | BFS shortest | Hypothesis first failure s (median) "
-              "| found by seeds | shrunk length / after prune (s) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "| found by seeds | shrunk length / after prune / after tighten (s) |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for v, r, shortest, times, found in rows:
         median = f"{statistics.median(times):.2f}" if times else "not found"
         length = "-"
         if v.key in shrunk:
-            n, pruned, secs = shrunk[v.key]
-            length = f"{n} / {pruned} ({secs:.0f} s)" if n is not None else "not found"
+            n, pruned, tight, secs = shrunk[v.key]
+            length = f"{n} / {pruned} / {tight} ({secs:.0f} s)" if n is not None else "not found"
         lines.append(f"| {v.key} | {r.violation.property if r.violation else 'NOT CAUGHT'} | {r.seconds:.2f} | "
                      f"{r.states:,} | {shortest} | {median} | {found}/{seeds} | {length} |")
     lines.append("")
