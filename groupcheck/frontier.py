@@ -19,7 +19,8 @@ import pickle
 import zlib
 from collections import deque
 
-LOOSE = 4_096       # states kept whole before the frontier starts packing
+LOOSE = 32_768      # states kept whole before the frontier starts packing (4,096 cost
+                    # KAFKA-13406's 160,394-state search 25% more CPU; this, 3%)
 BLOCK = 1_024       # states per packed block
 
 

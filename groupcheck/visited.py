@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 
-MERGE_AFTER = 65_536     # fingerprints kept in the dict before the first merge
+MERGE_AFTER = 131_072    # fingerprints kept in the dict before the first merge
 
 
 class Visited:
