@@ -159,3 +159,24 @@ def test_scope_round_trips_and_names_bad_fields():
         from_dict({"warmups": 1})
     with pytest.raises(ScopeError, match="unknown key"):
         from_dict({"members": 2})
+
+
+def test_a_coordinator_lowering_a_member_epoch_is_reported():
+    """member_epoch_never_decreases's coordinator clause: a step whose group holds a member
+    at a lower epoch (not 0, not -2) breaks it; the same group object (a step that left
+    the group alone) and a failover do not."""
+    from model.streams_group.world import Action
+    from model.streams_group.properties import member_epoch_never_decreases as claim
+    from model.streams_group.properties import _members
+
+    seen = []
+    bfs(MODEL, ONE_PROCESS, on_state=seen.append)
+    prev = next(s for s in seen if any(m.epoch >= 2 for m in _members(s.group)))
+    group = prev.group
+    m = next(m for m in group.members if m.epoch >= 2)
+    lowered = replace(group, members=tuple(replace(x, epoch=1) if x is m else x for x in group.members))
+    nxt = prev._replace(group=lowered)
+    step = Action("heartbeat", 0)
+    assert claim(ONE_PROCESS, prev, step, nxt, ()) == f"coordinator: {m.member_id} epoch {m.epoch} -> 1"
+    assert claim(ONE_PROCESS, prev, step, prev, ()) is None
+    assert claim(ONE_PROCESS, prev, Action("failover", 0), nxt, ()) is None
