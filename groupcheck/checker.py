@@ -230,7 +230,7 @@ class _Search:
     def expand(self, stop_at_first: bool) -> None:
         """Expand the next queued state: witnesses, deadlock, every successor."""
         model, scope, report, key, claims = self.model, self.scope, self.report, self.key, self.claims
-        ids, recent = self.ids, self.ids.recent
+        ids = self.ids
         state = self.queue.popleft()
         here = self.expanded
         self.expanded += 1
@@ -259,9 +259,7 @@ class _Search:
             # transition claims on every transition; state claims only on new states
             # (they are functions of the state, and symmetric under ``canonical``)
             nk = key(nxt)
-            there = recent.get(nk)
-            if there is None and ids.fps:
-                there = ids.old(nk)
+            there = ids.get(nk)
             new = there is None
             if graph is not None and action.kind not in faults:
                 graph.edges.append(len(self.parent) if new else there)
