@@ -210,10 +210,44 @@ def test_subscription_change_bumps_and_reassigns():
     assert w.group.subscription_metadata == (("a", 4), ("b", 2))
 
 
-def test_assignor_change_bumps_and_range_is_used_when_members_prefer_it():
+def test_assignor_change_is_written_but_does_not_bump_it_applies_at_the_next_bump():
+    """consumerGroupHeartbeat bumps only on names, regexes, metadata; the preferred assignor is
+    read by updateTargetAssignment at the next bump."""
     w, a, b = two()
     out = w.beat(a, server_assignor="range")
-    assert reasons(out) == ("server assignor changed",) and ("new_target", w.group.group_epoch) in out.events
+    assert reasons(out) is None and w.group.member("A").server_assignor == "range" and len(out.records) == 1
+    out = w.beat(b, server_assignor="range")
+    out = w.join(Client("C"))
+    assert ("new_target", w.group.group_epoch) in out.events
+
+
+def test_a_member_joining_without_a_subscription_bumps_only_under_the_kip():
+    for profile, bump in (("kip-848", True), ("kafka-4.0", False)):
+        w = World(profile=profile)
+        a = Client("A")
+        w.join(a)
+        epoch = w.group.group_epoch
+        out = w.join(Client("E", topics=()))
+        assert (w.group.group_epoch == epoch + 1) is bump, profile
+        assert code(out) == 0 and out.response.assignment == ()
+
+
+def test_regex_only_full_request_is_full_only_under_the_kip():
+    for profile, sent in (("kip-848", True), ("kafka-4.0", False)):
+        w = World(profile=profile)
+        a = Client("A", regex="a")
+        w.join(a)
+        if profile == "kafka-4.0":
+            w.apply(resolve_regexes(w.group, w.cluster))
+        w.converge([a])
+        out = w.beat(a, rebalance_timeout_ms=1000, subscribed_topic_regex="a")
+        assert (out.response.assignment is not None) is sent, profile
+
+
+def test_3_7_sends_the_assignment_whenever_owned_partitions_are_reported():
+    w, a, b = two("kafka-3.7")
+    assert w.beat(a).response.assignment is not None
+    assert w.beat(a, topic_partitions=None).response.assignment is None
 
 
 def test_no_change_no_bump_and_no_assignment_unless_full():
@@ -224,12 +258,12 @@ def test_no_change_no_bump_and_no_assignment_unless_full():
     assert out.response.assignment is not None
 
 
-def test_full_request_not_answered_in_3_7_kafka_16367():
-    w, a, b = two("kafka-3.7")
-    out = w.beat(a, full=True)
-    assert out.response.assignment is None
-    w2, a2, _ = two("kip-848", switches=("kafka-16367",))
-    assert w2.beat(a2, full=True).response.assignment is None
+def test_full_request_answered_and_kafka_16367_switch():
+    w, a, b = two("kafka-4.0")
+    assert w.beat(a, full=True).response.assignment is not None
+    assert w.beat(a, full=True, topic_partitions=None).response.assignment is None
+    w2, a2, _ = two("kafka-4.0", switches=("kafka-16367",))
+    assert w2.beat(a2).response.assignment is not None          # owned reported: sent
 
 
 # ---- timers ----

@@ -16,7 +16,8 @@ from typing import NamedTuple, Optional
 
 from ..epochs import Fenced, Holding, MemberAssignment, consumer_unreleased, reconcile
 from .group import Group, Member, mask_of, topic_partitions_of
-from .profiles import REGEX_SYNC, Profile, profile as _profile
+from .profiles import (REGEX_ASYNC, REGEX_SYNC, SENT_ON_FULL_REQUEST_OR_REGEX, SENT_WHEN_OWNED_REPORTED, Profile,
+                       profile as _profile)
 from .records import diff
 from .state import ConsumerGroupHeartbeat, ConsumerGroupHeartbeatResponse
 from .target import new_target, preferred_assignor, resolve_regex, subscription_metadata
@@ -57,9 +58,9 @@ SWITCHES = {
     "kafka-19233": lambda p: p._replace(epoch0_rejoin_accepted=False),
     # KAFKA-19449 unfixed: the member's own pending revocation blocks its own reassignment.
     "kafka-19449": lambda p: p._replace(own_pending_blocks=True),
-    # KAFKA-16367 unfixed (3.7.0): a full request after an error is not answered with the
-    # assignment, so a client that lost a response never learns it.
-    "kafka-16367": lambda p: p._replace(full_request_answered=False),
+    # KAFKA-16367 unfixed (3.7.x): the assignment is sent whenever owned partitions are
+    # reported, not on a full request (apache/kafka #15533).
+    "kafka-16367": lambda p: p._replace(assignment_sent=SENT_WHEN_OWNED_REPORTED),
 }
 
 
@@ -116,19 +117,22 @@ def with_metadata(m: Member, r: ConsumerGroupHeartbeat) -> Member:
         else (r.subscribed_topic_regex or None))
 
 
-def member_reasons(old: Optional[Member], new: Member) -> list[str]:
-    """KIP-848: the group epoch is bumped when "a member joins or leaves the group" or
-    "a member updates its subscriptions" (GroupMetadataManager#hasMemberSubscriptionChanged:
-    subscribed topic names or regex differ); a server-assignor change bumps too, since the
-    preferred assignor is part of what the target depends on."""
-    if old is None:
+def member_reasons(old: Optional[Member], new: Member, g: Group, p: Profile) -> list[str]:
+    """Why this heartbeat's member change bumps the group epoch. The KIP: "a member joins" and
+    "a member updates its subscriptions" (names or regex). Kafka: hasMemberSubscriptionChanged
+    (the subscribed names differ, a new member's from empty) and maybeUpdateRegularExpressions
+    (a changed regex bumps only if it is already resolved: "If the new regex is already resolved,
+    we trigger a rebalance by bumping the group epoch"; a new one is resolved asynchronously).
+    A server assignor or rack change is written but bumps nothing in either."""
+    if old is None and p.bump_on_join:
         return ["member joined"]
-    out = []
-    if old.subscribed_topic_names != new.subscribed_topic_names or old.subscribed_topic_regex != new.subscribed_topic_regex:
-        out.append("subscription changed")
-    if old.server_assignor != new.server_assignor:
-        out.append("server assignor changed")
-    return out
+    before = old or Member(new.member_id)
+    if before.subscribed_topic_names != new.subscribed_topic_names:
+        return ["member joined" if old is None else "subscription changed"]
+    if before.subscribed_topic_regex != new.subscribed_topic_regex:
+        if p.regex != REGEX_ASYNC or g.regex_topics(new.subscribed_topic_regex) is not None:
+            return ["member joined" if old is None else "subscription changed"]
+    return []
 
 
 def used_regexes(g: Group) -> set[str]:
@@ -136,8 +140,9 @@ def used_regexes(g: Group) -> set[str]:
 
 
 def refresh_regexes(g: Group, topics, resolve_new: bool) -> tuple[Group, tuple]:
-    """Drop the resolutions no member uses any more; resolve the new ones now (the KIP's
-    synchronous rule) or report them as ``regex_to_resolve`` events (Kafka 4.0+)."""
+    """Drop the resolutions no member uses any more ("If the member was the last one subscribed
+    to the regex, we delete the resolved regular expression"); resolve the new ones now (the
+    KIP) or report them as ``regex_to_resolve`` events (Kafka 4.0+ schedules the resolution)."""
     used = used_regexes(g)
     kept = {rx: ts for rx, ts in g.resolved_regexes if rx in used}
     events = ()
@@ -153,9 +158,10 @@ def update(u: Update) -> Outcome:
     """consumerGroupHeartbeat steps 1-3 and the response."""
     g, r, p = u.group, u.request, u.profile
     member = with_metadata(u.member, r)                                            # step 1
-    reasons = member_reasons(u.old, member)
+    reasons = member_reasons(u.old, member, g, p)
     if g.group_epoch == 0 and not reasons:
-        reasons.append("group created")   # "If the group is newly created, we must ensure that it moves away from epoch 0"
+        # "If the group is newly created, we must ensure that it moves away from epoch 0"
+        reasons.append("group created")
     after = g.with_member(member)
     after, events = refresh_regexes(after, u.topics, p.regex == REGEX_SYNC)
     metadata = subscription_metadata(after, dict(u.topics))
@@ -198,20 +204,23 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     return m.with_assignment(moved)
 
 
-def is_full_request(r: ConsumerGroupHeartbeat) -> bool:
-    """GroupMetadataManager#consumerGroupHeartbeat: "memberEpoch == 0 || (rebalanceTimeoutMs !=
-    -1 && subscribedTopicNames != null && ownedTopicPartitions != null)" (4.0 also counts a
-    non-null SubscribedTopicRegex in place of the names)."""
-    return r.member_epoch == 0 or (r.rebalance_timeout_ms != -1 and r.topic_partitions is not None and
-                                   (r.subscribed_topic_names is not None or r.subscribed_topic_regex is not None))
+def is_full_request(r: ConsumerGroupHeartbeat, counts_regex: bool = False) -> bool:
+    """GroupMetadataManager#consumerGroupHeartbeat (3.8+): "memberEpoch == 0 ||
+    (rebalanceTimeoutMs != -1 && subscribedTopicNames != null && ownedTopicPartitions != null)";
+    ``counts_regex``: a non-null SubscribedTopicRegex counts like the names (the KIP profile)."""
+    subscribed = r.subscribed_topic_names is not None or (counts_regex and r.subscribed_topic_regex is not None)
+    return r.member_epoch == 0 or (r.rebalance_timeout_ms != -1 and subscribed and r.topic_partitions is not None)
 
 
 def response(g: Group, u: Update, m: Member) -> ConsumerGroupHeartbeatResponse:
     """"The assignment is only provided in the following cases: 1. The member sent a full
     request ... 2. The member's assignment has been updated." (hasAssignedPartitionsChanged).
-    Without KAFKA-16367 (3.7.0): epoch 0 or a change only."""
-    r = u.request
-    full = is_full_request(r) if u.profile.full_request_answered else r.member_epoch == 0
+    3.7: also whenever the request reports its owned partitions."""
+    r, how = u.request, u.profile.assignment_sent
+    if how == SENT_WHEN_OWNED_REPORTED:
+        full = r.member_epoch == 0 or r.topic_partitions is not None
+    else:
+        full = is_full_request(r, how == SENT_ON_FULL_REQUEST_OR_REGEX)
     resp = ConsumerGroupHeartbeatResponse(member_id=m.member_id, member_epoch=m.epoch,
                                           heartbeat_interval_ms=u.config.heartbeat_interval_ms)
     if full or u.old is None or u.old.assigned != m.assigned:
