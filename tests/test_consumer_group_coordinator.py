@@ -99,15 +99,14 @@ def test_second_member_waits_until_the_first_revokes(profile):
 def test_own_pending_revocation_blocks_only_before_kafka_19449():
     """A member whose target moves a partition away and back: with KAFKA-19449's fix its own
     pending revocation does not block it (kafka-4.2); before (kafka-4.1) it does."""
+    from model.consumer_group.coordinator_update import reconcile_member
+    from model.consumer_group.group import Member
+    from model.consumer_group.profiles import profile as prof
     for profile, withheld in (("kafka-4.1", True), ("kafka-4.2", False)):
-        w = World(profile=profile)
-        from model.consumer_group.coordinator_update import reconcile_member
-        from model.consumer_group.group import Member
         m = Member("A", subscribed_topic_names=("a",), state="UNREVOKED", epoch=1, previous_epoch=0,
                    assigned=A([0]), pending_revocation=A([1]))
         g = replace(fresh(), dead=False, group_epoch=2, target_assignment_epoch=2,
                     target_assignment=(("A", A([0, 1])),)).with_member(m)
-        from model.consumer_group.profiles import profile as prof
         moved = reconcile_member(g, m, A([0]), prof(profile))
         assert (moved.assigned == A([0])) is withheld, profile
 
