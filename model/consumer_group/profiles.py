@@ -1,0 +1,109 @@
+"""Named behaviour profiles for KIP-848 consumer groups: where the KIP's text and shipped
+Kafka releases decide a request differently, each side is a profile, and every rule in
+``validation.py``, ``coordinator.py`` and ``coordinator_update.py`` reads its switch here.
+
+* ``kip-848``    the KIP's text (the "Consumer Group Heartbeat API" and "Rebalance Process"
+                 sections) where it is explicit; elsewhere Kafka's trunk rules.
+* ``kafka-3.7``  the early-access coordinator (3.7.0): no regex in the request schema, names
+                 required and non-empty at join, the assignment sent whenever owned partitions
+                 are reported (before KAFKA-16367, 3.8).
+* ``kafka-4.0``  GA: regexes resolved asynchronously, empty subscriptions accepted at join,
+                 the assignment sent on a full request (names, not a regex, make it full).
+* ``kafka-4.1``  4.0's rules (the own pending revocation still blocks; epoch + 1 after revoking).
+* ``kafka-4.2``  KAFKA-19449 (the member's own pending revocation no longer blocks) and
+                 KAFKA-19974 (the epoch stays after revoking: the epoch core's ``consumer-trunk``).
+                 KAFKA-19233's fix (merged to trunk 2026-01) is in none of the release profiles
+                 (an assumption for 4.2: no backport is in the stored sources).
+
+Each switch names the source it comes from (apache/kafka, group-coordinator/src/main/java/org/
+apache/kafka/coordinator/group/ unless said otherwise).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..epochs import CONSUMER_4_1, CONSUMER_TRUNK
+from ..epochs import Profile as EpochProfile
+
+# How a SubscribedTopicRegex is handled.
+REGEX_REJECTED = "rejected"   # 3.7: GroupCoordinatorService "SubscribedTopicRegex is not supported yet."
+REGEX_SYNC = "sync"           # the KIP: resolved against the metadata in the heartbeat itself
+REGEX_ASYNC = "async"         # 4.0+: GroupMetadataManager#maybeUpdateRegularExpressions schedules the
+#                               resolution; its result (a ConsumerGroupRegularExpression record) bumps
+#                               the group epoch later (``coordinator.resolve_regexes``)
+
+# When the response carries the assignment.
+SENT_WHEN_OWNED_REPORTED = "owned-reported"
+SENT_ON_FULL_REQUEST = "full-request"
+SENT_ON_FULL_REQUEST_OR_REGEX = "full-request-or-regex"
+
+# Which epochs need a non-empty MemberId (GroupCoordinatorService#throwIfConsumerGroupHeartbeatRequestIsInvalid).
+MEMBER_ID_NOT_AT_JOIN = "not-at-join"   # KIP / 3.7-4.0 v0: "memberEpoch > 0 || memberEpoch == -1" (and -2 in 3.7)
+MEMBER_ID_ALWAYS = "always"             # v1+ (KIP-1082: the client generates its member id)
+
+
+class Profile(NamedTuple):
+    name: str
+    # The epoch core's reconciliation profile: ``consumer-4.1`` adds 1 to the member epoch
+    # after it revoked; ``consumer-trunk`` (KAFKA-19974, 4.2) keeps it.
+    epochs: EpochProfile
+    # modern/consumer/CurrentAssignmentBuilder#computeNextAssignment before KAFKA-19449: a
+    # partition this member itself still has pending revocation counts as unreleased.
+    own_pending_blocks: bool
+    regex: str                       # REGEX_*
+    member_id_required: str          # MEMBER_ID_*
+    # 3.7/3.8: "SubscribedTopicNames must be set in first request." (non-null, non-empty);
+    # 4.0+: "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining."
+    join_needs_nonempty_names: bool
+    # When the response carries the assignment (GroupMetadataManager#consumerGroupHeartbeat):
+    # SENT_WHEN_OWNED_REPORTED (3.7: "ownedTopicPartitions != null || memberEpoch == 0 ||
+    # assignmentUpdated"); SENT_ON_FULL_REQUEST (3.8+, KAFKA-16367 / apache/kafka #15533:
+    # "memberEpoch == 0 || (rebalanceTimeoutMs != -1 && subscribedTopicNames != null &&
+    # ownedTopicPartitions != null)" or a change; a regex-only subscriber's request is never
+    # full); SENT_ON_FULL_REQUEST_OR_REGEX (the KIP: a regex subscription counts like names).
+    assignment_sent: str
+    # The server assignors (group.consumer.assignors) and the default one (the first):
+    # GroupCoordinatorConfig CONSUMER_GROUP_ASSIGNORS_DEFAULT = [UniformAssignor, RangeAssignor].
+    assignors: tuple[str, ...] = ("uniform", "range")
+    # A member's epoch-0 heartbeat with a member id the group knows (KAFKA-19233, apache/kafka
+    # PR #21305, merged 2026-01-14: "Add early return for receivedMemberEpoch=0 in validation
+    # method"): True: accepted, the member keeps its epoch and assignment and the full response
+    # hands them back; False (every release before the fix): it meets the member-epoch check,
+    # and 0 is neither its epoch nor its previous one once it is past epoch 1: FENCED_MEMBER_EPOCH.
+    epoch0_rejoin_accepted: bool = True
+    # OffsetCommit fencing (ConsumerGroup#validateOffsetCommit): True: an older member epoch is
+    # STALE_MEMBER_EPOCH only when it is not the previous epoch or a committed partition is no
+    # longer assigned (KIP-1251, assignment epochs); False: any epoch other than the member's.
+    commit_accepts_previous_epoch: bool = False
+    # The KIP: "The group epoch is bumped when ... a member joins or leaves the group". Kafka
+    # (consumerGroupHeartbeat, 3.7-4.x): a join bumps only through what it changes: the group
+    # is new ("groupEpoch() == 0"), the subscribed names differ (hasMemberSubscriptionChanged),
+    # an already resolved regex (maybeUpdateRegularExpressions) or the subscription metadata;
+    # a member joining with no subscription does not bump.
+    bump_on_join: bool = False
+
+
+KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
+                  SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True)
+KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
+                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False)
+KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
+                    epoch0_rejoin_accepted=False)
+KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
+KAFKA_4_2 = KAFKA_4_0._replace(name="kafka-4.2", epochs=CONSUMER_TRUNK, own_pending_blocks=False)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2)}
+
+
+def profile(name) -> Profile:
+    """The profile called ``name`` (a Profile passes through)."""
+    if isinstance(name, Profile):
+        return name
+    if name not in PROFILES:
+        raise KeyError(f"unknown consumer group profile {name!r}; known: {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+__all__ = ["Profile", "PROFILES", "profile", "KIP_848", "KAFKA_3_7", "KAFKA_4_0", "KAFKA_4_1", "KAFKA_4_2",
+           "REGEX_REJECTED", "REGEX_SYNC", "REGEX_ASYNC", "SENT_WHEN_OWNED_REPORTED",
+           "SENT_ON_FULL_REQUEST", "SENT_ON_FULL_REQUEST_OR_REGEX", "MEMBER_ID_NOT_AT_JOIN", "MEMBER_ID_ALWAYS"]

@@ -1,0 +1,330 @@
+"""The KIP-848 coordinator's ConsumerGroupHeartbeat handler: group lookup and creation, the
+member-epoch check with the lost-response rule, static membership, group-epoch bumps with their
+reasons, targets, reconciliation per profile, the response's assignment, timeouts, regexes,
+offset-commit fencing. The driver asserts replay(log) == group after every heartbeat."""
+from dataclasses import replace
+
+import pytest
+
+from model.consumer_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, heartbeat, offset_commit,
+                                              rebalance_timeout, resolve_regexes, session_timeout)
+from model.consumer_group.group import group_state, mask_of, topics_mask
+from model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
+                                        TopicPartitions)
+from model.consumer_group.profiles import KIP_848
+from tests.test_consumer_group_coordinator_driver import INDEX, Client, World, fresh
+
+
+def code(out):
+    return out.response.error_code
+
+
+def reasons(out):
+    return dict((e[0], e[1]) for e in out.events if len(e) == 2).get("group_epoch_bumped")
+
+
+def A(p):
+    return mask_of(INDEX, (TopicPartitions("a", tuple(p)),))
+
+
+def two(profile="kip-848", **kw):
+    w = World(profile=profile, **kw)
+    a, b = Client("A"), Client("B")
+    w.join(a)
+    w.join(b)
+    w.converge([a, b])
+    return w, a, b
+
+
+# ---- the group ----
+
+def test_first_join_creates_the_group_at_epoch_1_and_assigns_everything():
+    w = World()
+    out = w.join(Client("A"))
+    assert code(out) == 0 and out.response.member_epoch == 1
+    assert out.response.assignment == (TopicPartitions("a", (0, 1, 2, 3)),)
+    assert reasons(out) == ("member joined", "subscribed topic metadata changed")
+    assert group_state(w.group) == STABLE and w.group.subscription_metadata == (("a", 4),)
+
+
+def test_heartbeat_for_a_missing_group_is_group_id_not_found():
+    out = heartbeat(fresh(), ConsumerGroupHeartbeat("g", "A", 3, topic_partitions=()), Cluster((("a", 4), ("b", 2))))
+    assert code(out) == ERRORS["GROUP_ID_NOT_FOUND"] and out.response.error_message == "Consumer group g not found."
+    assert out.records == ()
+
+
+def test_a_group_of_another_type_is_not_a_consumer_group_and_classic_is_migrations():
+    req = ConsumerGroupHeartbeat("g", "A", 0, rebalance_timeout_ms=1, subscribed_topic_names=("a",), topic_partitions=())
+    out = heartbeat(OtherGroup("g", "share"), req)
+    assert code(out) == ERRORS["GROUP_ID_NOT_FOUND"] and out.response.error_message == "Group g is not a consumer group."
+    with pytest.raises(NotModelled):
+        heartbeat(OtherGroup("g", "classic"), req)
+
+
+def test_a_cluster_topic_outside_the_partition_index_is_a_clear_error():
+    with pytest.raises(ValueError, match="partition_index"):
+        World(cluster=Cluster((("zz", 1),))).join(Client("A"))
+
+
+def test_group_max_size_rejects_new_members_but_not_known_ones():
+    w = World(config=Config(max_size=1))
+    a = Client("A")
+    w.join(a)
+    out = w.join(Client("B"))
+    assert code(out) == ERRORS["GROUP_MAX_SIZE_REACHED"]
+    assert out.response.error_message == "The consumer group has reached its maximum capacity of 1 members."
+    assert code(w.beat(a)) == 0
+
+
+# ---- reconciliation: revoke before reassign ----
+
+@pytest.mark.parametrize("profile", ["kip-848", "kafka-4.1", "kafka-4.2"])
+def test_second_member_waits_until_the_first_revokes(profile):
+    w = World(profile=profile)
+    a, b = Client("A"), Client("B")
+    w.join(a)
+    out = w.join(b)
+    assert out.response.member_epoch == 2 and out.response.assignment == ()   # UNRELEASED: all still A's
+    assert w.group.member("B").state == "UNRELEASED"
+    out = w.beat(a)                                 # A learns its smaller target: revoke 2, 3
+    assert w.group.member("A").state == "UNREVOKED" and w.group.member("A").epoch == 1
+    assert ("rebalance_timer", "A", 1) in out.events
+    assert out.response.assignment == (TopicPartitions("a", (0, 1)),)
+    out = w.beat(a)                                 # reports owning 0, 1 only: revoked
+    assert w.group.member("A").epoch == 2 and w.group.member("A").previous_epoch == 1
+    out = w.beat(b)
+    assert out.response.assignment == (TopicPartitions("a", (2, 3)),) and group_state(w.group) == STABLE
+
+
+def test_own_pending_revocation_blocks_only_before_kafka_19449():
+    """A member whose target moves a partition away and back: with KAFKA-19449's fix its own
+    pending revocation does not block it (kafka-4.2); before (kafka-4.1) it does."""
+    from model.consumer_group.coordinator_update import reconcile_member
+    from model.consumer_group.group import Member
+    from model.consumer_group.profiles import profile as prof
+    for profile, withheld in (("kafka-4.1", True), ("kafka-4.2", False)):
+        m = Member("A", subscribed_topic_names=("a",), state="UNREVOKED", epoch=1, previous_epoch=0,
+                   assigned=A([0]), pending_revocation=A([1]))
+        g = replace(fresh(), dead=False, group_epoch=2, target_assignment_epoch=2,
+                    target_assignment=(("A", A([0, 1])),)).with_member(m)
+        moved = reconcile_member(g, m, A([0]), prof(profile))
+        assert (moved.assigned == A([0])) is withheld, profile
+
+
+# ---- the member-epoch check ----
+
+def test_previous_epoch_with_owned_subset_is_accepted_as_a_lost_response():
+    w, a, b = two()
+    m = w.group.member("A")
+    out = w.beat(a, member_epoch=m.previous_epoch, topic_partitions=(TopicPartitions("a", (0,)),))
+    assert code(out) == 0 and out.response.member_epoch == m.epoch
+
+
+def test_older_epoch_not_previous_or_owning_more_is_fenced_with_kafkas_message():
+    w, a, b = two()
+    m = w.group.member("A")
+    out = w.beat(a, member_epoch=m.previous_epoch, topic_partitions=(TopicPartitions("a", (0, 1, 2, 3)),))
+    assert code(out) == ERRORS["FENCED_MEMBER_EPOCH"] and out.records == ()
+    out = w.beat(a, member_epoch=m.epoch + 1)
+    assert code(out) == ERRORS["FENCED_MEMBER_EPOCH"]
+    assert out.response.error_message.startswith(f"The consumer group member has a greater member epoch ({m.epoch + 1})")
+
+
+def test_unknown_member_id():
+    w, a, b = two()
+    out = w.beat(Client("Z", epoch=3))
+    assert code(out) == ERRORS["UNKNOWN_MEMBER_ID"] and out.response.error_message == "Member Z is not a member of group g."
+
+
+@pytest.mark.parametrize("profile,switches,ok", [("kip-848", (), True), ("kip-848", ("kafka-19233",), False),
+                                                 ("kafka-4.2", (), False)])
+def test_epoch0_rejoin_of_a_known_member_kafka_19233(profile, switches, ok):
+    w, a, b = two(profile, switches=switches)
+    c = Client("C")
+    w.join(c)
+    w.converge([a, b, c])
+    assert w.group.member("A").epoch >= 2
+    out = w.join(a)
+    assert (code(out) == 0) is ok
+    if ok:   # the full response hands back its current assignment at its epoch
+        assert out.response.member_epoch == w.group.member("A").epoch and out.response.assignment is not None
+
+
+# ---- leave, static membership ----
+
+def test_leave_removes_the_member_and_bumps():
+    w, a, b = two()
+    epoch = w.group.group_epoch
+    out = w.beat(a, member_epoch=-1)
+    assert out.response.member_epoch == -1 and w.group.member("A") is None
+    assert reasons(out) == ("member left",) and w.group.group_epoch == epoch + 1
+
+
+def test_static_leave_keeps_the_member_at_minus_2_without_a_bump_and_a_new_id_replaces_it():
+    w = World()
+    a, b = Client("A", instance_id="i1"), Client("B")
+    w.join(a)
+    w.join(b)
+    w.converge([a, b])
+    epoch, assigned = w.group.group_epoch, w.group.member("A").assigned
+    out = w.beat(a, member_epoch=-2)
+    assert out.response.member_epoch == -2 and w.group.member("A").epoch == -2
+    assert w.group.group_epoch == epoch and w.group.member("A").assigned == assigned
+    assert group_state(w.group) == RECONCILING
+    a2 = Client("A2", instance_id="i1")
+    out = w.join(a2)
+    assert code(out) == 0 and w.group.member("A") is None and w.group.member("A2").assigned == assigned
+    assert w.group.group_epoch == epoch                     # same subscription: no bump
+    assert mask_of(INDEX, out.response.assignment) == assigned
+
+
+def test_static_errors():
+    w = World()
+    a = Client("A", instance_id="i1")
+    w.join(a)
+    out = w.join(Client("A2", instance_id="i1"))
+    assert code(out) == ERRORS["UNRELEASED_INSTANCE_ID"]
+    assert out.response.error_message == ("Static member A2 with instance id i1 cannot join the group because the "
+                                          "instance id is owned by A member.")
+    out = w.beat(Client("X", instance_id="i9", epoch=1))
+    assert code(out) == ERRORS["UNKNOWN_MEMBER_ID"] and out.response.error_message == "Instance id i9 is unknown."
+    out = w.beat(Client("X", instance_id="i1", epoch=1))
+    assert code(out) == ERRORS["FENCED_INSTANCE_ID"]
+
+
+def test_static_member_leaving_with_minus_1_leaves_for_good():
+    w = World()
+    a = Client("A", instance_id="i1")
+    w.join(a)
+    out = w.beat(a, member_epoch=-1)
+    assert out.response.member_epoch == -1 and w.group.members == () and group_state(w.group) == EMPTY
+
+
+# ---- bumps, targets, the response ----
+
+def test_subscription_change_bumps_and_reassigns():
+    w, a, b = two()
+    out = w.beat(a, subscribed_topic_names=("a", "b"))
+    assert reasons(out) == ("subscription changed", "subscribed topic metadata changed")
+    assert w.group.subscription_metadata == (("a", 4), ("b", 2))
+
+
+def test_assignor_change_is_written_but_does_not_bump_it_applies_at_the_next_bump():
+    """consumerGroupHeartbeat bumps only on names, regexes, metadata; the preferred assignor is
+    read by updateTargetAssignment at the next bump."""
+    w, a, b = two()
+    out = w.beat(a, server_assignor="range")
+    assert reasons(out) is None and w.group.member("A").server_assignor == "range" and len(out.records) == 1
+    out = w.beat(b, server_assignor="range")
+    out = w.join(Client("C"))
+    assert ("new_target", w.group.group_epoch) in out.events
+
+
+def test_a_member_joining_without_a_subscription_bumps_only_under_the_kip():
+    for profile, bump in (("kip-848", True), ("kafka-4.0", False)):
+        w = World(profile=profile)
+        a = Client("A")
+        w.join(a)
+        epoch = w.group.group_epoch
+        out = w.join(Client("E", topics=()))
+        assert (w.group.group_epoch == epoch + 1) is bump, profile
+        assert code(out) == 0 and out.response.assignment == ()
+
+
+def test_regex_only_full_request_is_full_only_under_the_kip():
+    for profile, sent in (("kip-848", True), ("kafka-4.0", False)):
+        w = World(profile=profile)
+        a = Client("A", regex="a")
+        w.join(a)
+        if profile == "kafka-4.0":
+            w.apply(resolve_regexes(w.group, w.cluster))
+        w.converge([a])
+        out = w.beat(a, rebalance_timeout_ms=1000, subscribed_topic_regex="a")
+        assert (out.response.assignment is not None) is sent, profile
+
+
+def test_3_7_sends_the_assignment_whenever_owned_partitions_are_reported():
+    w, a, b = two("kafka-3.7")
+    assert w.beat(a).response.assignment is not None
+    assert w.beat(a, topic_partitions=None).response.assignment is None
+
+
+def test_no_change_no_bump_and_no_assignment_unless_full():
+    w, a, b = two()
+    out = w.beat(a)
+    assert reasons(out) is None and out.response.assignment is None and out.records == ()
+    out = w.beat(a, full=True)
+    assert out.response.assignment is not None
+
+
+def test_full_request_answered_and_kafka_16367_switch():
+    w, a, b = two("kafka-4.0")
+    assert w.beat(a, full=True).response.assignment is not None
+    assert w.beat(a, full=True, topic_partitions=None).response.assignment is None
+    w2, a2, _ = two("kafka-4.0", switches=("kafka-16367",))
+    assert w2.beat(a2).response.assignment is not None          # owned reported: sent
+
+
+# ---- timers ----
+
+def test_session_timeout_removes_and_rebalance_timeout_only_while_unrevoked():
+    w = World()
+    a, b = Client("A"), Client("B")
+    w.join(a)
+    w.join(b)
+    w.beat(a)
+    assert w.group.member("A").state == "UNREVOKED"
+    stale = rebalance_timeout(w.group, "A", 0)
+    assert stale.group is w.group and stale.records == ()
+    out = rebalance_timeout(w.group, "A", 1)
+    w.apply(out)
+    assert w.group.member("A") is None and reasons(out) == ("member removed (rebalance timeout)",)
+    out = session_timeout(w.group, "B")
+    w.apply(out)
+    assert w.group.members == () and group_state(w.group) == EMPTY
+    assert session_timeout(w.group, "B").records == ()
+
+
+# ---- regular expressions ----
+
+def test_regex_resolved_in_the_heartbeat_under_the_kip():
+    w = World()
+    out = w.join(Client("A", regex="a|b"))
+    assert w.group.resolved_regexes == (("a|b", ("a", "b")),)
+    assert mask_of(INDEX, out.response.assignment) == topics_mask(INDEX, ("a", "b"))
+
+
+def test_regex_resolved_asynchronously_in_4_0_then_bumps():
+    w = World(profile="kafka-4.0")
+    out = w.join(Client("A", regex="a|b"))
+    assert ("regex_to_resolve", "a|b") in out.events and out.response.assignment == ()
+    out = resolve_regexes(w.group, w.cluster)
+    w.apply(out)
+    assert reasons(out) == ("regex resolved",) and group_state(w.group) == ASSIGNING
+    a = Client("A", regex="a|b", epoch=1)
+    out = w.beat(a)
+    assert mask_of(INDEX, out.response.assignment) == topics_mask(INDEX, ("a", "b"))
+    assert resolve_regexes(w.group, w.cluster).records == ()
+
+
+def test_invalid_regex_and_3_7_regex():
+    w = World()
+    out = w.join(Client("A", regex="("))
+    assert code(out) == ERRORS["INVALID_REGULAR_EXPRESSION"]
+    w = World(profile="kafka-3.7")
+    out = w.join(Client("A", regex="a"), subscribed_topic_names=("a",))
+    assert code(out) == ERRORS["INVALID_REQUEST"] and out.response.error_message == "SubscribedTopicRegex is not supported yet."
+
+
+# ---- offset commits ----
+
+def test_offset_commit_fencing():
+    w, a, b = two()
+    m = w.group.member("A")
+    assert offset_commit(w.group, "A", m.epoch) == ""
+    assert offset_commit(w.group, "A", m.previous_epoch) == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "Z", m.epoch) == "UNKNOWN_MEMBER_ID"
+    assert offset_commit(fresh(), "A", -1) == "" and offset_commit(fresh(), "A", 3) == "GROUP_ID_NOT_FOUND"
+    lenient = KIP_848._replace(commit_accepts_previous_epoch=True)
+    owned = (TopicPartitions("a", (0,)),)
+    assert offset_commit(w.group, "A", m.previous_epoch, owned, lenient) == ""
