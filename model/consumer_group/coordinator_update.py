@@ -172,7 +172,7 @@ def update(u: Update) -> Outcome:
         after = replace(after, group_epoch=g.group_epoch + 1)
         events = bumped(reasons) + events
     if after.group_epoch > after.target_assignment_epoch:                          # step 2
-        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)))
+        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)), p.sticky_range)
         after = replace(after, target_assignment=tuple(sorted(target.items())),
                         target_assignment_epoch=after.group_epoch)
         events += (("new_target", after.group_epoch),)

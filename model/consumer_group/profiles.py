@@ -81,12 +81,15 @@ class Profile(NamedTuple):
     # an already resolved regex (maybeUpdateRegularExpressions) or the subscription metadata;
     # a member joining with no subscription does not bump.
     bump_on_join: bool = False
+    # The server-side range assignor before KAFKA-16944 (3.7 / 3.8): sticky per topic; since
+    # 3.9 ranges in sortMemberIds order, not sticky (assignors/consumer_group_range.py).
+    sticky_range: bool = False
 
 
 KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
                   SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True)
 KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
-                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False)
+                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True)
 KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
                     epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
