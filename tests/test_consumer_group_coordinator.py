@@ -328,3 +328,14 @@ def test_offset_commit_fencing():
     lenient = KIP_848._replace(commit_accepts_previous_epoch=True)
     owned = (TopicPartitions("a", (0,)),)
     assert offset_commit(w.group, "A", m.previous_epoch, owned, lenient) == ""
+
+
+def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoked():
+    """maybeReconcile cancels the timer once the member is no longer UNREVOKED_PARTITIONS: a
+    member STABLE at the timer's epoch is kept."""
+    w = World()
+    a = Client("A")
+    w.join(a)
+    assert w.group.member("A").state == "STABLE" and w.group.member("A").epoch == 1
+    out = rebalance_timeout(w.group, "A", 1)
+    assert out.group is w.group and out.records == ()

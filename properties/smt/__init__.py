@@ -17,6 +17,7 @@ probing_table_complete_and_exclusive        N=1..12 Streams members, versions 1.
 topology_epoch_table_complete_and_exclusive ER, EG any non-negative ints, every streams-group profile
 reconcile_never_two_active_owners           M=1..3 members, T=4 tasks, any processes (query h)
 request_validation_matches_kip              StreamsGroupHeartbeat views: epochs any ints, fields free
+consumer_reconcile_never_two_owners         M=1..3 members, P=4 partitions, both KIP-848 blocking rules (query j)
 ==========================================  =============================================
 """
 from typing import Callable
@@ -24,12 +25,12 @@ from typing import Callable
 from ._common import COUNTEREXAMPLE, PROVED, Result
 
 def all_queries() -> list[tuple[str, Callable[..., Result]]]:
-    """(name, prove) for every query, in the order (a)-(i); each prove takes ``weakened``."""
+    """(name, prove) for every query, in the order (a)-(j); each prove takes ``weakened``."""
     from . import (cooperative_withholding_never_two_owners as a, inductive_no_double_ownership as d,
                    protocol_selection_sound as c, reconcile_never_two_active_owners as h,
                    stale_claims_never_win as b, streams_negotiation_readable as e,
                    streams_probing_decision_table as f, streams_request_validation as i,
-                   streams_topology_epoch_table as g)
-    return [(m.NAME, m.prove) for m in (a, b, c, d, e, f, g, h, i)]
+                   streams_topology_epoch_table as g, consumer_group_reconcile_exclusive as j)
+    return [(m.NAME, m.prove) for m in (a, b, c, d, e, f, g, h, i, j)]
 
 __all__ = ["COUNTEREXAMPLE", "PROVED", "Result", "all_queries"]
