@@ -67,22 +67,55 @@ def test_uniform_heterogeneous_each_partition_once_to_a_subscriber_and_balanced(
     assert sizes(a) == [2, 2, 2]
 
 
-# ---- range ----
+# ---- range (3.9+: KAFKA-16944's rewrite; 3.7/3.8: sticky) ----
 
-def test_range_co_partitioned_like_the_classic_range():
+@pytest.mark.parametrize("fn", [rng.assign, rng.assign_sticky])
+def test_range_co_partitioned_like_the_classic_range(fn):
     """RangeAssignorTest#testFirstAssignmentTwoMembersTwoTopicsSameSubscriptions (shape)."""
-    a = rng.assign(spec((("t1", 3), ("t3", 2)), MemberSpec("A", ("t1", "t3")), MemberSpec("B", ("t1", "t3"))))
+    a = fn(spec((("t1", 3), ("t3", 2)), MemberSpec("A", ("t1", "t3")), MemberSpec("B", ("t1", "t3"))))
     assert a == {"A": tp("t1", 0, 1) + tp("t3", 0), "B": tp("t1", 2) + tp("t3", 1)}
 
 
-def test_range_is_sticky_when_a_member_joins():
+def test_range_member_added_after_two_members_two_topics():
     """RangeAssignorTest#testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics
-    (shape): existing members keep the lowest partitions they had up to their quota."""
-    a = rng.assign(spec((("t1", 3),), MemberSpec("A", ("t1",), tp("t1", 0, 1)), MemberSpec("B", ("t1",), tp("t1", 2)),
-                        MemberSpec("C", ("t1",))))
-    assert a == {"A": tp("t1", 0), "B": tp("t1", 2), "C": tp("t1", 1)}
+    (apache/kafka, after KAFKA-16944): A: t1 0-1, t2 0-1 and B: t1 2, t2 2, C joins: A 0, B 1, C 2 in
+    both topics. The sticky 3.7 assignor instead keeps B on 2 and gives C partition 1."""
+    s = spec((("t1", 3), ("t2", 3)), MemberSpec("A", ("t1", "t2"), tp("t1", 0, 1) + tp("t2", 0, 1)),
+             MemberSpec("B", ("t1", "t2"), tp("t1", 2) + tp("t2", 2)), MemberSpec("C", ("t1", "t2")))
+    assert rng.assign(s) == {"A": tp("t1", 0) + tp("t2", 0), "B": tp("t1", 1) + tp("t2", 1),
+                             "C": tp("t1", 2) + tp("t2", 2)}
+    assert rng.assign_sticky(s) == {"A": tp("t1", 0) + tp("t2", 0), "B": tp("t1", 2) + tp("t2", 2),
+                                    "C": tp("t1", 1) + tp("t2", 1)}
 
 
-def test_range_more_members_than_partitions():
-    a = rng.assign(spec((("t1", 1),), MemberSpec("A", ("t1",)), MemberSpec("B", ("t1",))))
+def test_range_first_assignment_three_members_three_topics_different_subscriptions():
+    """RangeAssignorTest#testFirstAssignmentThreeMembersThreeTopicsDifferentSubscriptions: t1, t2: 3
+    partitions, t3: 2; A {t1, t2}, B {t3}, C {t2, t3} -> A t1 0-2 + t2 0-1, B t3 0, C t2 2 + t3 1."""
+    a = rng.assign(spec((("t1", 3), ("t2", 3), ("t3", 2)), MemberSpec("A", ("t1", "t2")), MemberSpec("B", ("t3",)),
+                        MemberSpec("C", ("t2", "t3"))))
+    assert a == {"A": tp("t1", 0, 1, 2) + tp("t2", 0, 1), "B": tp("t3", 0), "C": tp("t2", 2) + tp("t3", 1)}
+
+
+def test_range_static_members_first_by_instance_id():
+    """sortMemberIds: testStaticMembership - a static member that rejoins under a new member id
+    keeps its range, since the order is by instance id."""
+    s1 = spec((("t1", 3),), MemberSpec("A", ("t1",), instance_id="iA"), MemberSpec("B", ("t1",), instance_id="iB"))
+    s2 = spec((("t1", 3),), MemberSpec("B", ("t1",), instance_id="iB"), MemberSpec("Z", ("t1",), instance_id="iA"))
+    first, second = rng.assign(s1), rng.assign(s2)
+    assert first["A"] == second["Z"] and first["B"] == second["B"]
+    mixed = rng.assign(spec((("t1", 2),), MemberSpec("A", ("t1",)), MemberSpec("B", ("t1",), instance_id="x")))
+    assert mixed == {"A": tp("t1", 1), "B": tp("t1", 0)}
+
+
+@pytest.mark.parametrize("fn", [rng.assign, rng.assign_sticky])
+def test_range_more_members_than_partitions(fn):
+    a = fn(spec((("t1", 1),), MemberSpec("A", ("t1",)), MemberSpec("B", ("t1",))))
     assert a == {"A": tp("t1", 0), "B": ()}
+
+
+def test_uniform_two_members_two_topics_given_unbalanced_previous_assignment():
+    """OptimizedUniformAssignmentBuilderTest#testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment
+    (apache/kafka 3.9): A t1 0-1 + t2 0-1, B t1 2 + t2 2 -> A t1 0-1 + t2 0, B t1 2 + t2 1-2."""
+    a = uni.assign(spec((("t1", 3), ("t2", 3)), MemberSpec("A", ("t1", "t2"), tp("t1", 0, 1) + tp("t2", 0, 1)),
+                        MemberSpec("B", ("t1", "t2"), tp("t1", 2) + tp("t2", 2))))
+    assert a == {"A": tp("t1", 0, 1) + tp("t2", 0), "B": tp("t1", 2) + tp("t2", 1, 2)}

@@ -325,9 +325,25 @@ def test_offset_commit_fencing():
     assert offset_commit(w.group, "A", m.previous_epoch) == "STALE_MEMBER_EPOCH"
     assert offset_commit(w.group, "Z", m.epoch) == "UNKNOWN_MEMBER_ID"
     assert offset_commit(fresh(), "A", -1) == "" and offset_commit(fresh(), "A", 3) == "GROUP_ID_NOT_FOUND"
-    lenient = KIP_848._replace(commit_accepts_previous_epoch=True)
-    owned = (TopicPartitions("a", (0,)),)
-    assert offset_commit(w.group, "A", m.previous_epoch, owned, lenient) == ""
+    assert KIP_848.assignment_epochs is False
+
+
+def test_offset_commit_with_kip_1251_assignment_epochs():
+    """kafka-4.3: "assignmentEpoch <= clientEpoch <= brokerEpoch" per committed partition."""
+    w = World(profile="kafka-4.3")
+    a, b = Client("A"), Client("B")
+    w.join(a)                                     # A gets a-0..3 at epoch 1
+    assert w.group.member("A").assignment_epochs == ((0, 1), (1, 1), (2, 1), (3, 1))
+    w.join(b)
+    w.converge([a, b])
+    m = w.group.member("A")
+    assert m.epoch == 2 and m.assignment_epochs == ((0, 1), (1, 1))
+    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (0, 1)),), "kafka-4.3") == ""
+    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (0, 1)),), "kafka-4.2") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 3, (TopicPartitions("a", (0,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert w.group.member("B").assignment_epochs == ((2, 2), (3, 2))
+    assert offset_commit(w.group, "B", 1, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
 
 
 def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoked():

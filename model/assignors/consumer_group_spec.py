@@ -27,6 +27,7 @@ class MemberSpec(NamedTuple):
     topics: tuple[str, ...]
     assignment: tuple[TopicPartition, ...] = ()
     rack_id: str | None = None
+    instance_id: str | None = None
 
 
 class GroupSpec(NamedTuple):

@@ -271,13 +271,14 @@ def resolve_regexes(group: Group, cluster: Cluster = Cluster(), profile="kip-848
 def offset_commit(group: Group, member_id: str, member_epoch: int, partitions: tuple[TopicPartitions, ...] = (),
                   profile="kip-848") -> str:
     """ConsumerGroup#validateOffsetCommit for a KIP-848 member (OffsetCommit v9+): "" when the
-    commit is accepted, else the error's name. Epoch < 0 on an empty group (an admin client or
-    a consumer outside group management): accepted; an unknown member: UNKNOWN_MEMBER_ID; an
-    epoch other than the member's: STALE_MEMBER_EPOCH (validateMemberEpoch).
-    ``commit_accepts_previous_epoch`` (no shipped profile): the previous epoch is accepted too
-    for partitions still assigned to the member."""
+    commit is accepted, else the error's name. No group: epoch < 0 creates a simple group
+    (accepted), else GROUP_ID_NOT_FOUND; epoch < 0 on an empty group (an admin client):
+    accepted; an unknown member: UNKNOWN_MEMBER_ID; then validateMemberEpoch: an epoch other
+    than the member's is STALE_MEMBER_EPOCH. KIP-1251 (``assignment_epochs``): an older epoch is
+    accepted when every committed partition is the member's (assigned or pending revocation)
+    with an assignment epoch <= the received one; a newer one is still stale."""
     p = _profile(profile)
-    if group.dead:   # OffsetMetadataManager: no group; epoch < 0 makes a simple group
+    if group.dead:
         return "" if member_epoch < 0 else "GROUP_ID_NOT_FOUND"
     if member_epoch < 0 and not group.members:
         return ""
@@ -286,11 +287,15 @@ def offset_commit(group: Group, member_id: str, member_epoch: int, partitions: t
         return "UNKNOWN_MEMBER_ID"
     if member_epoch == m.epoch:
         return ""
-    if p.commit_accepts_previous_epoch and member_epoch == m.previous_epoch:
-        owned = mask_of(group.partition_index, partitions)
-        if owned & ~m.assigned == 0:
-            return ""
-    return "STALE_MEMBER_EPOCH"
+    if not p.assignment_epochs or member_epoch > m.epoch:
+        return "STALE_MEMBER_EPOCH"
+    epochs = dict(m.assignment_epochs)
+    mine = m.assigned | m.pending_revocation
+    for i in range(len(group.partition_index)):
+        if mask_of(group.partition_index, partitions) >> i & 1:
+            if not mine >> i & 1 or epochs.get(i, max(m.epoch, 0)) > member_epoch:
+                return "STALE_MEMBER_EPOCH"
+    return ""
 
 
 def failover(records, partition_index=()) -> Group:

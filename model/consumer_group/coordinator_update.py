@@ -172,7 +172,7 @@ def update(u: Update) -> Outcome:
         after = replace(after, group_epoch=g.group_epoch + 1)
         events = bumped(reasons) + events
     if after.group_epoch > after.target_assignment_epoch:                          # step 2
-        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)))
+        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)), p.sticky_range)
         after = replace(after, target_assignment=tuple(sorted(target.items())),
                         target_assignment_epoch=after.group_epoch)
         events += (("new_target", after.group_epoch),)
@@ -201,7 +201,16 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
                       None if owned is None else (owned,),
                       consumer_unreleased(holdings, m.member_id, own_pending_blocks=p.own_pending_blocks),
                       profile=p.epochs)
-    return m.with_assignment(moved)
+    out = m.with_assignment(moved)
+    return replace(out, assignment_epochs=assignment_epochs(m, out)) if p.assignment_epochs else out
+
+
+def assignment_epochs(old: Member, new: Member) -> tuple[tuple[int, int], ...]:
+    """KIP-1251: a partition the member already held keeps its assignment epoch; a newly
+    assigned one gets the member epoch it is assigned at."""
+    known = dict(old.assignment_epochs)
+    held = new.assigned | new.pending_revocation
+    return tuple((i, known.get(i, new.epoch)) for i in range(held.bit_length()) if held >> i & 1)
 
 
 def is_full_request(r: ConsumerGroupHeartbeat, counts_regex: bool = False) -> bool:

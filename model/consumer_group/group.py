@@ -94,6 +94,9 @@ class Member:
     previous_epoch: int = -1
     assigned: int = 0
     pending_revocation: int = 0
+    # KIP-1251 (profiles with ``assignment_epochs``): (partition bit, the member epoch it was
+    # assigned at) for every partition assigned or pending revocation, by bit; () otherwise.
+    assignment_epochs: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self):
         if list(self.subscribed_topic_names) != sorted(set(self.subscribed_topic_names)):

@@ -12,8 +12,10 @@ Kafka releases decide a request differently, each side is a profile, and every r
 * ``kafka-4.1``  4.0's rules (the own pending revocation still blocks; epoch + 1 after revoking).
 * ``kafka-4.2``  KAFKA-19449 (the member's own pending revocation no longer blocks) and
                  KAFKA-19974 (the epoch stays after revoking: the epoch core's ``consumer-trunk``).
-                 KAFKA-19233's fix (merged to trunk 2026-01) is in none of the release profiles
-                 (an assumption for 4.2: no backport is in the stored sources).
+                 KAFKA-19233's fix (merged to trunk 2026-01) is not in it (an assumption: no
+                 backport is in the stored sources).
+* ``kafka-4.3``  trunk after 4.2: KAFKA-19233's fix (PR #21305) and KIP-1251's assignment
+                 epochs for offset commits (KAFKA-20066, PR #21692).
 
 Each switch names the source it comes from (apache/kafka, group-coordinator/src/main/java/org/
 apache/kafka/coordinator/group/ unless said otherwise).
@@ -71,28 +73,34 @@ class Profile(NamedTuple):
     # hands them back; False (every release before the fix): it meets the member-epoch check,
     # and 0 is neither its epoch nor its previous one once it is past epoch 1: FENCED_MEMBER_EPOCH.
     epoch0_rejoin_accepted: bool = True
-    # OffsetCommit fencing (ConsumerGroup#validateOffsetCommit): True: an older member epoch is
-    # STALE_MEMBER_EPOCH only when it is not the previous epoch or a committed partition is no
-    # longer assigned (KIP-1251, assignment epochs); False: any epoch other than the member's.
-    commit_accepts_previous_epoch: bool = False
+    # KIP-1251 "Assignment epochs for consumer groups" (KAFKA-20066, apache/kafka #21692, merged
+    # 2026-03): each assigned partition keeps the member epoch it was assigned at, and an
+    # OffsetCommit is accepted when "assignmentEpoch <= clientEpoch <= brokerEpoch" for every
+    # committed partition (ConsumerGroup#validateOffsetCommit / createAssignmentEpochValidator).
+    # False: "clientEpoch == brokerEpoch" (validateMemberEpoch), every release before.
+    assignment_epochs: bool = False
     # The KIP: "The group epoch is bumped when ... a member joins or leaves the group". Kafka
     # (consumerGroupHeartbeat, 3.7-4.x): a join bumps only through what it changes: the group
     # is new ("groupEpoch() == 0"), the subscribed names differ (hasMemberSubscriptionChanged),
     # an already resolved regex (maybeUpdateRegularExpressions) or the subscription metadata;
     # a member joining with no subscription does not bump.
     bump_on_join: bool = False
+    # The server-side range assignor before KAFKA-16944 (3.7 / 3.8): sticky per topic; since
+    # 3.9 ranges in sortMemberIds order, not sticky (assignors/consumer_group_range.py).
+    sticky_range: bool = False
 
 
 KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
                   SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True)
 KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
-                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False)
+                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True)
 KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
                     epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
 KAFKA_4_2 = KAFKA_4_0._replace(name="kafka-4.2", epochs=CONSUMER_TRUNK, own_pending_blocks=False)
+KAFKA_4_3 = KAFKA_4_2._replace(name="kafka-4.3", epoch0_rejoin_accepted=True, assignment_epochs=True)
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2)}
+PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2, KAFKA_4_3)}
 
 
 def profile(name) -> Profile:
@@ -104,6 +112,6 @@ def profile(name) -> Profile:
     return PROFILES[name]
 
 
-__all__ = ["Profile", "PROFILES", "profile", "KIP_848", "KAFKA_3_7", "KAFKA_4_0", "KAFKA_4_1", "KAFKA_4_2",
+__all__ = ["Profile", "PROFILES", "profile", "KIP_848", "KAFKA_3_7", "KAFKA_4_0", "KAFKA_4_1", "KAFKA_4_2", "KAFKA_4_3",
            "REGEX_REJECTED", "REGEX_SYNC", "REGEX_ASYNC", "SENT_WHEN_OWNED_REPORTED",
            "SENT_ON_FULL_REQUEST", "SENT_ON_FULL_REQUEST_OR_REGEX", "MEMBER_ID_NOT_AT_JOIN", "MEMBER_ID_ALWAYS"]

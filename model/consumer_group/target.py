@@ -26,6 +26,8 @@ from .group import Group
 
 ASSIGNORS = {consumer_group_uniform.NAME: consumer_group_uniform.assign,
              consumer_group_range.NAME: consumer_group_range.assign}
+# 3.7 / 3.8 shipped the sticky range assignor (before KAFKA-16944); ``new_target(sticky_range=True)``
+STICKY_RANGE = consumer_group_range.assign_sticky
 
 
 def subscribed_topic_names(group: Group) -> set[str]:
@@ -69,15 +71,18 @@ def _spec(group: Group) -> GroupSpec:
     for m in group.members:
         mask = group.target_of(m.member_id)
         members.append(MemberSpec(m.member_id, tuple(t for t in group.subscribed_topics(m) if t in metadata),
-                                  tuple(index[i] for i in range(len(index)) if mask >> i & 1), m.rack_id))
+                                  tuple(index[i] for i in range(len(index)) if mask >> i & 1), m.rack_id,
+                                  m.instance_id))
     return GroupSpec(tuple(members), group.subscription_metadata)
 
 
-def new_target(group: Group, assignor: str) -> dict[str, int]:
-    """The new target for every member of ``group`` from the named server assignor."""
+def new_target(group: Group, assignor: str, sticky_range: bool = False) -> dict[str, int]:
+    """The new target for every member of ``group`` from the named server assignor
+    (``sticky_range``: 3.7/3.8's range assignor)."""
     if assignor not in ASSIGNORS:
         raise ValueError(f"new_target: unknown server assignor {assignor!r}; known: {', '.join(ASSIGNORS)}")
-    result = ASSIGNORS[assignor](_spec(group))
+    fn = STICKY_RANGE if sticky_range and assignor == consumer_group_range.NAME else ASSIGNORS[assignor]
+    result = fn(_spec(group))
     position = {tp: i for i, tp in enumerate(group.partition_index)}
     out = {}
     for m in group.members:
