@@ -355,3 +355,51 @@ def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoke
     assert w.group.member("A").state == "STABLE" and w.group.member("A").epoch == 1
     out = rebalance_timeout(w.group, "A", 1)
     assert out.group is w.group and out.records == ()
+
+
+# ---- known-bug switches (coordinator_update.SWITCHES): the buggy and the fixed rule ----
+
+@pytest.mark.parametrize("profile,switches,lost", [("kafka-4.0", (), False), ("kafka-4.0", ("kafka-16249",), True),
+                                                   ("kafka-3.7", (), True)])
+def test_kafka_16249_an_acknowledgement_meeting_a_new_target_is_lost(profile, switches, lost):
+    """MIGR's note, KAFKA-16249: A revokes a-2, a-3 for B; C joins (a new target); A's next
+    heartbeat reports owning a-0, a-1 only (the acknowledgement). 3.7.0 recomputes from
+    assigned ∪ pending and ignores it: A stays UNREVOKED with a-2, a-3 pending again."""
+    w = World(profile=profile, switches=switches)
+    a, b, c = Client("A"), Client("B"), Client("C")
+    w.join(a)
+    w.join(b)
+    w.beat(a)
+    assert w.group.member("A").state == "UNREVOKED" and a.owned == A([0, 1])
+    w.join(c)
+    w.beat(a)
+    m = w.group.member("A")
+    assert (m.state == "UNREVOKED" and m.pending_revocation == A([2, 3])) is lost
+    w.beat(a)                                   # reported again (the model's client always reports)
+    assert w.group.member("A").state != "UNREVOKED"
+
+
+@pytest.mark.parametrize("profile,switches,equal", [("kafka-4.2", (), False), ("kafka-4.3", (), True),
+                                                    ("kafka-4.3", ("kafka-20442",), False), ("kip-848", (), True)])
+def test_kafka_20442_an_emptied_group_has_equal_epochs(profile, switches, equal):
+    w = World(profile=profile, switches=switches)
+    a = Client("A")
+    w.join(a)
+    out = w.beat(a, member_epoch=-1, topic_partitions=None)
+    g = w.group
+    assert g.members == () and (g.group_epoch == g.target_assignment_epoch) is equal
+    assert group_state(g) == EMPTY and out.response.member_epoch == -1
+
+
+@pytest.mark.parametrize("profile,ok", [("kip-848", True), ("kafka-4.0", False), ("kafka-4.3", False)])
+def test_static_member_own_id_rejoin_apache_kafka_23542(profile, ok):
+    """A static member rejoining at epoch 0 with its own member id while it holds its instance
+    id: Kafka answers UNRELEASED_INSTANCE_ID (#23542, open); the KIP profile takes it as a rejoin."""
+    w = World(profile=profile)
+    a = Client("A", instance_id="i1")
+    w.join(a)
+    w.converge([a])
+    out = w.join(a)
+    assert (code(out) == 0) is ok
+    if not ok:
+        assert code(out) == ERRORS["UNRELEASED_INSTANCE_ID"]

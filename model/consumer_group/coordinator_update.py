@@ -58,6 +58,11 @@ SWITCHES = {
     "kafka-19233": lambda p: p._replace(epoch0_rejoin_accepted=False),
     # KAFKA-19449 unfixed: the member's own pending revocation blocks its own reassignment.
     "kafka-19449": lambda p: p._replace(own_pending_blocks=True),
+    # KAFKA-20442 unfixed (<= 4.2): an emptied group keeps groupEpoch > assignmentEpoch.
+    "kafka-20442": lambda p: p._replace(empty_group_epochs_equal=False),
+    # KAFKA-16249 unfixed (3.7.0): a heartbeat that meets a new target is reconciled from
+    # assigned ∪ pending revocation, its reported owned partitions ignored.
+    "kafka-16249": lambda p: p._replace(new_target_ignores_owned=True),
     # KAFKA-16367 unfixed (3.7.x): the assignment is sent whenever owned partitions are
     # reported, not on a full request (apache/kafka #15533).
     "kafka-16367": lambda p: p._replace(assignment_sent=SENT_WHEN_OWNED_REPORTED),
@@ -197,6 +202,12 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     every member's assigned and pending-revocation partitions)."""
     holdings = tuple(Holding(x.member_id, "", (x.assigned,), (x.pending_revocation,)) for x in g.members)
     current = MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    if p.new_target_ignores_owned and g.target_assignment_epoch != m.target_member_epoch:
+        # 3.7.0 transitionToNewTargetAssignmentState: start over from assigned ∪ pending
+        # revocation towards the new target; the owned partitions reported now are not read.
+        current = MemberAssignment("STABLE", m.epoch, m.previous_epoch, (m.assigned | m.pending_revocation,), (0,))
+        owned = None
+        m = replace(m, target_member_epoch=g.target_assignment_epoch)
     moved = reconcile(current, g.target_assignment_epoch, (g.target_of(m.member_id),),
                       None if owned is None else (owned,),
                       consumer_unreleased(holdings, m.member_id, own_pending_blocks=p.own_pending_blocks),

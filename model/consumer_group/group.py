@@ -97,6 +97,9 @@ class Member:
     # KIP-1251 (profiles with ``assignment_epochs``): (partition bit, the member epoch it was
     # assigned at) for every partition assigned or pending revocation, by bit; () otherwise.
     assignment_epochs: tuple[tuple[int, int], ...] = ()
+    # 3.7.0's targetMemberEpoch (KAFKA-16249's bug, ``new_target_ignores_owned``): the target
+    # epoch the member last started reconciling towards; 0 in every other profile.
+    target_member_epoch: int = 0
 
     def __post_init__(self):
         if list(self.subscribed_topic_names) != sorted(set(self.subscribed_topic_names)):
