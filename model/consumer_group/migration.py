@@ -1,0 +1,347 @@
+"""Online migration between a classic consumer group and a KIP-848 consumer group, as pure
+handlers (``group.consumer.migration.policy``: disabled / upgrade / downgrade / bidirectional).
+
+    consumer_heartbeat(group, request, cluster, profile, config, switches, classic_max_size) -> Outcome
+        ``coordinator.heartbeat`` for a group id that may hold a classic group (``ClassicGroup``),
+        a consumer group with classic members (``MigratingGroup``) or a consumer group
+    consumer_session_timeout(group, member_id, ...) -> Outcome
+    convert_to_consumer(classic, partition_index) -> (Group, classic members)   (the upgrade alone)
+    convert_to_classic(group, leaving) -> ClassicGroup                          (the downgrade alone)
+    classic_join / classic_sync / classic_heartbeat / classic_leave             (``migration_classic``)
+
+Sources (apache/kafka, group-coordinator/src/main/java/org/apache/kafka/coordinator/group/):
+GroupMetadataManager#getOrMaybeCreateConsumerGroup (an empty classic group is deleted:
+maybeDeleteEmptyClassicGroup; a live one is converted if validateOnlineUpgrade allows),
+#validateOnlineUpgrade, #convertToConsumerGroup, ConsumerGroup#fromClassicGroup,
+#consumerGroupFenceMember(s), #validateOnlineDowngradeWithFencedMember(s), #convertToClassicGroup,
+classic/ClassicGroup#fromConsumerGroup, GroupCoordinatorConfig (the policy). Kafka 3.7 has no
+migration ("Group X is not a consumer group." for any classic group). Read in the 2024-10
+snapshot (4.0 development) and a 2026 trunk copy; the two differ only in messages, noted.
+
+The classic group is ``model/consumer/state.Group`` (status, generation, protocol name, leader,
+members), its members' subscription and assignment the consumer protocol's bytes
+(``model/wire/consumer_protocol``), member ids strings. ``ClassicGroup`` adds the group id and
+the protocol type Kafka keeps beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from typing import NamedTuple, Optional, Union
+
+from ..consumer.selection import select_protocol
+from ..consumer.state import NO_MEMBER, PREPARING
+from ..consumer.state import Group as ClassicState
+from ..consumer.state import GroupMember
+from ..wire.consumer_protocol import Assignment, decode_assignment, decode_subscription, encode_assignment
+from .coordinator import Cluster, OtherGroup, heartbeat, session_timeout
+from .coordinator_update import Config, Outcome, assignors_of, error_outcome, switched
+from .group import Group, Member, mask_of, new_group, topic_partitions_of
+from .records import diff
+from .state import JOIN_EPOCH, ConsumerGroupHeartbeat, TopicPartitions
+from .validation import Error, validate
+
+CONSUMER_PROTOCOL_TYPE = "consumer"      # ConsumerProtocol.PROTOCOL_TYPE
+POLICIES = ("disabled", "upgrade", "downgrade", "bidirectional")   # ConsumerGroupMigrationPolicy
+
+# Known-bug rules of the migration, by name (a scope's ``switches``, beside coordinator_update.SWITCHES).
+MIGRATION_SWITCHES = {
+    # KAFKA-16861 unfixed (apache/kafka #16163, fixed before 3.8.0 shipped): the downgrade
+    # check logged "its group size is greater than classic group max size" and went on.
+    "kafka-16861": "downgrade ignores group.classic.max.size",
+    # Before KAFKA-18150 (apache/kafka #18224, 4.0): classicGroupLeaveToConsumerGroup answered
+    # a consumer-protocol member UNKNOWN_MEMBER_ID ("does not use the classic protocol") and
+    # only a consumer-protocol member's removal could downgrade (allMembersUseClassicProtocolExcept(memberId)).
+    "kafka-18150": "only a consumer-protocol member's removal downgrades; LeaveGroup refuses them",
+}
+
+
+class ClassicGroup(NamedTuple):
+    """A classic group as the coordinator holds it: its id, state, and protocol type
+    (ClassicGroup#protocolType; "consumer" for consumers, "connect" etc. otherwise)."""
+
+    group_id: str
+    state: ClassicState
+    protocol_type: Optional[str] = CONSUMER_PROTOCOL_TYPE
+
+
+class ClassicMemberMetadata(NamedTuple):
+    """ConsumerGroupMemberMetadataValue.ClassicMemberMetadata: the session timeout and the
+    JoinGroup protocols (name, metadata bytes), in the member's order of preference."""
+
+    session_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...]
+
+
+class ClassicGroupMetadata(NamedTuple):
+    """The classic group's record (GroupMetadata key/value): the group, or None for its tombstone."""
+
+    group_id: str
+    value: Optional[ClassicGroup]
+
+
+class MigratingGroup(NamedTuple):
+    """A consumer group some of whose members use the classic protocol (Kafka: members with
+    ClassicMemberMetadata). ``classic``: (member id, metadata), sorted by id."""
+
+    group: Group
+    classic: tuple[tuple[str, ClassicMemberMetadata], ...]
+
+    def is_classic(self, member_id: str) -> bool:
+        return any(mid == member_id for mid, _ in self.classic)
+
+    def metadata(self, member_id: str) -> Optional[ClassicMemberMetadata]:
+        return next((md for mid, md in self.classic if mid == member_id), None)
+
+
+AnyGroup = Union[Group, MigratingGroup, ClassicGroup, OtherGroup]
+
+
+class Malformed(ValueError):
+    """The embedded consumer protocol bytes do not parse (Kafka's SchemaException)."""
+
+
+@lru_cache(maxsize=1 << 12)
+def subscription_of(metadata: bytes):
+    """The ConsumerProtocolSubscription in JoinGroup metadata bytes."""
+    try:
+        return decode_subscription(metadata, strict=False)[1]
+    except Exception as e:   # the codec's own error: a malformed message
+        raise Malformed(f"malformed ConsumerProtocolSubscription: {e}") from None
+
+
+@lru_cache(maxsize=1 << 12)
+def version_of(metadata: bytes) -> int:
+    """ConsumerProtocol.deserializeVersion of the member's metadata (the assignment's version)."""
+    try:
+        return decode_subscription(metadata, strict=False)[0]
+    except Exception as e:
+        raise Malformed(f"malformed ConsumerProtocolSubscription: {e}") from None
+
+
+@lru_cache(maxsize=1 << 12)
+def assignment_of(data) -> Assignment:
+    """The ConsumerProtocolAssignment in SyncGroup bytes; 0 / b"" / None: none yet (EMPTY_ASSIGNMENT)."""
+    if not data:
+        return Assignment((), None)
+    try:
+        return decode_assignment(data, strict=False)[1]
+    except Exception as e:
+        raise Malformed(f"malformed ConsumerProtocolAssignment: {e}") from None
+
+
+def wire_mask(index, tps) -> int:
+    """A consumer-protocol (topic, partitions) list as a bitmask over the group's index."""
+    return mask_of(index, tuple(TopicPartitions(t, tuple(ps)) for t, ps in tps))
+
+
+def encoded_assignment(index, mask: int, metadata: bytes) -> bytes:
+    """ConsumerProtocol.serializeAssignment at the version of the member's metadata."""
+    tps = tuple((t.topic_id, t.partitions) for t in topic_partitions_of(index, mask))
+    return encode_assignment(Assignment(tps, None), min(version_of(metadata), 3))
+
+
+def upgrade_enabled(policy: str) -> bool:
+    return _policy(policy) in ("upgrade", "bidirectional")
+
+
+def downgrade_enabled(policy: str) -> bool:
+    return _policy(policy) in ("downgrade", "bidirectional")
+
+
+def _policy(policy: str) -> str:
+    if policy not in POLICIES:
+        raise ValueError(f"group.consumer.migration.policy {policy!r} is not one of {', '.join(POLICIES)}")
+    return policy
+
+
+# ---- classic -> consumer ----
+
+def validate_online_upgrade(classic: ClassicGroup, config: Config) -> Optional[Error]:
+    """GroupMetadataManager#validateOnlineUpgrade (trunk's messages; 3.8-4.0 answered every
+    refusal "Group X is not a consumer group")."""
+    gid = classic.group_id
+    if not upgrade_enabled(config.migration_policy):
+        why = "online upgrade is disabled"
+    elif classic.protocol_type != CONSUMER_PROTOCOL_TYPE:
+        why = "the group does not use the consumer embedded protocol"
+    elif config.max_size is not None and len(classic.state.members) > config.max_size:
+        why = "the group size exceeds the consumer group maximum size"
+    else:
+        return None
+    return Error("GROUP_ID_NOT_FOUND", f"Cannot upgrade classic group {gid} to consumer group because {why}.")
+
+
+def convert_to_consumer(classic: ClassicGroup, index) -> tuple[Group, tuple]:
+    """ConsumerGroup#fromClassicGroup: group epoch = assignment epoch = the generation; each
+    member STABLE at the generation (previous epoch too), subscribed to its subscription's
+    topics, its last assignment both current and target ("The target assignment and the
+    assigned partitions of each member are set based on the last assignment of the classic
+    group"). Raises Malformed for bad bytes, ValueError when an assignment carries userData
+    ("userData from a custom assignor would be lost", a trunk check)."""
+    g = classic.state.generation
+    members, target, meta = [], {}, []
+    for cm in classic.state.members:
+        sub = subscription_of(cm.subscription)
+        a = assignment_of(cm.assignment)
+        if a.user_data:
+            raise ValueError("userData from a custom assignor would be lost")
+        assigned = wire_mask(index, a.assigned_partitions)
+        members.append(Member(cm.member_id, rack_id=sub.rack_id, subscribed_topic_names=tuple(sorted(set(sub.topics))),
+                              epoch=g, previous_epoch=g, assigned=assigned))
+        target[cm.member_id] = assigned
+        meta.append((cm.member_id, ClassicMemberMetadata(_session_of(cm), tuple((p, cm.subscription) for p in cm.protocols))))
+    group = Group(classic.group_id, tuple(index), group_epoch=g, target_assignment_epoch=g,
+                  members=tuple(sorted(members, key=lambda m: m.member_id)), target_assignment=tuple(sorted(target.items())))
+    return group, tuple(sorted(meta))
+
+
+DEFAULT_SESSION_TIMEOUT_MS = 45000   # the Java consumer's session.timeout.ms default
+
+
+def _session_of(cm: GroupMember) -> int:
+    return DEFAULT_SESSION_TIMEOUT_MS   # model/consumer's GroupMember keeps no session timeout
+
+
+def _upgrade(classic: ClassicGroup, request, cluster, profile, config, switches, index) -> Outcome:
+    """A ConsumerGroupHeartbeat for a group id holding a classic group."""
+    gid = classic.group_id
+    p = switched(profile, switches)
+    error = validate(request, p, assignors_of(p, config))
+    if error is not None:
+        return error_outcome(classic, error)
+    if request.member_epoch != JOIN_EPOCH or p.name == "kafka-3.7":
+        # consumerGroup(groupId) / 3.7's getOrMaybeCreateConsumerGroup: no migration
+        return error_outcome(classic, Error("GROUP_ID_NOT_FOUND", f"Group {gid} is not a consumer group."))
+    tombstone = (ClassicGroupMetadata(gid, None),)
+    dead = replace(new_group(gid, index), dead=True)
+    if not classic.state.members:
+        # maybeDeleteEmptyClassicGroup: the empty classic group's tombstones, a new consumer group
+        out = heartbeat(dead, request, cluster, p, config)
+        if out.response.error_code:
+            return out._replace(group=classic)
+        return out._replace(records=tombstone + out.records, events=(("classic_group_deleted", gid),) + out.events)
+    error = validate_online_upgrade(classic, config)
+    if error is not None:
+        return error_outcome(classic, error)
+    try:
+        converted, meta = convert_to_consumer(classic, index)
+    except Malformed:
+        return error_outcome(classic, Error("GROUP_ID_NOT_FOUND", f"Cannot upgrade classic group {gid} to consumer "
+                                            "group because the embedded consumer protocol is malformed."))
+    except ValueError:
+        return error_outcome(classic, Error("GROUP_ID_NOT_FOUND", f"Cannot upgrade classic group {gid} to consumer "
+                                            "group because an unsupported custom assignor is in use. Please refer to "
+                                            "the documentation or switch to a default assignor before re-attempting "
+                                            "the upgrade."))
+    out = heartbeat(converted, request, cluster, p, config)
+    if out.response.error_code:
+        return out._replace(group=classic, records=())       # refused: the classic group stays
+    # convertToConsumerGroup: "completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS)"
+    waiting = tuple(("classic_rebalance_in_progress", m.member_id) for m in classic.state.members if m.joined or m.syncing)
+    return out._replace(group=mixed(out.group, meta),
+                        records=tombstone + tuple(diff(dead, converted)) + out.records,
+                        events=(("converted_to_consumer", classic.state.generation),) + waiting + out.events)
+
+
+def mixed(group: Group, classic) -> Union[Group, MigratingGroup]:
+    """``group`` with its classic members; a plain Group once none is left."""
+    held = {m.member_id for m in group.members} if not group.dead else set()
+    classic = tuple(sorted((mid, md) for mid, md in classic if mid in held))
+    return MigratingGroup(group, classic) if classic else group
+
+
+def consumer_of(group: AnyGroup) -> Group:
+    return group.group if isinstance(group, MigratingGroup) else group
+
+
+# ---- consumer -> classic ----
+
+def downgrades(before: MigratingGroup, leaving: tuple[str, ...], config: Config,
+               classic_max_size: Optional[int] = None, switches=()) -> bool:
+    """GroupMetadataManager#validateOnlineDowngradeWithFencedMembers: every member left is a
+    classic one, at least one is left, the policy allows a downgrade, and they fit in a classic
+    group (group.classic.max.size). ``kafka-16861``: the size is not checked; ``kafka-18150``:
+    a leaving classic member never downgrades (3.8's check took one consumer-protocol member)."""
+    rest = [m.member_id for m in before.group.members if m.member_id not in leaving]
+    if "kafka-18150" in switches and any(before.is_classic(mid) for mid in leaving):
+        return False
+    if not rest or not all(before.is_classic(mid) for mid in rest):
+        return False
+    if not downgrade_enabled(config.migration_policy):
+        return False
+    return "kafka-16861" in switches or classic_max_size is None or len(rest) <= classic_max_size
+
+
+def convert_to_classic(before: MigratingGroup, leaving: tuple[str, ...]) -> ClassicGroup:
+    """ClassicGroup#fromConsumerGroup then convertToClassicGroup: generation = the group epoch;
+    each remaining member with its JoinGroup protocols and, as its assignment, its *target*
+    assignment serialized at its metadata's version; the protocol selected as a classic group
+    does; then prepareRebalance ("Downgrade group X from consumer to classic for member
+    leaving."): PreparingRebalance. Kafka's leader is the first member added (map order); the
+    model takes the lowest id."""
+    g = before.group
+    members = []
+    for slot, m in enumerate(x for x in g.members if x.member_id not in leaving):
+        md = before.metadata(m.member_id)
+        metadata = md.protocols[0][1]
+        members.append(GroupMember(m.member_id, slot, tuple(n for n, _ in md.protocols), metadata, False, False,
+                                   encoded_assignment(g.partition_index, g.target_of(m.member_id), metadata)))
+    protocol = select_protocol([m.protocols for m in members]) or ""
+    leader = members[0].member_id if members else NO_MEMBER
+    return ClassicGroup(g.group_id, ClassicState(PREPARING, g.group_epoch, protocol, leader, tuple(members), (), 1))
+
+
+def maybe_downgrade(before: MigratingGroup, out: Outcome, leaving: tuple[str, ...], config: Config,
+                    classic_max_size=None, switches=()) -> Outcome:
+    """After ``leaving`` were fenced from ``before`` (``out``: the plain removal): the
+    downgrade instead, if allowed: the consumer group's tombstones (createGroupTombstoneRecords),
+    then the classic group's record; the leave's response stays as it was."""
+    if not downgrades(before, leaving, config, classic_max_size, switches):
+        return out._replace(group=mixed(consumer_of(out.group), before.classic))
+    classic = convert_to_classic(before, leaving)
+    g = before.group
+    records = tuple(diff(g, replace(g, dead=True))) + (ClassicGroupMetadata(g.group_id, classic),)
+    return Outcome(classic, out.response, records, (("converted_to_classic", classic.state.generation),))
+
+
+# ---- entry points ----
+
+def consumer_heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster = Cluster(),
+                       profile="kip-848", config: Config = Config(), switches: tuple[str, ...] = (),
+                       classic_max_size: Optional[int] = None, partition_index=()) -> Outcome:
+    """``coordinator.heartbeat`` where the group id may hold a classic group (``partition_index``:
+    the scope's, for the converted group) or a consumer group with classic members."""
+    coordinator_switches = tuple(s for s in switches if s not in MIGRATION_SWITCHES)
+    if isinstance(group, ClassicGroup):
+        return _upgrade(group, request, cluster, profile, config, coordinator_switches, partition_index)
+    if not isinstance(group, MigratingGroup):
+        return heartbeat(group, request, cluster, profile, config, coordinator_switches)
+    out = heartbeat(group.group, request, cluster, profile, config, coordinator_switches)
+    if out.response.error_code:
+        return out._replace(group=group)
+    mid = request.member_id
+    if group.group.member(mid) is not None and consumer_of(out.group).member(mid) is None:
+        # consumerGroupLeave -> consumerGroupFenceMember: maybe a downgrade instead
+        return maybe_downgrade(group, out, (mid,), config, classic_max_size, switches)
+    # consumerGroupHeartbeat sets ClassicMemberMetadata to null: the member now speaks KIP-848
+    return out._replace(group=mixed(out.group, tuple(x for x in group.classic if x[0] != mid)))
+
+
+def consumer_session_timeout(group: AnyGroup, member_id: str, profile="kip-848", config: Config = Config(),
+                             classic_max_size: Optional[int] = None, switches=()) -> Outcome:
+    """consumerGroupSessionTimeoutExpired -> consumerGroupFenceMember: a member whose session
+    expired is removed, or the group downgrades if it was the last consumer-protocol member."""
+    if not isinstance(group, MigratingGroup):
+        return session_timeout(group, member_id, profile, config)
+    out = session_timeout(group.group, member_id, profile, config)
+    if group.group.member(member_id) is None:
+        return out._replace(group=group)
+    return maybe_downgrade(group, out, (member_id,), config, classic_max_size, switches)
+
+
+__all__ = ["CONSUMER_PROTOCOL_TYPE", "ClassicGroup", "ClassicGroupMetadata", "ClassicMemberMetadata",
+           "MIGRATION_SWITCHES", "Malformed", "MigratingGroup", "POLICIES", "assignment_of",
+           "consumer_heartbeat", "consumer_of", "consumer_session_timeout", "convert_to_classic",
+           "convert_to_consumer", "downgrade_enabled", "downgrades", "encoded_assignment", "maybe_downgrade", "mixed",
+           "subscription_of", "upgrade_enabled", "validate_online_upgrade", "version_of", "wire_mask"]
