@@ -225,11 +225,13 @@ def test_empty_classic_group_is_replaced_whatever_the_policy():
 def test_converting_a_rebalancing_group_answers_waiting_members():
     """convertToConsumerGroup: "If the ClassicGroup is rebalancing, inform the awaiting consumers
     of another ongoing rebalance so that they will rejoin" (REBALANCE_IN_PROGRESS)."""
-    cg = classic_group(status=PREPARING)
-    cg = cg._replace(state=cg.state._replace(members=(cg.state.members[0]._replace(joined=True), cg.state.members[1])))
+    cg = classic_group(status=COMPLETING, members=(("A", (0,)), ("B", (1,)), ("D", (2,))))
+    a, b, d = cg.state.members
+    cg = cg._replace(state=cg.state._replace(members=(a._replace(joined=True), b._replace(syncing=True), d)))
     out = consumer_heartbeat(cg, join("C"), CLUSTER, partition_index=IDX)
-    assert ("classic_rebalance_in_progress", "A") in out.events
-    assert ("classic_rebalance_in_progress", "B") not in out.events
+    assert ("classic_rebalance_in_progress", "A") in out.events     # its JoinGroup waited
+    assert ("classic_rebalance_in_progress", "B") in out.events     # its SyncGroup waited
+    assert ("classic_rebalance_in_progress", "D") not in out.events
 
 
 def _mixed_with_one_consumer_member(**kw):
