@@ -19,7 +19,8 @@ from model.consumer_group.migration import (ClassicGroup, ClassicGroupMetadata, 
                                             convert_to_consumer, downgrades, subscription_of, wire_mask)
 from model.consumer_group.migration_classic import (classic_heartbeat, classic_join, classic_leave, classic_sync,
                                                     must_rejoin)
-from model.consumer_group.records import replay
+from model.consumer_group.migration_state import ConsumerGroupClassicMemberMetadata
+from model.consumer_group.migration_state import replay as replay_any
 from model.consumer_group.state import ERRORS, ConsumerGroupHeartbeat, TopicPartitions
 from model.wire.consumer_protocol import Assignment, Subscription, encode_assignment, encode_subscription
 
@@ -66,9 +67,11 @@ class Run:
         self.group, self.kw, self.log, self.owned = group, kw, [], {}
 
     def _records(self, records):
-        self.log.extend(r for r in records if not isinstance(r, ClassicGroupMetadata))
-        if isinstance(self.group, (Group, MigratingGroup)) and self.log:
-            assert replay(self.log, partition_index=IDX) == consumer_of(self.group)
+        """The log replays to the live group (a classic group once its record was written)."""
+        self.log.extend(records)
+        if self.log and (isinstance(self.group, (Group, MigratingGroup)) or any(
+                isinstance(r, ClassicGroupMetadata) and r.value is not None for r in self.log)):
+            assert replay_any(self.log, partition_index=IDX) == self.group
         self.check_owned()
 
     def check_owned(self):

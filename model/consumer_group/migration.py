@@ -26,134 +26,22 @@ the protocol type Kafka keeps beside it.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
-from typing import NamedTuple, Optional, Union
+from typing import Optional
 
 from ..consumer.selection import select_protocol
 from ..consumer.state import NO_MEMBER, PREPARING
 from ..consumer.state import Group as ClassicState
 from ..consumer.state import GroupMember
-from ..wire.consumer_protocol import Assignment, decode_assignment, decode_subscription, encode_assignment
-from .coordinator import Cluster, OtherGroup, heartbeat, session_timeout
+from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, assignors_of, error_outcome, switched
-from .group import Group, Member, mask_of, new_group, topic_partitions_of
+from .group import Group, Member, new_group
+from .migration_state import *  # noqa: F401,F403  (the migration's values are part of this API)
+from .migration_state import (MIGRATION_SWITCHES, AnyGroup, ClassicGroup, ClassicGroupMetadata, ClassicMemberMetadata,
+                              Malformed, MigratingGroup, assignment_of, classic_records, consumer_of, downgrade_enabled,
+                              encoded_assignment, mixed, subscription_of, upgrade_enabled, wire_mask)
 from .records import diff
-from .state import JOIN_EPOCH, ConsumerGroupHeartbeat, TopicPartitions
+from .state import JOIN_EPOCH, ConsumerGroupHeartbeat
 from .validation import Error, validate
-
-CONSUMER_PROTOCOL_TYPE = "consumer"      # ConsumerProtocol.PROTOCOL_TYPE
-POLICIES = ("disabled", "upgrade", "downgrade", "bidirectional")   # ConsumerGroupMigrationPolicy
-
-# Known-bug rules of the migration, by name (a scope's ``switches``, beside coordinator_update.SWITCHES).
-MIGRATION_SWITCHES = {
-    # KAFKA-16861 unfixed (apache/kafka #16163, fixed before 3.8.0 shipped): the downgrade
-    # check logged "its group size is greater than classic group max size" and went on.
-    "kafka-16861": "downgrade ignores group.classic.max.size",
-    # Before KAFKA-18150 (apache/kafka #18224, 4.0): classicGroupLeaveToConsumerGroup answered
-    # a consumer-protocol member UNKNOWN_MEMBER_ID ("does not use the classic protocol") and
-    # only a consumer-protocol member's removal could downgrade (allMembersUseClassicProtocolExcept(memberId)).
-    "kafka-18150": "only a consumer-protocol member's removal downgrades; LeaveGroup refuses them",
-}
-
-
-class ClassicGroup(NamedTuple):
-    """A classic group as the coordinator holds it: its id, state, and protocol type
-    (ClassicGroup#protocolType; "consumer" for consumers, "connect" etc. otherwise)."""
-
-    group_id: str
-    state: ClassicState
-    protocol_type: Optional[str] = CONSUMER_PROTOCOL_TYPE
-
-
-class ClassicMemberMetadata(NamedTuple):
-    """ConsumerGroupMemberMetadataValue.ClassicMemberMetadata: the session timeout and the
-    JoinGroup protocols (name, metadata bytes), in the member's order of preference."""
-
-    session_timeout_ms: int
-    protocols: tuple[tuple[str, bytes], ...]
-
-
-class ClassicGroupMetadata(NamedTuple):
-    """The classic group's record (GroupMetadata key/value): the group, or None for its tombstone."""
-
-    group_id: str
-    value: Optional[ClassicGroup]
-
-
-class MigratingGroup(NamedTuple):
-    """A consumer group some of whose members use the classic protocol (Kafka: members with
-    ClassicMemberMetadata). ``classic``: (member id, metadata), sorted by id."""
-
-    group: Group
-    classic: tuple[tuple[str, ClassicMemberMetadata], ...]
-
-    def is_classic(self, member_id: str) -> bool:
-        return any(mid == member_id for mid, _ in self.classic)
-
-    def metadata(self, member_id: str) -> Optional[ClassicMemberMetadata]:
-        return next((md for mid, md in self.classic if mid == member_id), None)
-
-
-AnyGroup = Union[Group, MigratingGroup, ClassicGroup, OtherGroup]
-
-
-class Malformed(ValueError):
-    """The embedded consumer protocol bytes do not parse (Kafka's SchemaException)."""
-
-
-@lru_cache(maxsize=1 << 12)
-def subscription_of(metadata: bytes):
-    """The ConsumerProtocolSubscription in JoinGroup metadata bytes."""
-    try:
-        return decode_subscription(metadata, strict=False)[1]
-    except Exception as e:   # the codec's own error: a malformed message
-        raise Malformed(f"malformed ConsumerProtocolSubscription: {e}") from None
-
-
-@lru_cache(maxsize=1 << 12)
-def version_of(metadata: bytes) -> int:
-    """ConsumerProtocol.deserializeVersion of the member's metadata (the assignment's version)."""
-    try:
-        return decode_subscription(metadata, strict=False)[0]
-    except Exception as e:
-        raise Malformed(f"malformed ConsumerProtocolSubscription: {e}") from None
-
-
-@lru_cache(maxsize=1 << 12)
-def assignment_of(data) -> Assignment:
-    """The ConsumerProtocolAssignment in SyncGroup bytes; 0 / b"" / None: none yet (EMPTY_ASSIGNMENT)."""
-    if not data:
-        return Assignment((), None)
-    try:
-        return decode_assignment(data, strict=False)[1]
-    except Exception as e:
-        raise Malformed(f"malformed ConsumerProtocolAssignment: {e}") from None
-
-
-def wire_mask(index, tps) -> int:
-    """A consumer-protocol (topic, partitions) list as a bitmask over the group's index."""
-    return mask_of(index, tuple(TopicPartitions(t, tuple(ps)) for t, ps in tps))
-
-
-def encoded_assignment(index, mask: int, metadata: bytes) -> bytes:
-    """ConsumerProtocol.serializeAssignment at the version of the member's metadata."""
-    tps = tuple((t.topic_id, t.partitions) for t in topic_partitions_of(index, mask))
-    return encode_assignment(Assignment(tps, None), min(version_of(metadata), 3))
-
-
-def upgrade_enabled(policy: str) -> bool:
-    return _policy(policy) in ("upgrade", "bidirectional")
-
-
-def downgrade_enabled(policy: str) -> bool:
-    return _policy(policy) in ("downgrade", "bidirectional")
-
-
-def _policy(policy: str) -> str:
-    if policy not in POLICIES:
-        raise ValueError(f"group.consumer.migration.policy {policy!r} is not one of {', '.join(POLICIES)}")
-    return policy
-
 
 # ---- classic -> consumer ----
 
@@ -240,19 +128,8 @@ def _upgrade(classic: ClassicGroup, request, cluster, profile, config, switches,
     # convertToConsumerGroup: "completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS)"
     waiting = tuple(("classic_rebalance_in_progress", m.member_id) for m in classic.state.members if m.joined or m.syncing)
     return out._replace(group=mixed(out.group, meta),
-                        records=tombstone + tuple(diff(dead, converted)) + out.records,
+                        records=tombstone + tuple(diff(dead, converted)) + classic_records(gid, (), meta) + out.records,
                         events=(("converted_to_consumer", classic.state.generation),) + waiting + out.events)
-
-
-def mixed(group: Group, classic) -> Union[Group, MigratingGroup]:
-    """``group`` with its classic members; a plain Group once none is left."""
-    held = {m.member_id for m in group.members} if not group.dead else set()
-    classic = tuple(sorted((mid, md) for mid, md in classic if mid in held))
-    return MigratingGroup(group, classic) if classic else group
-
-
-def consumer_of(group: AnyGroup) -> Group:
-    return group.group if isinstance(group, MigratingGroup) else group
 
 
 # ---- consumer -> classic ----
@@ -298,11 +175,20 @@ def maybe_downgrade(before: MigratingGroup, out: Outcome, leaving: tuple[str, ..
     downgrade instead, if allowed: the consumer group's tombstones (createGroupTombstoneRecords),
     then the classic group's record; the leave's response stays as it was."""
     if not downgrades(before, leaving, config, classic_max_size, switches):
-        return out._replace(group=mixed(consumer_of(out.group), before.classic))
+        return with_classic_records(before, out._replace(group=mixed(consumer_of(out.group), before.classic)))
     classic = convert_to_classic(before, leaving)
     g = before.group
     records = tuple(diff(g, replace(g, dead=True))) + (ClassicGroupMetadata(g.group_id, classic),)
     return Outcome(classic, out.response, records, (("converted_to_classic", classic.state.generation),))
+
+
+def with_classic_records(before, out):
+    """``out`` with the classic-member-metadata records its change of classic members writes."""
+    old = before.classic if isinstance(before, MigratingGroup) else ()
+    if isinstance(out.group, ClassicGroup):
+        return out
+    new = out.group.classic if isinstance(out.group, MigratingGroup) else ()
+    return out._replace(records=tuple(out.records) + classic_records(consumer_of(out.group).group_id, old, new))
 
 
 # ---- entry points ----
@@ -325,7 +211,7 @@ def consumer_heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster
         # consumerGroupLeave -> consumerGroupFenceMember: maybe a downgrade instead
         return maybe_downgrade(group, out, (mid,), config, classic_max_size, switches)
     # consumerGroupHeartbeat sets ClassicMemberMetadata to null: the member now speaks KIP-848
-    return out._replace(group=mixed(out.group, tuple(x for x in group.classic if x[0] != mid)))
+    return with_classic_records(group, out._replace(group=mixed(out.group, tuple(x for x in group.classic if x[0] != mid))))
 
 
 def consumer_session_timeout(group: AnyGroup, member_id: str, profile="kip-848", config: Config = Config(),
@@ -340,8 +226,7 @@ def consumer_session_timeout(group: AnyGroup, member_id: str, profile="kip-848",
     return maybe_downgrade(group, out, (member_id,), config, classic_max_size, switches)
 
 
-__all__ = ["CONSUMER_PROTOCOL_TYPE", "ClassicGroup", "ClassicGroupMetadata", "ClassicMemberMetadata",
-           "MIGRATION_SWITCHES", "Malformed", "MigratingGroup", "POLICIES", "assignment_of",
-           "consumer_heartbeat", "consumer_of", "consumer_session_timeout", "convert_to_classic",
-           "convert_to_consumer", "downgrade_enabled", "downgrades", "encoded_assignment", "maybe_downgrade", "mixed",
-           "subscription_of", "upgrade_enabled", "validate_online_upgrade", "version_of", "wire_mask"]
+from . import migration_state as _state  # noqa: E402
+
+__all__ = _state.__all__ + ["consumer_heartbeat", "consumer_session_timeout", "convert_to_classic", "convert_to_consumer",
+                            "downgrades", "maybe_downgrade", "validate_online_upgrade", "with_classic_records"]

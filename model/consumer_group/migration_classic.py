@@ -39,7 +39,8 @@ from ..consumer.state import (ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, M
 from .coordinator import Cluster, remove_member
 from .coordinator_update import Config, Update, switched, update
 from .group import UNRELEASED, UNREVOKED, Group, Member, topic_partitions_of
-from .migration import (MIGRATION_SWITCHES, ClassicGroup, ClassicMemberMetadata, Malformed, MigratingGroup, encoded_assignment, maybe_downgrade, mixed,
+from .migration import (MIGRATION_SWITCHES, ClassicGroup, ClassicMemberMetadata, Malformed, MigratingGroup,
+                        classic_records, encoded_assignment, maybe_downgrade, mixed,
                         subscription_of, wire_mask)
 from .records import diff
 from .state import ERROR_NAMES, ConsumerGroupHeartbeat
@@ -127,7 +128,9 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
     classic = tuple(x for x in group.classic if x[0] != mid) + ((mid, md),)
     response = JoinGroupResponse(to=mid, generation=after.epoch, member_id=mid, leader="",
                                  protocol=request.protocols[0])
-    return ClassicOutcome(mixed(out.group, classic), response, out.records, out.events)
+    group_after = mixed(out.group, classic)
+    return ClassicOutcome(group_after, response, tuple(out.records) + classic_records(g.group_id, group.classic,
+                                                                                      group_after.classic), out.events)
 
 
 def as_migrating(group) -> MigratingGroup:
