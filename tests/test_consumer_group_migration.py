@@ -360,3 +360,22 @@ def test_bad_policy_name_is_a_clear_error():
     with pytest.raises(ValueError, match="migration.policy 'sideways'"):
         consumer_heartbeat(classic_group(), join("C"), CLUSTER, config=Config(migration_policy="sideways"),
                            partition_index=IDX)
+
+
+def test_replay_of_a_migration_log():
+    """migration_state.replay: the classic members' metadata records mark members classic; a
+    classic group's record replaces whatever was held (and forgets those marks); its tombstone
+    makes way for the consumer group written after it."""
+    run = _mixed_with_one_consumer_member(config=BI)
+    log = list(run.log)
+    assert any(isinstance(r, ConsumerGroupClassicMemberMetadata) and r.member_id == "A" for r in log)
+    assert replay_any(log, partition_index=IDX) == run.group
+    out = run.hb(ConsumerGroupHeartbeat("g", "C", -1))           # downgraded: the classic group's record last
+    cg = out.group
+    assert replay_any(run.log, partition_index=IDX) == cg
+    # a consumer group created later under the same id, with a member called A: not classic
+    g, _ = convert_to_consumer(cg._replace(state=cg.state._replace(members=cg.state.members[:1])), IDX)
+    from model.consumer_group.records import diff
+    again = replay_any(run.log + [ClassicGroupMetadata("g", None)] + list(diff(replace(g, dead=True), g)),
+                       partition_index=IDX)
+    assert isinstance(again, Group) and again.member("A") is not None
