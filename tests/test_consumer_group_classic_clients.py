@@ -15,7 +15,8 @@ import pytest
 from model.consumer_group import classic_clients as cc
 from model.consumer_group.coordinator import Cluster, Config
 from model.consumer_group.group import Group, mask_of, partition_index, topic_partitions_of
-from model.consumer_group.migration import ClassicGroup, MigratingGroup, consumer_heartbeat, consumer_of, wire_mask
+from model.consumer_group.migration import ClassicGroup, ClassicGroupMetadata, MigratingGroup, consumer_heartbeat, consumer_of, wire_mask
+from model.consumer_group.migration_state import replay as replay_any
 from model.consumer_group.state import ConsumerGroupHeartbeat, ERROR_NAMES
 
 TOPICS = (("t", 3),)
@@ -62,6 +63,28 @@ def hb_read(c: NewClient) -> NewClient:
 class World(NamedTuple):
     group: object
     clients: tuple
+    switched: int = 0       # slots that already changed protocol (each may once)
+
+
+def epoch_of(group) -> int:
+    return group.state.generation if isinstance(group, ClassicGroup) else consumer_of(group).group_epoch
+
+
+def check_step(before, records, after) -> None:
+    """Per transition: the records written turn the coordinator's group into the next one
+    (the classic coordinator's own GroupMetadata writes are not modelled: classic to classic is
+    skipped, and so is a classic group created by a JoinGroup, unwritten until its rebalance
+    completes), and the epoch never goes back through an online conversion (the generation
+    becomes the group epoch and back); an empty group is replaced offline, its epoch forgotten."""
+    if not (isinstance(before, ClassicGroup) and isinstance(after, ClassicGroup)):
+        replayed = replay_any(records, before, partition_index=IDX)
+        if isinstance(after, ClassicGroup) and not any(isinstance(r, ClassicGroupMetadata) for r in records):
+            assert isinstance(replayed, Group) and replayed.dead       # the consumer group deleted, nothing else yet
+        else:
+            assert replayed == after
+    empty = not (before.state.members if isinstance(before, ClassicGroup) else consumer_of(before).members)
+    if not empty:
+        assert epoch_of(after) >= epoch_of(before), (before, after)
 
 
 def start() -> World:
@@ -105,28 +128,30 @@ def _set(w: World, s: int, c) -> World:
 def _classic_send(w: World, s: int, c: cc.ClassicClient) -> World:
     msg = cc.request(s, c, IDX, NAMES)
     before = w.group
-    group, responses, _, _ = cc.handle(w.group, s, msg, CLUSTER, IDX, config=BI)
+    group, responses, records, _ = cc.handle(w.group, s, msg, CLUSTER, IDX, config=BI)
+    check_step(before, records, group)
     clients = list(_set(w, s, c._replace(status=cc.WAITING)).clients)
     clients = cc.answer(clients, responses)
-    assert not isinstance(before, ClassicGroup) or isinstance(group, ClassicGroup)
-    return World(group, tuple(clients))
+    return w._replace(group=group, clients=tuple(clients))
 
 
 def _new_send(w: World, s: int, c: NewClient) -> World:
     before = w.group
     out = consumer_heartbeat(w.group, hb_request(c), CLUSTER, config=BI, partition_index=IDX)
+    check_step(before, out.records, out.group)
     clients = list(_set(w, s, c._replace(waiting=True, reply=out.response)).clients)
     clients = cc.answer(clients, cc.conversion_replies(before) if not isinstance(out.group, ClassicGroup) else ())
-    return World(out.group, tuple(clients))
+    return w._replace(group=out.group, clients=tuple(clients))
 
 
 def upgrade(w: World, s: int) -> World:
     """Slot ``s`` closes its classic consumer (LeaveGroup) and restarts on the consumer protocol."""
     c = w.clients[s]
-    group, _, _, _, responses = cc.upgrade(w.group, s, c, BI)
+    group, _, records, _, responses = cc.upgrade(w.group, s, c, BI)
+    check_step(w.group, records, group)
     clients = cc.answer(list(w.clients), responses)
     clients[s] = NewClient(f"n{s}", 0, 0, False)
-    return World(group, tuple(clients))
+    return World(group, tuple(clients), w.switched | 1 << s)
 
 
 def downgrade(w: World, s: int) -> World:
@@ -134,9 +159,10 @@ def downgrade(w: World, s: int) -> World:
     c = w.clients[s]
     out = consumer_heartbeat(w.group, ConsumerGroupHeartbeat("g", c.mid, -1), CLUSTER, config=BI, partition_index=IDX)
     assert out.response.error_code == 0
+    check_step(w.group, out.records, out.group)
     clients = list(w.clients)
     clients[s] = cc.ClassicClient(cc.REJOINING, 5, -1, 0)
-    return World(out.group, tuple(clients))
+    return World(out.group, tuple(clients), w.switched | 1 << s)
 
 
 def settle(w: World, limit=200) -> World:
@@ -195,9 +221,10 @@ def test_downgrade_back_round_robin():
     assert w.clients[0].owned | w.clients[1].owned == ALL
 
 
-def explore(w0: World, operations: bool, limit: int = 60000):
-    """Every interleaving from ``w0`` (with ``operations``: each slot may also upgrade once, when
-    it is a classic member). Returns (states seen, whether a state with every client on the
+def explore(w0: World, operations: bool, downgrades: bool = False, limit: int = 200000):
+    """Every interleaving from ``w0`` (with ``operations``: each slot may also change protocol
+    once, upgrading when it is a quiet classic member, or with ``downgrades`` downgrading when it
+    is a quiet consumer member). Returns (states seen, whether a state with every client on the
     consumer protocol and converged was reached)."""
     seen, queue, completed = {w0}, deque([w0]), False
     while queue:
@@ -207,9 +234,13 @@ def explore(w0: World, operations: bool, limit: int = 60000):
                 and all(isinstance(c, NewClient) for c in w.clients) and converged(w):
             completed = True
         nexts = [n for _, n in moves(w)]
+        free = [s for s in range(len(w.clients)) if not w.switched >> s & 1]
         if operations:
-            nexts += [upgrade(w, s) for s, c in enumerate(w.clients)
-                      if isinstance(c, cc.ClassicClient) and c.status == cc.MEMBER and c.reply is None]
+            nexts += [upgrade(w, s) for s in free if isinstance(w.clients[s], cc.ClassicClient)
+                      and w.clients[s].status == cc.MEMBER and w.clients[s].reply is None]
+        if downgrades:
+            nexts += [downgrade(w, s) for s in free if isinstance(w.clients[s], NewClient)
+                      and w.clients[s].epoch > 0 and not w.clients[s].waiting and w.clients[s].reply is None]
         for n in nexts:
             if n not in seen:
                 seen.add(n)
@@ -262,3 +293,12 @@ def test_a_restarted_classic_client_gets_its_share_after_the_owner_revokes():
     assert w.clients[0].owned == ALL
     w = settle(_set(w, 1, cc.ClassicClient(cc.REJOINING, 1, -1, 0)))
     assert w.clients[0].owned and w.clients[1].owned and w.clients[0].owned | w.clients[1].owned == ALL
+
+
+def test_every_interleaving_of_upgrades_and_downgrades():
+    """BFS from a consumer group of two consumer-protocol clients (the upgrade completed), each
+    may downgrade once at any moment: no partition consumed twice, every step's records replay
+    to the next group, epochs never go back through a conversion."""
+    w = settle(upgrade(settle(upgrade(start(), 0)), 1))
+    n, _ = explore(World(w.group, w.clients), operations=False, downgrades=True)
+    assert n > 50
