@@ -379,3 +379,43 @@ def test_replay_of_a_migration_log():
     again = replay_any(run.log + [ClassicGroupMetadata("g", None)] + list(diff(replace(g, dead=True), g)),
                        partition_index=IDX)
     assert isinstance(again, Group) and again.member("A") is not None
+
+
+def _upgrade_during_unread_revocation(switches=()):
+    """A alone in a classic group consumes t-0..2; B (classic) joins; in generation 2 the
+    cooperative leader gives A {0, 1} (A must give up 2) and withholds 2 from B. A has not read
+    its SyncGroup response yet: it still consumes 2. C joins with the consumer protocol."""
+    from model.consumer_group import classic_clients as cc
+    topics = (("t", 3),)
+    idx = partition_index(topics)
+    cluster = Cluster(topics)
+    g, (a,) = cc.init("g", 1, idx, topics)
+    g = cc.handle(g, 1, JoinGroup(member_id="m1.0", protocols=("cooperative-sticky",),
+                                  subscription=cc.metadata(idx, ("t",), 0, -1)), cluster, idx)[0]
+    g = cc.handle(g, 0, JoinGroup(member_id="m0.0", protocols=("cooperative-sticky",),
+                                  subscription=cc.metadata(idx, ("t",), a.owned, 1)), cluster, idx)[0]
+    g = cc.handle(g, 1, SyncGroup(member_id="m1.0", generation=2), cluster, idx)[0]
+    g, responses, _, _ = cc.handle(g, 0, SyncGroup(member_id="m0.0", generation=2), cluster, idx)
+    given = {mid: wire_mask(idx, assignment_of(r.assignment).assigned_partitions) for mid, r in responses}
+    assert given == {"m0.0": 0b011, "m1.0": 0} and a.owned == 0b111
+    out = consumer_heartbeat(g, ConsumerGroupHeartbeat("g", "C", 0, rebalance_timeout_ms=1000,
+                                                       subscribed_topic_names=("t",), topic_partitions=()),
+                             cluster, partition_index=idx, switches=switches)
+    return {p for t in out.response.assignment for p in t.partitions}, consumer_of(out.group)
+
+
+def test_finding_upgrade_hands_over_a_partition_a_classic_member_has_not_revoked():
+    """Kafka's behaviour, a finding: ConsumerGroup#fromClassicGroup sets each member's current
+    assignment from "the last assignment of the classic group" (its SyncGroup result), though a
+    cooperative member may not have read that response and revoked yet; the partition it still
+    consumes looks free (no member holds it) and the joining consumer-protocol member gets it in
+    its first response: consumed twice until A reads its response. The classic protocol alone
+    is safe: the partition moves only in a later generation, which waits for A's JoinGroup,
+    sent after it revoked. Switch ``upgrade-keeps-owned`` (not Kafka): A's reported ownership
+    (its JoinGroup's OwnedPartitions) beyond its assignment stays pending revocation."""
+    got, g = _upgrade_during_unread_revocation()
+    assert 2 in got and g.member("m0.0").state == "STABLE"
+    got, g = _upgrade_during_unread_revocation(("upgrade-keeps-owned",))
+    assert 2 not in got
+    a = g.member("m0.0")
+    assert a.state == "UNREVOKED" and a.pending_revocation == 0b100

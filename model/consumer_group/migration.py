@@ -60,13 +60,15 @@ def validate_online_upgrade(classic: ClassicGroup, config: Config) -> Optional[E
     return Error("GROUP_ID_NOT_FOUND", f"Cannot upgrade classic group {gid} to consumer group because {why}.")
 
 
-def convert_to_consumer(classic: ClassicGroup, index) -> tuple[Group, tuple]:
+def convert_to_consumer(classic: ClassicGroup, index, keep_owned: bool = False) -> tuple[Group, tuple]:
     """ConsumerGroup#fromClassicGroup: group epoch = assignment epoch = the generation; each
     member STABLE at the generation (previous epoch too), subscribed to its subscription's
     topics, its last assignment both current and target ("The target assignment and the
     assigned partitions of each member are set based on the last assignment of the classic
     group"). Raises Malformed for bad bytes, ValueError when an assignment carries userData
-    ("userData from a custom assignor would be lost", a trunk check)."""
+    ("userData from a custom assignor would be lost", a trunk check). ``keep_owned`` (switch
+    ``upgrade-keeps-owned``, not Kafka): partitions the member's last JoinGroup reported as owned
+    beyond its assignment stay pending revocation (UNREVOKED) until it reports them gone."""
     g = classic.state.generation
     members, target, meta = [], {}, []
     for cm in classic.state.members:
@@ -75,8 +77,10 @@ def convert_to_consumer(classic: ClassicGroup, index) -> tuple[Group, tuple]:
         if a.user_data:
             raise ValueError("userData from a custom assignor would be lost")
         assigned = wire_mask(index, a.assigned_partitions)
+        pending = wire_mask(index, sub.owned_partitions) & ~assigned if keep_owned else 0
         members.append(Member(cm.member_id, rack_id=sub.rack_id, subscribed_topic_names=tuple(sorted(set(sub.topics))),
-                              epoch=g, previous_epoch=g, assigned=assigned))
+                              state="UNREVOKED" if pending else "STABLE", epoch=g, previous_epoch=g,
+                              assigned=assigned, pending_revocation=pending))
         target[cm.member_id] = assigned
         meta.append((cm.member_id, ClassicMemberMetadata(_session_of(cm), tuple((p, cm.subscription) for p in cm.protocols))))
     group = Group(classic.group_id, tuple(index), group_epoch=g, target_assignment_epoch=g,
@@ -91,7 +95,7 @@ def _session_of(cm: GroupMember) -> int:
     return DEFAULT_SESSION_TIMEOUT_MS   # model/consumer's GroupMember keeps no session timeout
 
 
-def _upgrade(classic: ClassicGroup, request, cluster, profile, config, switches, index) -> Outcome:
+def _upgrade(classic: ClassicGroup, request, cluster, profile, config, switches, index, keep_owned=False) -> Outcome:
     """A ConsumerGroupHeartbeat for a group id holding a classic group."""
     gid = classic.group_id
     p = switched(profile, switches)
@@ -113,7 +117,7 @@ def _upgrade(classic: ClassicGroup, request, cluster, profile, config, switches,
     if error is not None:
         return error_outcome(classic, error)
     try:
-        converted, meta = convert_to_consumer(classic, index)
+        converted, meta = convert_to_consumer(classic, index, keep_owned)
     except Malformed:
         return error_outcome(classic, Error("GROUP_ID_NOT_FOUND", f"Cannot upgrade classic group {gid} to consumer "
                                             "group because the embedded consumer protocol is malformed."))
@@ -200,7 +204,8 @@ def consumer_heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster
     the scope's, for the converted group) or a consumer group with classic members."""
     coordinator_switches = tuple(s for s in switches if s not in MIGRATION_SWITCHES)
     if isinstance(group, ClassicGroup):
-        return _upgrade(group, request, cluster, profile, config, coordinator_switches, partition_index)
+        return _upgrade(group, request, cluster, profile, config, coordinator_switches, partition_index,
+                        "upgrade-keeps-owned" in switches)
     if not isinstance(group, MigratingGroup):
         return heartbeat(group, request, cluster, profile, config, coordinator_switches)
     out = heartbeat(group.group, request, cluster, profile, config, coordinator_switches)

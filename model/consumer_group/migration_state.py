@@ -33,6 +33,9 @@ MIGRATION_SWITCHES = {
     # a consumer-protocol member UNKNOWN_MEMBER_ID ("does not use the classic protocol") and
     # only a consumer-protocol member's removal could downgrade (allMembersUseClassicProtocolExcept(memberId)).
     "kafka-18150": "only a consumer-protocol member's removal downgrades; LeaveGroup refuses them",
+    # Not Kafka (a fix proposal for the finding in README): at the online upgrade, what a member's
+    # last JoinGroup reported as owned beyond its assignment stays pending revocation.
+    "upgrade-keeps-owned": "the upgrade keeps a cooperative member's unrevoked partitions pending revocation",
 }
 
 
