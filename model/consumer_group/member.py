@@ -61,11 +61,16 @@ class ClientRules(NamedTuple):
 
     abort_reconciliation_on_fence: bool = True   # KAFKA-16375's fix (3.8)
     lost_before_rejoin: bool = True               # KAFKA-16251's fix (3.8)
+    # not Kafka: the model's candidate fix for the finding "unreconciled-assignment-released"
+    # (properties/consumer_group_known_bugs.py): while RECONCILING, the heartbeat reports the
+    # partitions it is about to assign as owned too, so the coordinator waits for their revocation
+    report_target_while_reconciling: bool = False
 
 
 CLIENT_SWITCHES = {
     "kafka-16375": lambda r: r._replace(abort_reconciliation_on_fence=False),
     "kafka-16251": lambda r: r._replace(lost_before_rejoin=False),
+    "report-target-while-reconciling": lambda r: r._replace(report_target_while_reconciling=True),
 }
 
 
@@ -95,7 +100,8 @@ def new_client(incarnation: int, status: str = JOINING, sub: int = 0) -> Client:
     return Client(status, incarnation, 0, 0, 0, sub, None, None, None)
 
 
-def request(c: Client, member_id: str, group_id: str, s: Subscription, to_tps) -> ConsumerGroupHeartbeat:
+def request(c: Client, member_id: str, group_id: str, s: Subscription, to_tps,
+            rules: ClientRules = ClientRules()) -> ConsumerGroupHeartbeat:
     """The heartbeat ``c`` sends now (HeartbeatState#buildRequestData). Leaving: epoch -1, or
     -2 for a static member. Joining or after an error (``sent`` None): every field, its owned
     partitions (empty: "TopicPartitions must be empty when (re-)joining."). Otherwise the
@@ -112,21 +118,26 @@ def request(c: Client, member_id: str, group_id: str, s: Subscription, to_tps) -
         fields.update(rebalance_timeout_ms=REBALANCE_TIMEOUT_MS, server_assignor=s.assignor)
     if every or sent_sub != c.sub:
         fields.update(subscribed_topic_names=s.names, subscribed_topic_regex=s.regex)
-    if every or sent_owned != c.owned:
-        fields["topic_partitions"] = to_tps(c.owned)
+    owned = c.owned
+    if rules.report_target_while_reconciling and c.status == RECONCILING:
+        owned |= c.target
+    if every or sent_owned != owned:
+        fields["topic_partitions"] = to_tps(owned)
     return ConsumerGroupHeartbeat(member_epoch=epoch, **base, **fields)
 
 
-def after_send(c: Client, r: ConsumerGroupHeartbeat) -> Client:
+def after_send(c: Client, r: ConsumerGroupHeartbeat, reported: Optional[int]) -> Client:
     """onHeartbeatRequestSent: ACKNOWLEDGING -> STABLE, or RECONCILING if the target moved on;
     the leave heartbeat, once sent, ends the membership (LEAVING -> UNSUBSCRIBED; a client
-    closed to restart is DOWN). The fields sent are remembered (sentFields)."""
+    closed to restart is DOWN). The fields sent are remembered (sentFields); ``reported``: the
+    owned partitions the request carried (None: not sent)."""
     if c.status == LEAVING:
         return c._replace(status=UNSUBSCRIBED if c.sub < 0 else DOWN, epoch=0, request=r, sent=None)
     status = c.status
     if status == ACKNOWLEDGING:
         status = STABLE if c.target == c.owned else RECONCILING
-    return c._replace(status=status, request=r, sent=(c.owned, c.sub))
+    owned = reported if reported is not None else (c.owned if c.sent is None else c.sent[0])
+    return c._replace(status=status, request=r, sent=(owned, c.sub))
 
 
 def fenced(c: Client, rules: ClientRules = ClientRules()) -> tuple[Client, tuple]:

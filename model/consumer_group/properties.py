@@ -23,7 +23,8 @@ from .step import K, converged, index, profile_of, settled
 from .validation import validate
 from .world import DOWN, LOST_RECOVERED, REVOKED, STATIC_KEPT, Action, State, member_id
 
-REJOIN_OR_FATAL = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
+# the steps whose event carries a coordinator handler's (request, response, records, events)
+HANDLED = ("handle", "expire", "session_timeout", "rebalance_timeout", "resolve")
 
 
 def _parts(scope, mask: int) -> str:
@@ -195,7 +196,7 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:
-        if e.data and e.kind in ("handle", "expire", "session_timeout", "rebalance_timeout", "resolve"):
+        if e.data and e.kind in HANDLED:
             got = _replayed(e.data[2], prev.group)
             if got != nxt.group:
                 return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
@@ -280,8 +281,8 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     g0, g1 = prev.group, nxt.group
     if g0.dead or g1.dead or action.kind == "failover" or g0 is g1:
         return None
-    reasons = [r for e in events if e.data for kind, *rest in e.data[3] if kind == "group_epoch_bumped"
-               for r in rest[0]]
+    reasons = [r for e in events if e.kind in HANDLED and e.data for kind, *rest in e.data[3]
+               if kind == "group_epoch_bumped" for r in rest[0]]
     rise = g1.group_epoch - g0.group_epoch
     if rise not in (0, 1) or (rise == 1) != bool(reasons):
         return f"group epoch {g0.group_epoch} -> {g1.group_epoch} with reasons {reasons}"

@@ -188,8 +188,8 @@ def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State
     c = clients[s]
     rules = client_rules(scope.switches)
     if k == "send":
-        r = request(c, member_id(s, c.incarnation), GROUP_ID, subscription(scope, s, c), lambda m: tps(scope, m))
-        clients[s] = after_send(c, r)
+        r = request(c, member_id(s, c.incarnation), GROUP_ID, subscription(scope, s, c), lambda m: tps(scope, m), rules)
+        clients[s] = after_send(c, r, None if r.topic_partitions is None else mask_of(index(scope), r.topic_partitions))
         nxt = state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s)
         return nxt, (Event("send", s, f"epoch {r.member_epoch}"),)
     if k == "deliver":
