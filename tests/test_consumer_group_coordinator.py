@@ -311,6 +311,11 @@ def test_invalid_regex_and_3_7_regex():
     w = World()
     out = w.join(Client("A", regex="("))
     assert code(out) == ERRORS["INVALID_REGULAR_EXPRESSION"]
+    w = World(profile="kafka-4.0")                 # in the coordinator: an unknown member is that first
+    assert code(w.beat(Client("A", regex="(", epoch=3), subscribed_topic_regex="(")) == ERRORS["GROUP_ID_NOT_FOUND"]
+    out = w.join(Client("A", regex="("))
+    assert code(out) == ERRORS["INVALID_REGULAR_EXPRESSION"] and out.records == ()
+    assert out.response.error_message == "SubscribedTopicRegex `(` is not a valid regular expression."
     w = World(profile="kafka-3.7")
     out = w.join(Client("A", regex="a"), subscribed_topic_names=("a",))
     assert code(out) == ERRORS["INVALID_REQUEST"] and out.response.error_message == "SubscribedTopicRegex is not supported yet."

@@ -21,7 +21,7 @@ from .profiles import (REGEX_ASYNC, REGEX_SYNC, SENT_ON_FULL_REQUEST_OR_REGEX, S
 from .records import diff
 from .state import ConsumerGroupHeartbeat, ConsumerGroupHeartbeatResponse
 from .target import new_target, preferred_assignor, resolve_regex, subscription_metadata
-from .validation import Error
+from .validation import Error, regex_compiles
 
 
 class Config(NamedTuple):
@@ -140,6 +140,17 @@ def member_reasons(old: Optional[Member], new: Member, g: Group, p: Profile) -> 
     return []
 
 
+def invalid_new_regex(g: Group, old: Optional[Member], new: Member, p: Profile) -> Optional[Error]:
+    """maybeUpdateRegularExpressions (4.0+): "If the member subscribed to a new regex, we compile
+    it to ensure its validity" - only a changed regex that no member uses yet."""
+    rx = new.subscribed_topic_regex
+    if p.regex != REGEX_ASYNC or rx is None or (old is not None and old.subscribed_topic_regex == rx):
+        return None
+    if rx in used_regexes(g) or regex_compiles(rx):
+        return None
+    return Error("INVALID_REGULAR_EXPRESSION", f"SubscribedTopicRegex `{rx}` is not a valid regular expression.")
+
+
 def used_regexes(g: Group) -> set[str]:
     return {m.subscribed_topic_regex for m in g.members if m.subscribed_topic_regex is not None}
 
@@ -163,6 +174,9 @@ def update(u: Update) -> Outcome:
     """consumerGroupHeartbeat steps 1-3 and the response."""
     g, r, p = u.group, u.request, u.profile
     member = with_metadata(u.member, r)                                            # step 1
+    bad = invalid_new_regex(g, u.old, member, p)
+    if bad is not None:
+        return error_outcome(u.original, bad)
     reasons = member_reasons(u.old, member, g, p)
     if g.group_epoch == 0 and not reasons:
         # "If the group is newly created, we must ensure that it moves away from epoch 0"
