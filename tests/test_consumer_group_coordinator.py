@@ -11,7 +11,7 @@ from model.consumer_group.coordinator import (Cluster, Config, NotModelled, Othe
 from model.consumer_group.group import group_state, mask_of, topics_mask
 from model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
                                         TopicPartitions)
-from model.consumer_group.profiles import KIP_848
+from model.consumer_group.profiles import KIP_848, PROFILES as PROFILES_BY_NAME
 from tests.test_consumer_group_coordinator_driver import INDEX, Client, World, fresh
 
 
@@ -408,3 +408,34 @@ def test_static_member_own_id_rejoin_apache_kafka_23542(profile, ok):
     assert (code(out) == 0) is ok
     if not ok:
         assert code(out) == ERRORS["UNRELEASED_INSTANCE_ID"]
+
+
+def _kafka_16147_walk(profile):
+    """Found by the random walks: A (topic a) switches to b, then to a while revoking b, then
+    back to b: 3.7 recomputes from assigned ∪ pending (KAFKA-16249's rule), b-0, b-1 move from
+    pending revocation back to assigned, and 3.7's partition-epoch map drops them (KAFKA-16147);
+    C joins on b and is given b-1 while A still owns it."""
+    w = World(profile=profile)
+    a, c = Client("A", topics=("a",)), Client("C", topics=("b",))
+    w.join(a)
+    for topics in (("b",), None, ("a",), ("b",)):
+        if topics is None:
+            w.beat(a)
+        else:
+            a.topics = topics
+            w.beat(a, subscribed_topic_names=topics)
+    w.join(c)
+    return w
+
+
+def test_kafka_16147_the_partition_epoch_map_forgets_an_owner_and_two_members_hold_a_partition():
+    from model.consumer_group.group import mask_of as m_of
+    b = lambda *ps: m_of(INDEX, (TopicPartitions("b", ps),))   # noqa: E731
+    w = _kafka_16147_walk("kafka-3.7")
+    assert w.group.member("A").assigned == b(0, 1) and w.group.member("C").assigned == b(1)
+    fixed = _kafka_16147_walk(KIP_848.__class__(**{**PROFILES_BY_NAME["kafka-3.7"]._asdict(),
+                                                   "partition_epoch_map_bug": False}))
+    assert fixed.group.member("C").assigned == 0 and fixed.group.epoch_map_lost == 0
+    from model.consumer_group.failover import failover
+    healed, _ = failover(w.group)          # the compacted log rebuilds the map
+    assert healed.epoch_map_lost == 0 and w.group.epoch_map_lost == b(0)   # b-1 re-added as C's

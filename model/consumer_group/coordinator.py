@@ -230,6 +230,9 @@ def remove_member(group: Group, member_id: str, reason: str, profile="kip-848") 
     g, _ = refresh_regexes(g, (), resolve_new=False)
     counts = dict(group.subscription_metadata)
     g = replace(g, subscription_metadata=subscription_metadata(g, counts), group_epoch=group.group_epoch + 1)
+    gone = group.member(member_id)
+    if gone is not None:          # removePartitionEpochs of both its sets
+        g = replace(g, epoch_map_lost=g.epoch_map_lost & ~(gone.assigned | gone.pending_revocation))
     if not g.members and _profile(profile).empty_group_epochs_equal:
         g = replace(g, target_assignment_epoch=g.group_epoch)
     return Outcome(g, None, diff(group, g), bumped((reason,)) + (("member_removed", member_id),))

@@ -63,6 +63,9 @@ SWITCHES = {
     # KAFKA-16249 unfixed (3.7.0): a heartbeat that meets a new target is reconciled from
     # assigned ∪ pending revocation, its reported owned partitions ignored.
     "kafka-16249": lambda p: p._replace(new_target_ignores_owned=True),
+    # KAFKA-16147 unfixed (3.7.0): the partition-epoch map forgets a partition that moves from
+    # the member's pending revocation back to its assigned set; another member may take it.
+    "kafka-16147": lambda p: p._replace(partition_epoch_map_bug=True),
     # KAFKA-16367 unfixed (3.7.x): the assignment is sent whenever owned partitions are
     # reported, not on a full request (apache/kafka #15533).
     "kafka-16367": lambda p: p._replace(assignment_sent=SENT_WHEN_OWNED_REPORTED),
@@ -201,6 +204,8 @@ def update(u: Update) -> Outcome:
     except Fenced as fenced:
         return error_outcome(u.original, Error("FENCED_MEMBER_EPOCH", str(fenced)))
     after = after.with_member(member)
+    if p.partition_epoch_map_bug:
+        after = replace(after, epoch_map_lost=epoch_map_after(after.epoch_map_lost, u.member, member))
     if member.state == "UNREVOKED":
         events += (("rebalance_timer", member.member_id, member.epoch),)
     return Outcome(after, response(after, u, member), diff(_before(u), after), events)
@@ -214,7 +219,9 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     """The member moves towards its target (modern/consumer/CurrentAssignmentBuilder); a
     partition is withheld while another member still holds it (``consumer_unreleased`` over
     every member's assigned and pending-revocation partitions)."""
-    holdings = tuple(Holding(x.member_id, "", (x.assigned,), (x.pending_revocation,)) for x in g.members)
+    lost = g.epoch_map_lost       # KAFKA-16147: owners the partition-epoch map forgot
+    holdings = tuple(Holding(x.member_id, "", (x.assigned & ~lost,), (x.pending_revocation & ~lost,))
+                     for x in g.members)
     current = MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
     if p.new_target_ignores_owned and g.target_assignment_epoch != m.target_member_epoch:
         # 3.7.0 transitionToNewTargetAssignmentState: start over from assigned ∪ pending
@@ -228,6 +235,18 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
                       profile=p.epochs)
     out = m.with_assignment(moved)
     return replace(out, assignment_epochs=assignment_epochs(m, out)) if p.assignment_epochs else out
+
+
+def epoch_map_after(lost: int, old: Member, new: Member) -> int:
+    """3.7.0's maybeUpdatePartitionEpoch, on the partitions the map lost: if the assigned set
+    changed, the old ones are removed and the new ones added (re-adding any lost one); if the
+    pending set changed, the old pending ones are removed (so one now assigned is lost) and the
+    new ones added."""
+    if old.assigned != new.assigned:
+        lost &= ~new.assigned
+    if old.pending_revocation != new.pending_revocation:
+        lost = (lost | (old.pending_revocation & new.assigned)) & ~new.pending_revocation
+    return lost
 
 
 def assignment_epochs(old: Member, new: Member) -> tuple[tuple[int, int], ...]:

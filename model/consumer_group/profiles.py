@@ -108,6 +108,13 @@ class Profile(NamedTuple):
     # False (Kafka, getOrMaybeSubscribeStaticConsumerGroupMember / throwIfInstanceIdIsUnreleased):
     # UNRELEASED_INSTANCE_ID, which the Java client takes as fatal.
     static_rejoin_in_place: bool = False
+    # KAFKA-16147 (apache/kafka #15212, fixed in 3.8.0): 3.7.0's ConsumerGroup#
+    # maybeUpdatePartitionEpoch removed the old assigned partitions' epochs and added the new
+    # ones, then removed the old pending-revocation ones and added the new: a partition moving
+    # from the member's pending revocation back into its assigned set is added, then removed,
+    # so the map forgets its owner and another member may be given it ("Partition is assigned
+    # to two members at the same time").
+    partition_epoch_map_bug: bool = False
 
 
 KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
@@ -115,7 +122,7 @@ KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT
                   static_rejoin_in_place=True)
 KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
                     SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True,
-                    new_target_ignores_owned=True)
+                    new_target_ignores_owned=True, partition_epoch_map_bug=True)
 KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
                     epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
