@@ -24,9 +24,13 @@ A classic group of the same id (online migration) is ``migration.py``'s; here it
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional, Union
+from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
+# The same values the streams coordinator takes: ``OtherGroup(group_id, group_type)`` for a group
+# id held as another type (classic, share, streams), ``Cluster(topics)`` the (name, partitions)
+# that exist, sorted by name.
+from ..streams_group.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, assignors_of, bumped, error_outcome, owned_partitions,
                                  refresh_regexes, switched, update)
 from .group import Group, Member, mask_of, new_group
@@ -40,19 +44,6 @@ from .validation import Error, validate
 
 class NotModelled(ValueError):
     """A request the coordinator module does not handle (a classic group of the same id: see ``migration``)."""
-
-
-class OtherGroup(NamedTuple):
-    """A group id the coordinator holds as a group of another type (classic, share, streams)."""
-
-    group_id: str
-    group_type: str
-
-
-class Cluster(NamedTuple):
-    """The topics that exist: (name, partitions), sorted by name."""
-
-    topics: tuple[tuple[str, int], ...] = ()
 
 
 AnyGroup = Union[Group, OtherGroup]

@@ -24,6 +24,7 @@ import re
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
+from ..streams_group.validation import PY, Ops   # the rule language the z3 queries share
 from .profiles import MEMBER_ID_ALWAYS, REGEX_REJECTED, REGEX_SYNC, profile as _profile
 from .state import ERRORS, JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, ConsumerGroupHeartbeat
 
@@ -39,15 +40,6 @@ class Error(NamedTuple):
     @property
     def error_code(self) -> int:
         return ERRORS[self.code]
-
-
-class Ops(NamedTuple):
-    And: Callable[..., Any]
-    Or: Callable[..., Any]
-    Not: Callable[[Any], Any]
-
-
-PY = Ops(lambda *a: all(a), lambda *a: any(a), lambda a: not a)
 
 
 class View(NamedTuple):
