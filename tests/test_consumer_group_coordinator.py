@@ -334,21 +334,22 @@ def test_offset_commit_fencing():
 
 
 def test_offset_commit_with_kip_1251_assignment_epochs():
-    """kafka-4.3: "assignmentEpoch <= clientEpoch <= brokerEpoch" per committed partition."""
+    """kafka-4.3: "assignmentEpoch <= clientEpoch <= brokerEpoch" per committed partition (groups
+    start at epoch 1 there, KAFKA-20268, so A's first epoch is 2)."""
     w = World(profile="kafka-4.3")
     a, b = Client("A"), Client("B")
-    w.join(a)                                     # A gets a-0..3 at epoch 1
-    assert w.group.member("A").assignment_epochs == ((0, 1), (1, 1), (2, 1), (3, 1))
+    w.join(a)                                     # A gets a-0..3 at epoch 2
+    assert w.group.member("A").assignment_epochs == ((0, 2), (1, 2), (2, 2), (3, 2))
     w.join(b)
     w.converge([a, b])
     m = w.group.member("A")
-    assert m.epoch == 2 and m.assignment_epochs == ((0, 1), (1, 1))
-    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (0, 1)),), "kafka-4.3") == ""
-    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (0, 1)),), "kafka-4.2") == "STALE_MEMBER_EPOCH"
-    assert offset_commit(w.group, "A", 1, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
-    assert offset_commit(w.group, "A", 3, (TopicPartitions("a", (0,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
-    assert w.group.member("B").assignment_epochs == ((2, 2), (3, 2))
-    assert offset_commit(w.group, "B", 1, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert m.epoch == 3 and m.assignment_epochs == ((0, 2), (1, 2))
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (0, 1)),), "kafka-4.3") == ""
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (0, 1)),), "kafka-4.2") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 4, (TopicPartitions("a", (0,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert w.group.member("B").assignment_epochs == ((2, 3), (3, 3))
+    assert offset_commit(w.group, "B", 2, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
 
 
 def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoked():
@@ -439,3 +440,13 @@ def test_kafka_16147_the_partition_epoch_map_forgets_an_owner_and_two_members_ho
     from model.consumer_group.failover import failover
     healed, _ = failover(w.group)          # the compacted log rebuilds the map
     assert healed.epoch_map_lost == 0 and w.group.epoch_map_lost == b(0)   # b-1 re-added as C's
+
+
+@pytest.mark.parametrize("profile,first_epoch", [("kafka-4.2", 1), ("kafka-4.3", 2)])
+def test_kafka_20268_new_groups_start_at_epoch_1_in_4_3(profile, first_epoch):
+    w = World(profile=profile)
+    out = w.join(Client("A"))
+    assert out.response.member_epoch == first_epoch == w.group.group_epoch == w.group.target_assignment_epoch
+    w2 = World(profile=profile)
+    out = w2.join(Client("E", topics=()))      # no subscription: no bump in Kafka
+    assert w2.group.group_epoch == 1 and out.response.member_epoch == 1   # 4.2: "moves away from epoch 0"

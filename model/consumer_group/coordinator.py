@@ -67,6 +67,8 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
         if request.member_epoch != JOIN_EPOCH:
             return error_outcome(group, Error("GROUP_ID_NOT_FOUND", f"Consumer group {request.group_id} not found."))
         held = new_group(request.group_id, group.partition_index)
+        if p.initial_group_epoch:         # KAFKA-20268: epochs start at 1 (an empty target)
+            held = replace(held, group_epoch=p.initial_group_epoch, target_assignment_epoch=p.initial_group_epoch)
     _check_index(held, cluster)
     if config.max_size is not None and len(held.members) >= config.max_size and (
             request.member_id == "" or held.member(request.member_id) is None):
