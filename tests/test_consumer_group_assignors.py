@@ -193,3 +193,19 @@ def test_range_valid_and_even_per_topic(s):
             counts = [len([x for x in a[m.member_id] if x[0] == t]) for m in s.members if t in m.topics]
             if counts:
                 assert max(counts) - min(counts) <= 1
+
+
+def test_subscription_type_names_versus_a_regex_resolving_to_them():
+    """ModernGroup#subscriptionType: a member naming the topics another member's regex resolves
+    to makes the group HETEROGENEOUS (different builders, possibly other choices)."""
+    from model.consumer_group.group import Member, new_group
+    from model.consumer_group.target import homogeneous
+    g = new_group("g")
+    names = g.with_member(Member("A", subscribed_topic_names=("a",))).with_member(Member("B", subscribed_topic_names=("a",)))
+    assert homogeneous(names)
+    mixed = g.with_member(Member("A", subscribed_topic_names=("a",))).with_member(Member("B", subscribed_topic_regex="a"))
+    assert not homogeneous(mixed)
+    same_rx = g.with_member(Member("A", subscribed_topic_regex="a")).with_member(Member("B", subscribed_topic_regex="a"))
+    assert homogeneous(same_rx)
+    partial = g.with_member(Member("A", subscribed_topic_names=("a", "b"))).with_member(Member("B", subscribed_topic_names=("a",)))
+    assert not homogeneous(partial)

@@ -32,6 +32,7 @@ def assign(spec: GroupSpec) -> Assignment:
 
 
 def _homogeneous(spec: GroupSpec) -> Assignment:
+    # "subscribedTopicIds = groupSpec.memberSubscription(first member).subscribedTopicIds()"
     topics = sorted(spec.members[0].topics)
     if not topics:
         return finish({}, spec)
