@@ -65,10 +65,11 @@ def preferred_assignor(group: Group, assignors: tuple[str, ...]) -> str:
 
 
 def homogeneous(group: Group) -> bool:
-    """ModernGroup#subscriptionType: without regexes, HOMOGENEOUS when every subscribed name is
-    subscribed by every member; with regexes, only when one regex is used by every member and no
-    member names topics (the model's reading; Kafka counts subscriptions by name and by regex).
-    A member naming the topics another's regex resolves to makes the group HETEROGENEOUS."""
+    """ConsumerGroup#subscriptionType (4.0+): without regexes, HOMOGENEOUS when every subscribed
+    name is subscribed by every member ("byNameCount != numberOfMembers" -> HETEROGENEOUS); with
+    regexes, only "If all the members are subscribed to a single regular expressions and none of
+    them are subscribed to topic names". A member naming the topics another's regex resolves to
+    makes the group HETEROGENEOUS."""
     n = len(group.members)
     regexes = Counter(m.subscribed_topic_regex for m in group.members if m.subscribed_topic_regex)
     names = Counter(t for m in group.members for t in m.subscribed_topic_names)
