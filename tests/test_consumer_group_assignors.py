@@ -209,3 +209,44 @@ def test_subscription_type_names_versus_a_regex_resolving_to_them():
     assert homogeneous(same_rx)
     partial = g.with_member(Member("A", subscribed_topic_names=("a", "b"))).with_member(Member("B", subscribed_topic_names=("a",)))
     assert not homogeneous(partial)
+
+
+# ---- uniform, heterogeneous: rows of Kafka's UniformHeterogeneousAssignmentBuilderTest (members in
+# id order there too: its TestGroupSpecImpl sorts them) ----
+
+def _het(topics, *members):
+    return uni.assign(GroupSpec(tuple(members), tuple(topics), False))
+
+
+def test_het_first_assignment_two_members_two_topics():
+    a = _het((("t1", 3), ("t3", 6)), MemberSpec("A", ("t1", "t3")), MemberSpec("B", ("t3",)))
+    assert a == {"A": tp("t1", 0, 1, 2) + tp("t3", 4), "B": tp("t3", 0, 1, 2, 3, 5)}
+
+
+def test_het_first_assignment_more_members_than_partitions():
+    a = _het((("t1", 2), ("t3", 1)), MemberSpec("A", ("t3",)), MemberSpec("B", ("t3",)), MemberSpec("C", ("t1",)))
+    assert a == {"A": tp("t3", 0), "B": (), "C": tp("t1", 0, 1)}
+
+
+def test_het_reassignment_two_members_three_topics_given_unbalanced_previous_assignment():
+    a = _het((("t1", 6), ("t2", 4), ("t3", 4)),
+             MemberSpec("A", ("t1",), tp("t1", 0, 1, 2)),
+             MemberSpec("B", ("t1", "t2"), tp("t1", 3) + tp("t2", 0)),
+             MemberSpec("C", ("t1", "t2", "t3"), tp("t1", 4, 5) + tp("t2", 1, 2, 3) + tp("t3", 0, 1, 2, 3)))
+    assert a == {"A": tp("t1", 0, 1, 2, 5), "B": tp("t1", 3) + tp("t2", 0, 1, 2, 3),
+                 "C": tp("t1", 4) + tp("t3", 0, 1, 2, 3)}
+
+
+def test_het_reassignment_when_partitions_are_added_for_two_members():
+    a = _het((("t1", 6), ("t2", 5), ("t3", 3), ("t4", 3)),
+             MemberSpec("A", ("t1", "t3"), tp("t1", 0, 1, 2, 3) + tp("t3", 0, 1)),
+             MemberSpec("B", ("t1", "t2", "t3", "t4"), tp("t2", 0, 1, 2) + tp("t4", 0, 1, 2)))
+    assert a == {"A": tp("t1", 0, 1, 2, 3, 4, 5) + tp("t3", 0, 1, 2), "B": tp("t2", 0, 1, 2, 3, 4) + tp("t4", 0, 1, 2)}
+
+
+def test_het_reassignment_when_one_member_and_partitions_are_added():
+    a = _het((("t1", 6), ("t2", 7)),
+             MemberSpec("A", ("t1",), tp("t1", 0, 2) + tp("t2", 0)),
+             MemberSpec("B", ("t1", "t2"), tp("t1", 1) + tp("t2", 1, 2)),
+             MemberSpec("C", ("t1", "t2")))
+    assert a == {"A": tp("t1", 0, 2, 3, 4, 5), "B": tp("t1", 1) + tp("t2", 1, 2, 6), "C": tp("t2", 0, 3, 4, 5)}
