@@ -79,6 +79,7 @@ class CurrentMemberAssignmentValue(NamedTuple):
     partitions_pending_revocation: tuple[TopicPartitions, ...] = ()
     # KIP-1251's TopicPartitions.AssignmentEpochs, flattened: (partition bit, epoch), by bit
     assignment_epochs: tuple[tuple[int, int], ...] = ()
+    target_member_epoch: int = 0     # 3.7.0's TargetMemberEpoch
 
 
 class ConsumerGroupCurrentMemberAssignment(NamedTuple):
@@ -101,7 +102,7 @@ def current_assignment_value(g: Group, m: Member) -> CurrentMemberAssignmentValu
     return CurrentMemberAssignmentValue(m.epoch, m.previous_epoch, MEMBER_STATE_VALUES[m.state],
                                         topic_partitions_of(g.partition_index, m.assigned),
                                         topic_partitions_of(g.partition_index, m.pending_revocation),
-                                        m.assignment_epochs)
+                                        m.assignment_epochs, m.target_member_epoch)
 
 
 def target_value(g: Group, mask: int) -> tuple[TopicPartitions, ...]:

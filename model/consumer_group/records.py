@@ -183,7 +183,8 @@ def _current_assignment(g: Group, r: ConsumerGroupCurrentMemberAssignment) -> Gr
                                  epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
                                  assigned=mask(g, v.assigned_partitions),
                                  pending_revocation=mask(g, v.partitions_pending_revocation),
-                                 assignment_epochs=tuple(v.assignment_epochs)))
+                                 assignment_epochs=tuple(v.assignment_epochs),
+                                 target_member_epoch=v.target_member_epoch))
 
 
 _REPLAY = {ConsumerGroupMetadata: _group_metadata, ConsumerGroupMemberMetadata: _member_metadata,
