@@ -1,7 +1,7 @@
 """Random sequences of ConsumerGroupHeartbeats, leaves, static leaves, timers and regex
 resolutions against the coordinator alone, under every profile (Hypothesis). After every step:
 replay(log) == group (the driver), no partition is held (assigned or pending revocation) by two
-members, epochs are ordered (member <= assignment <= group, none decreasing), and an accepted
+members (except under kafka-3.7, whose KAFKA-16147 breaks it), epochs are ordered (member <= assignment <= group, none decreasing), and an accepted
 response's epoch and assignment are the member's."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -21,12 +21,12 @@ def clients():
             "C": Client("C", regex="a|b")}
 
 
-def check(w: World, before):
+def check(w: World, before, exclusive: bool):
     g = w.group
     held = [m.assigned | m.pending_revocation for m in g.members]
     for i in range(len(held)):
         for j in range(i + 1, len(held)):
-            assert held[i] & held[j] == 0, "a partition held by two members"
+            assert held[i] & held[j] == 0 or not exclusive, "a partition held by two members"
     assert g.target_assignment_epoch <= g.group_epoch
     for m in g.members:
         assert m.epoch <= g.target_assignment_epoch
@@ -83,4 +83,5 @@ def test_random_coordinator_walks_keep_the_invariants(profile, actions):
             assert mm is not None and out.response.member_epoch == mm.epoch
             if out.response.assignment is not None:
                 assert mask_of(INDEX, out.response.assignment) == mm.assigned
-        check(w, before)
+        # kafka-3.7 carries KAFKA-16147 (test_consumer_group_coordinator: two owners, by design)
+        check(w, before, not PROFILES[profile].partition_epoch_map_bug)

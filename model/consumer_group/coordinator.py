@@ -24,9 +24,13 @@ A classic group of the same id (online migration) is ``migration.py``'s; here it
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional, Union
+from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
+# The same values the streams coordinator takes: ``OtherGroup(group_id, group_type)`` for a group
+# id held as another type (classic, share, streams), ``Cluster(topics)`` the (name, partitions)
+# that exist, sorted by name.
+from ..streams_group.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, assignors_of, bumped, error_outcome, owned_partitions,
                                  refresh_regexes, switched, update)
 from .group import Group, Member, mask_of, new_group
@@ -40,19 +44,6 @@ from .validation import Error, validate
 
 class NotModelled(ValueError):
     """A request the coordinator module does not handle (a classic group of the same id: see ``migration``)."""
-
-
-class OtherGroup(NamedTuple):
-    """A group id the coordinator holds as a group of another type (classic, share, streams)."""
-
-    group_id: str
-    group_type: str
-
-
-class Cluster(NamedTuple):
-    """The topics that exist: (name, partitions), sorted by name."""
-
-    topics: tuple[tuple[str, int], ...] = ()
 
 
 AnyGroup = Union[Group, OtherGroup]
@@ -76,6 +67,8 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
         if request.member_epoch != JOIN_EPOCH:
             return error_outcome(group, Error("GROUP_ID_NOT_FOUND", f"Consumer group {request.group_id} not found."))
         held = new_group(request.group_id, group.partition_index)
+        if p.initial_group_epoch:         # KAFKA-20268: epochs start at 1 (an empty target)
+            held = replace(held, group_epoch=p.initial_group_epoch, target_assignment_epoch=p.initial_group_epoch)
     _check_index(held, cluster)
     if config.max_size is not None and len(held.members) >= config.max_size and (
             request.member_id == "" or held.member(request.member_id) is None):
@@ -230,6 +223,9 @@ def remove_member(group: Group, member_id: str, reason: str, profile="kip-848") 
     g, _ = refresh_regexes(g, (), resolve_new=False)
     counts = dict(group.subscription_metadata)
     g = replace(g, subscription_metadata=subscription_metadata(g, counts), group_epoch=group.group_epoch + 1)
+    gone = group.member(member_id)
+    if gone is not None:          # removePartitionEpochs of both its sets
+        g = replace(g, epoch_map_lost=g.epoch_map_lost & ~(gone.assigned | gone.pending_revocation))
     if not g.members and _profile(profile).empty_group_epochs_equal:
         g = replace(g, target_assignment_epoch=g.group_epoch)
     return Outcome(g, None, diff(group, g), bumped((reason,)) + (("member_removed", member_id),))

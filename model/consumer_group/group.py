@@ -144,6 +144,11 @@ class Group:
     subscription_metadata: tuple[tuple[str, int], ...] = ()        # (topic, partitions), by topic
     resolved_regexes: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (regex, topics), by regex
     dead: bool = False
+    # Soft state, in no record: partitions whose owner the coordinator's partition-epoch map
+    # (ConsumerGroup#currentPartitionEpoch) lost through KAFKA-16147's bookkeeping bug (3.7.0,
+    # ``partition_epoch_map_bug``); 0 otherwise. A failover rebuilds the map from the compacted
+    # log, which heals it.
+    epoch_map_lost: int = 0
 
     def __post_init__(self):
         _sorted_unique((m.member_id for m in self.members), "members", "build them with Group.with_member")

@@ -16,7 +16,8 @@ Kafka releases decide a request differently, each side is a profile, and every r
                  backport is in the stored sources).
 * ``kafka-4.3``  trunk after 4.2: KAFKA-19233's fix (PR #21305), KIP-1251's assignment
                  epochs for offset commits (KAFKA-20066, PR #21692), KAFKA-20442 (an emptied
-                 group's epochs made equal, PR #22045).
+                 group's epochs made equal, PR #22045), KAFKA-20268 (a new group starts at
+                 group and assignment epoch 1, PR #21700).
 The 3.7 coordinator's reconciliation bug KAFKA-16249 is part of ``kafka-3.7``; the KIP profile
 takes every fix, and a static member's own-id rejoin in place (apache/kafka #23542, open).
 
@@ -108,6 +109,17 @@ class Profile(NamedTuple):
     # False (Kafka, getOrMaybeSubscribeStaticConsumerGroupMember / throwIfInstanceIdIsUnreleased):
     # UNRELEASED_INSTANCE_ID, which the Java client takes as fatal.
     static_rejoin_in_place: bool = False
+    # KAFKA-16147 (apache/kafka #15212, fixed in 3.8.0): 3.7.0's ConsumerGroup#
+    # maybeUpdatePartitionEpoch removed the old assigned partitions' epochs and added the new
+    # ones, then removed the old pending-revocation ones and added the new: a partition moving
+    # from the member's pending revocation back into its assigned set is added, then removed,
+    # so the map forgets its owner and another member may be given it ("Partition is assigned
+    # to two members at the same time").
+    partition_epoch_map_bug: bool = False
+    # KAFKA-20268 (apache/kafka #21700, 2026-03, 4.3): "we initialize groups at epoch 1 with
+    # target assignment epoch 1. Epoch 1 contains an empty assignment and the first computed
+    # assignment will have epoch 2." Before: a new group starts at epochs 0.
+    initial_group_epoch: int = 0
 
 
 KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
@@ -115,13 +127,13 @@ KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT
                   static_rejoin_in_place=True)
 KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
                     SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True,
-                    new_target_ignores_owned=True)
+                    new_target_ignores_owned=True, partition_epoch_map_bug=True)
 KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
                     epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
 KAFKA_4_2 = KAFKA_4_0._replace(name="kafka-4.2", epochs=CONSUMER_TRUNK, own_pending_blocks=False)
 KAFKA_4_3 = KAFKA_4_2._replace(name="kafka-4.3", epoch0_rejoin_accepted=True, assignment_epochs=True,
-                               empty_group_epochs_equal=True)
+                               empty_group_epochs_equal=True, initial_group_epoch=1)
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2, KAFKA_4_3)}
 
