@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..core import Property
+from . import classic_world as classic
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
 from .group import Group, group_state, mask_of, topics_mask
 from .member import running
@@ -49,7 +50,7 @@ def no_double_ownership(scope: ConsumerGroupScope, state: State) -> str | None:
     members of the group at once. Claim (client side): no two live clients own a partition."""
     seen = 0
     owner = {}
-    for s, c in _live(state):
+    for s, c in tuple(_live(state)) + tuple(classic.live(state)):
         clash = seen & c.owned
         if clash:
             other = next(o for o, m in owner.items() if m & clash)
@@ -196,7 +197,10 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:
-        if e.data and e.kind in HANDLED:
+        if e.data and e.kind in HANDLED + classic.ACTION_KINDS and (prev.classic is not None or nxt.classic is not None):
+            if not classic.replay_matches(e.data[2], prev, nxt):      # a migration step (classic_world.py)
+                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+        elif e.data and e.kind in HANDLED:
             got = _replayed(e.data[2], prev.group)
             if got != nxt.group:
                 return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
@@ -215,6 +219,9 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
         return err.code
     g = prev.group
     epoch = request.member_epoch
+    refused = classic.upgrade_refused(scope, prev, request)
+    if refused:
+        return refused
     if g.dead:
         return "" if epoch == JOIN_EPOCH else "GROUP_ID_NOT_FOUND"
     if request.instance_id is not None:
@@ -281,7 +288,7 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     g0, g1 = prev.group, nxt.group
     if g0.dead or g1.dead or action.kind == "failover" or g0 is g1:
         return None
-    reasons = [r for e in events if e.kind in HANDLED and e.data for kind, *rest in e.data[3]
+    reasons = [r for e in events if e.kind in HANDLED + classic.ACTION_KINDS and e.data for kind, *rest in e.data[3]
                if kind == "group_epoch_bumped" for r in rest[0]]
     rise = g1.group_epoch - g0.group_epoch
     if rise not in (0, 1) or (rise == 1) != bool(reasons):
@@ -342,6 +349,22 @@ def rolling_bounce_completes(scope: ConsumerGroupScope, state: State) -> str | N
     return None
 
 
+def migration_completes(scope: ConsumerGroupScope, state: State) -> str | None:
+    """Witness: a group that started classic finished its rolling upgrade (KIP-848 "Upgrade":
+    the consumers are restarted one by one with group.protocol=consumer; GroupMetadataManager
+    converts the classic group when the first one joins, "ConsumerGroup.fromClassicGroup").
+    Reached when every running client speaks the consumer protocol, no classic member is left
+    (a plain consumer group), the group is STABLE and every running client converged."""
+    if not scope.classic or state.classic is not None or state.group.dead or group_state(state.group) != "STABLE":
+        return None
+    if any(classic.is_classic(c) for c in state.clients):
+        return None
+    live = [s for s, c in enumerate(state.clients) if running(c)]
+    if live and all(converged(state, s) for s in live):
+        return "every client on the consumer protocol, the group STABLE, no classic member left"
+    return None
+
+
 PROPERTIES = (
     Property("no_double_ownership", "always", no_double_ownership),
     Property("revoke_before_reassign", "always", revoke_before_reassign, on="step"),
@@ -359,4 +382,5 @@ PROPERTIES = (
     Property("lost_response_recovered", "sometimes", lost_response_recovered),
     Property("static_rejoin_keeps_assignment", "sometimes", static_rejoin_keeps_assignment),
     Property("rolling_bounce_completes", "sometimes", rolling_bounce_completes),
+    Property("migration_completes", "sometimes", migration_completes),
 )

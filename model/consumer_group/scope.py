@@ -54,6 +54,10 @@ class ConsumerGroupScope:
     budget: int = 0
     max_epoch: int = 10                  # explore while the group epoch is below it
     switches: tuple[str, ...] = ()
+    # the first ``classic`` slots start as classic consumers of a STABLE classic group and may
+    # ``upgrade`` (classic_world.py); ``migration_policy``: group.consumer.migration.policy
+    classic: int = 0
+    migration_policy: str = "bidirectional"
     known_profiles: ClassVar[dict] = {}
 
     @property
@@ -94,10 +98,17 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("budget", f"{scope.budget} is outside 0..4")
     from .coordinator_update import SWITCHES
     from .member import CLIENT_SWITCHES
+    from .migration_state import MIGRATION_SWITCHES, POLICIES
     for i, name in enumerate(scope.switches):
-        if name not in SWITCHES and name not in CLIENT_SWITCHES:
+        if name not in SWITCHES and name not in CLIENT_SWITCHES and name not in MIGRATION_SWITCHES:
             raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "
-                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES))}")
+                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES))}")
+    if not 0 <= scope.classic <= scope.members - scope.joiners:
+        raise bad("classic", f"{scope.classic} is outside 0..{scope.members - scope.joiners} (the slots that start)")
+    if scope.classic and (scope.static or scope.regex or set(scope.operations) - {"leave"}):
+        raise bad("classic", "classic members run without static membership, regex, or operations other than leave")
+    if scope.migration_policy not in POLICIES:
+        raise bad("migration_policy", f"{scope.migration_policy!r} is not one of {', '.join(POLICIES)}")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
     return scope

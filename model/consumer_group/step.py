@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
+from . import classic_world as classic
 from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
                           session_timeout)
 from .coordinator_update import SWITCHES, switched
+from .migration_state import MIGRATION_SWITCHES
 from .group import UNREVOKED, Group, group_state, mask_of, new_group, partition_index, topic_partitions_of
 from .member import (Subscription, after_send, can_reconcile, client_rules, close, new_client, on_response,
                      reconcile, request, running)
@@ -39,8 +41,9 @@ K = 5            # heartbeat rounds converges_within_k allows: notice, target, r
 FAULT_KINDS = ("lose_response", "session_timeout", "crash", "stall")
 OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover")
 BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
-PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS
+PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve",
+            "classic_send", "classic_deliver", "classic_expire")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS + ("upgrade",)
 
 
 # ---- the scope's fixed pieces ----
@@ -92,19 +95,25 @@ def init_states(scope: ConsumerGroupScope) -> tuple[State, ...]:
     topics = tuple((topic(i), p) for i, p in enumerate(scope.partitions))
     first = scope.members - scope.joiners
     clients = tuple(new_client(0) if s < first else new_client(-1, DOWN) for s in range(scope.members))
-    return (State(group, topics, clients, scope.budget, 0, 0),)
+    held = None
+    if scope.classic:   # classic consumers holding a classic group (classic_world.py)
+        group, held, first_slots = classic.init(scope, GROUP_ID, index(scope), topics)
+        clients = tuple(first_slots) + clients[scope.classic:]
+    return (State(group, topics, clients, scope.budget, 0, 0, classic=held),)
 
 
 # ---- actions ----
 
 def _idle(c: Client) -> bool:
-    return c.request is None and c.reply is None
+    return c.request is None and c.reply is None and c.status != "waiting"
 
 
 def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
     rules = client_rules(scope.switches)
     out = []
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         if running(c) and _idle(c):
             out.append(Action("send", s))
         if c.request is not None:
@@ -114,6 +123,8 @@ def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
         if can_reconcile(c, rules):
             out.append(Action("reconcile", s))
     out += _upkeep(scope, state)
+    if scope.classic:
+        out += classic.actions(scope, state)
     if state.budget > 0:
         out += _budgeted(scope, state)
     return tuple(out)
@@ -123,6 +134,8 @@ def _upkeep(scope: ConsumerGroupScope, state: State) -> list[Action]:
     out = []
     g = state.group
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         if c.status == DOWN and c.incarnation >= 0 and c.request is None:
             out.append(Action("restart", s))
         if c.stalled:
@@ -130,6 +143,8 @@ def _upkeep(scope: ConsumerGroupScope, state: State) -> list[Action]:
     for m in () if g.dead else g.members:
         s, inc = slot_of(m.member_id)
         c = state.clients[s]
+        if classic.is_classic(c) or state.classic and dict(state.classic).get(m.member_id):
+            continue    # a classic member: classic_world's classic_expire
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
         elif m.state == UNREVOKED and (c.stalled or state.wedged >> s & 1):
@@ -146,6 +161,8 @@ def _budgeted(scope: ConsumerGroupScope, state: State) -> list[Action]:
     if "failover" in ops and not g.dead:
         out.append(Action("failover", 0))
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         live = running(c)
         member = not g.dead and g.member(member_id(s, c.incarnation)) is not None
         if c.reply is not None and "lose_response" in faults:
@@ -184,6 +201,8 @@ def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State
         return _expire(scope, state, action)
     if k in ("resolve", "failover"):
         return _coordinator(scope, state, action)
+    if k in classic.ACTION_KINDS:
+        return classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
     clients = list(state.clients)
     c = clients[s]
     rules = client_rules(scope.switches)
@@ -248,7 +267,13 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
 def _handle(scope: ConsumerGroupScope, state: State, s: int):
     c = state.clients[s]
     r = c.request
-    out = _heartbeat(state.group, r, Cluster(state.topics), scope.profile, Config(), coordinator_switches(scope))
+    before = state.group
+    if state.classic is not None:   # a classic group or classic members (classic_world.py)
+        out, state = classic.heartbeat(scope, state, r, scope.profile, coordinator_switches(scope) + tuple(
+            x for x in scope.switches if x in MIGRATION_SWITCHES), index(scope))
+        out = out._replace(group=state.group)
+    else:
+        out = _heartbeat(state.group, r, Cluster(state.topics), scope.profile, Config(), coordinator_switches(scope))
     resp = out.response
     error = ERROR_NAMES[resp.error_code] if resp.error_code else ""
     assignment = None if resp.assignment is None else mask_of(index(scope), resp.assignment)
@@ -257,7 +282,7 @@ def _handle(scope: ConsumerGroupScope, state: State, s: int):
     waiting = running(c) and r.member_epoch >= 0
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
-    nxt = state._replace(group=out.group, clients=tuple(clients), marks=state.marks | _marks(state.group, r, out))
+    nxt = state._replace(group=out.group, clients=tuple(clients), marks=state.marks | _marks(before, r, out))
     if r.member_epoch < 0:
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)   # the membership changes
     note = f"epoch {r.member_epoch} -> {error or 'epoch ' + str(resp.member_epoch)}"
@@ -290,6 +315,9 @@ def _expire(scope: ConsumerGroupScope, state: State, action: Action):
     mid = member_id(s, inc)
     if action.kind == "rebalance_timeout":
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, profile_of(scope))
+    elif state.classic is not None:   # the last consumer-protocol member's expiry may downgrade
+        out, state = classic.session_timeout(scope, state, mid)
+        out = out._replace(group=state.group)
     else:
         out = session_timeout(state.group, mid, profile_of(scope))
     nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0, budget=state.budget - (action.kind in BUDGETED))
@@ -327,6 +355,8 @@ def _member_key(m) -> tuple:
 
 
 def _client_key(c: Client) -> tuple:
+    if classic.is_classic(c):
+        return c
     r = c.request
     if r is not None:
         r = r._replace(member_id="", instance_id=None if r.instance_id is None else "i")
@@ -347,7 +377,7 @@ def canonical(scope: ConsumerGroupScope, state: State):
     slots = sorted(repr((_client_key(c)._replace(incarnation=c.incarnation >= 0), sorted(per_slot.get(s, ())),
                          state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1))
                    for s, c in enumerate(state.clients))
-    head = (g.group_epoch, g.target_assignment_epoch, g.subscription_metadata, g.resolved_regexes, g.dead)
+    head = (g.group_epoch, g.target_assignment_epoch, g.subscription_metadata, g.resolved_regexes, g.dead, state.classic)
     return (head, tuple(slots), state.topics, state.budget, state.calm, state.marks)
 
 
@@ -359,6 +389,8 @@ def converged(state: State, slot: int) -> bool:
     """A client in the group at the target assignment epoch, consuming exactly its target
     (judged after it reads the response it has in flight, if any)."""
     c = state.clients[slot]
+    if classic.is_classic(c):
+        return classic.converged(state, slot, state.group.partition_index)
     if c.reply is not None:
         c = on_response(c, c.reply)[0]
     g = state.group
@@ -370,13 +402,15 @@ def converged(state: State, slot: int) -> bool:
 def settled(scope: ConsumerGroupScope, state: State) -> bool:
     """Nothing left to do: no message in flight, every client converged or out for good, no
     stale session, the group STABLE (or EMPTY with nobody left)."""
-    if any(a.kind in PROGRESS and a.kind != "send" for a in actions(scope, state)):
+    if any(a.kind in PROGRESS and a.kind not in ("send", "classic_send") for a in actions(scope, state)):
         return False
     if any(not _idle(c) for c in state.clients):
         return False
-    live = [s for s, c in enumerate(state.clients) if running(c)]
+    live = [s for s, c in enumerate(state.clients) if running(c) or classic.is_classic(c) and c.status != "down"]
     if not live:
         return True
+    if state.classic is not None and not isinstance(state.classic, tuple):
+        return all(converged(state, s) for s in live)   # a classic group: Stable (converged says so)
     return group_state(state.group) == GROUP_STABLE and all(converged(state, s) for s in live)
 
 

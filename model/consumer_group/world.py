@@ -62,6 +62,9 @@ class State(NamedTuple):
     fresh: int = 0             # slots whose heartbeat in flight was sent this round
     wedged: int = 0            # slots whose lost response may have carried an assignment they never saw
     marks: int = 0             # witnesses seen on the way (REVOKED | LOST_RECOVERED | STATIC_KEPT)
+    # scopes with classic members (classic_world.py): the ClassicGroup the id holds (``group``
+    # is then dead), or the classic members' metadata of a consumer group; None: neither
+    classic: object = None
 
 
 REVOKED = 1          # a member revoked partitions and the coordinator saw it (UNREVOKED -> not)
