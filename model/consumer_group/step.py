@@ -17,14 +17,14 @@ coordinator loads the log, ``failover.py``).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache
 
 from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
                           session_timeout)
 from .coordinator_update import SWITCHES, switched
-from .group import UNREVOKED, Group, group_state, mask_of, new_group, partition_index, topic_partitions_of
+from .group import UNREVOKED, Group, Member, group_state, mask_of, new_group, partition_index, topic_partitions_of
 from .member import (Subscription, after_send, can_reconcile, client_rules, close, new_client, on_response,
                      reconcile, request, running)
 from .profiles import REGEX_ASYNC
@@ -321,9 +321,14 @@ def _monitor(state: State, slot: int, clients, busy: bool) -> tuple[int, int, in
 
 # ---- symmetry, bounds, settling ----
 
+_MEMBER_FIELDS = tuple(f.name for f in fields(Member) if f.name not in ("member_id", "instance_id"))
+_GROUP_FIELDS = tuple(f.name for f in fields(Group) if f.name not in ("group_id", "partition_index", "members",
+                                                                      "target_assignment"))
+
+
 def _member_key(m) -> tuple:
-    return (m.rebalance_timeout_ms, m.subscribed_topic_names, m.subscribed_topic_regex, m.server_assignor,
-            m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation, m.assignment_epochs)
+    """Every field of the coordinator's member but its ids (one slot, one instance id)."""
+    return tuple(getattr(m, name) for name in _MEMBER_FIELDS)
 
 
 def _client_key(c: Client) -> tuple:
@@ -347,7 +352,7 @@ def canonical(scope: ConsumerGroupScope, state: State):
     slots = sorted(repr((_client_key(c)._replace(incarnation=c.incarnation >= 0), sorted(per_slot.get(s, ())),
                          state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1))
                    for s, c in enumerate(state.clients))
-    head = (g.group_epoch, g.target_assignment_epoch, g.subscription_metadata, g.resolved_regexes, g.dead)
+    head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
     return (head, tuple(slots), state.topics, state.budget, state.calm, state.marks)
 
 
