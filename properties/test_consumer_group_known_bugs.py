@@ -5,6 +5,7 @@ Hypothesis state machine (no shrinking: detection only) finds it with a property
 it. The findings (Kafka's own rules) are caught in Kafka's scope and pass with the model's fix."""
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 
@@ -84,7 +85,7 @@ def test_client_bugs_join_while_running_partitions():
 
 def test_kafka_16147_hands_a_held_partition_on():
     _, violation = _shortest("KAFKA-16147")
-    assert "assigned to m1.1 while m0.0 still holds it" in violation.message
+    assert re.search(r"assigned to m1\.\d while m0\.0 still holds it", violation.message)
 
 
 def test_kafka_20442_leaves_the_epochs_apart():

@@ -339,21 +339,23 @@ def _client_key(c: Client) -> tuple:
 
 
 def canonical(scope: ConsumerGroupScope, state: State):
-    """Symmetry reduction: clients are interchangeable. The key keeps the group's own fields
-    and the sorted signatures of the slots (client, its coordinator members with their targets,
-    the monitor's bits); member and instance ids are dropped. The assignors break ties by
-    member id, so this reduction is the streams model's approximation, not an exact symmetry."""
+    """The state without what does not change behaviour: member and instance ids inside the
+    request (the slot gives them), a member's incarnation (relative to its client's). Clients
+    are NOT interchangeable: the server assignors break ties by member id (the uniform
+    assignor's extra quota goes to the first member in id order), so swapping two clients can
+    change the next target; a reduction over slot permutations hid a real story (a walk found
+    it), so there is none."""
     g = state.group
     per_slot: dict[int, list] = {}
     for m in () if g.dead else g.members:
         slot, inc = slot_of(m.member_id)
         per_slot.setdefault(slot, []).append((inc - state.clients[slot].incarnation, _member_key(m),
                                               g.target_of(m.member_id)))
-    slots = sorted(repr((_client_key(c)._replace(incarnation=c.incarnation >= 0), sorted(per_slot.get(s, ())),
-                         state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1))
-                   for s, c in enumerate(state.clients))
+    slots = tuple((_client_key(c)._replace(incarnation=c.incarnation >= 0), tuple(sorted(per_slot.get(s, ()))),
+                   state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1)
+                  for s, c in enumerate(state.clients))
     head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
-    return (head, tuple(slots), state.topics, state.budget, state.calm, state.marks)
+    return (head, slots, state.topics, state.budget, state.calm, state.marks)
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:
