@@ -15,31 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from model.consumer_group.scope import ConsumerGroupScope, Rules
+from properties.streams_group_known_bugs import GroupVariant as _StreamsVariant
 
 
 @dataclass(frozen=True)
-class GroupVariant:
-    key: str            # JIRA key, or the finding's name
-    title: str
-    behaviour: Rules    # the scope's profile and the switched rules
-    scope: ConsumerGroupScope   # the reference scope (no switch)
-    expect: str         # the property BFS's shortest counterexample violates
-    doc: str
-    also: tuple[str, ...] = ()
-    hypothesis_finds: bool = True
-    fix: tuple[str, ...] = ()            # findings: the switches that make the scope pass
-    fix_profile: Optional[str] = None    # findings: or the profile that does
-    hunt_steps: int = 100
+class GroupVariant(_StreamsVariant):
+    """``streams_group_known_bugs.GroupVariant`` over a ConsumerGroupScope, with a finding's fix
+    given as a profile (``fix_profile``) as well as switches."""
 
-    @property
-    def caught_by(self) -> tuple[str, ...]:
-        return (self.expect,) + self.also
-
-    def buggy_scope(self) -> ConsumerGroupScope:
-        return replace(self.scope, profile=self.behaviour.profile, switches=self.behaviour.switches)
-
-    def reference_scope(self) -> ConsumerGroupScope:
-        return self.scope
+    fix_profile: Optional[str] = None
 
     def fixed_scope(self) -> ConsumerGroupScope:
         return replace(self.scope, switches=self.fix, profile=self.fix_profile or self.scope.profile)
