@@ -139,3 +139,20 @@ def test_a_lost_response_is_followed_by_a_full_request():
     r = MODEL.step(scope, lost, next(a for a in MODEL.actions(scope, lost) if a.kind == "send"))[0].clients[0].request
     assert r.member_epoch == 1 and r.topic_partitions is not None and r.subscribed_topic_names == ("t0",)
     assert r.rebalance_timeout_ms > 0
+
+
+def test_prescribed_error_follows_the_profiles_epoch_0_rule():
+    """error_as_profile_prescribes' table: an epoch-0 heartbeat of a member the group holds at
+    epoch 3 is a rejoin under kip-848 / kafka-4.3 (KAFKA-19233's fix) and fenced before."""
+    from model.consumer_group.group import Member, new_group, partition_index
+    from model.consumer_group.properties import prescribed_error
+    from model.consumer_group.state import ConsumerGroupHeartbeat
+    g = new_group("g", partition_index((("t0", 1),))).with_member(Member("m0.0", epoch=3, previous_epoch=2))
+    state = MODEL.init_states(S())[0]._replace(group=g)
+    join = ConsumerGroupHeartbeat("g", "m0.0", 0, rebalance_timeout_ms=1000, subscribed_topic_names=("t0",),
+                                  topic_partitions=())
+    assert prescribed_error(S(), state, join) == ""
+    assert prescribed_error(S(profile="kafka-4.3"), state, join) == ""
+    assert prescribed_error(S(profile="kafka-4.1"), state, join) == "FENCED_MEMBER_EPOCH"
+    assert prescribed_error(S(), state, join._replace(member_id="m9.0", member_epoch=3)) == "UNKNOWN_MEMBER_ID"
+    assert prescribed_error(S(), state, join._replace(member_epoch=4, topic_partitions=None)) == "FENCED_MEMBER_EPOCH"
