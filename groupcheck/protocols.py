@@ -244,8 +244,41 @@ def _streams_group() -> Protocol:
                     ("budget", "faults", "operations"), variants=variants, out_of_reach=out_of_reach)
 
 
+def _consumer_group() -> Protocol:
+    from model.consumer_group import MODEL
+    from model.consumer_group.profiles import PROFILES
+    from model.consumer_group.scope import with_profile
+
+    def text(scope) -> str:
+        subs = "regex" if scope.regex else "names"
+        extra = (", static" if scope.static else "") + (f", {scope.joiners} joining" if scope.joiners else "")
+        changes = ",".join(scope.faults + scope.operations) or "none"
+        switched = f", switches {','.join(scope.switches)}" if scope.switches else ""
+        return (f"{scope.members} members, partitions {list(scope.partitions)}, {scope.assignor}, {subs}{extra}, "
+                f"faults/operations {changes}, budget {scope.budget}, epoch<{scope.max_epoch}, {scope.profile}{switched}")
+
+    def out_of_reach(scope) -> dict[str, str]:
+        far = {}
+        if "lose_response" not in scope.faults or scope.budget == 0:
+            far["lost_response_recovered"] = "no lose_response fault in the scope"
+        if not scope.static or "roll" not in scope.operations or scope.budget == 0:
+            far["static_rejoin_keeps_assignment"] = "no static members closing to restart (static and roll)"
+        if not {"roll", "crash"} & set(scope.faults + scope.operations) or scope.budget == 0:
+            far["rolling_bounce_completes"] = "no client restarts (roll or crash)"
+        if sum(scope.partitions) < 2 or scope.members - scope.joiners < 1 or scope.members < 2:
+            far["revocation_completes"] = "one partition or one member: nothing moves between members"
+        return far
+
+    def variants() -> tuple:
+        return (_variants("consumer_group_known_bugs", "CONSUMER_GROUP_VARIANTS")
+                + _variants("consumer_group_known_bugs", "FINDINGS"))
+
+    return Protocol("consumer-group", MODEL, reference_scopes.consumer_group, tuple(PROFILES), with_profile, text,
+                    ("budget", "faults", "operations"), variants=variants, out_of_reach=out_of_reach)
+
+
 PROTOCOLS: dict[str, Callable[[], Protocol]] = {"consumer": _consumer, "streams-classic": _streams_classic,
-                                                "streams-group": _streams_group}
+                                                "streams-group": _streams_group, "consumer-group": _consumer_group}
 
 
 class UnknownProtocol(ValueError):

@@ -124,3 +124,29 @@ def streams_group() -> dict[str, object]:
         # SHUTDOWN_APPLICATION requester, not persisted, is lost)
         "failover": S(processes=2, operations=("failover", "shutdown_request"), budget=2),
     }
+
+
+def consumer_group() -> dict[str, object]:
+    from model.consumer_group.scope import ConsumerGroupScope as S
+
+    return {
+        # a member joins a one-member group and one leaves: revocation, acknowledgement, the leave bump
+        "join-leave": S(joiners=1, operations=("join", "leave"), budget=2),
+        # two lost heartbeat responses while the member's subscription grows: the full request
+        # and the previous-epoch rule recover (one member: with two, a lost response while
+        # reconciling shows the finding unreconciled-assignment-released)
+        "lost-response": S(members=1, partitions=(1, 1), operations=("subscription_change",),
+                           faults=("lose_response",), budget=2),
+        # a live member's session expires: fenced (onPartitionsLost), it rejoins with epoch 0 and
+        # the same member id
+        "timeouts": S(faults=("session_timeout",), budget=1),
+        # the application stops polling while it must revoke: the rebalance timeout removes it
+        "stall": S(faults=("stall",), budget=1),
+        # static members: a rolling bounce leaves with -2 and the next incarnation takes the
+        # partitions over without a bump; a crash restarts into UNRELEASED_INSTANCE_ID (fatal)
+        "static-roll": S(static=True, operations=("roll",), faults=("crash",), budget=1),
+        # the range assignor, a member subscribing to a second topic
+        "range-subscription": S(assignor="range", partitions=(2, 1), operations=("subscription_change",), budget=1),
+        # Kafka 4.1: a regex subscription resolved asynchronously, and a coordinator failover
+        "regex-failover": S(regex=True, profile="kafka-4.1", operations=("failover",), budget=1),
+    }

@@ -1,0 +1,110 @@
+"""Readable views of consumer-group states and actions: ITF values and one-line text."""
+from __future__ import annotations
+
+from ..itf import itf_set
+from .group import group_state
+from .scope import ConsumerGroupScope
+from .world import Action, State, member_id
+
+
+def _parts(scope: ConsumerGroupScope, mask: int) -> list[str]:
+    from .step import index   # step imports this module's users; import late
+    idx = index(scope)
+    return [f"{t}-{p}" for i, (t, p) in enumerate(idx) if mask >> i & 1]
+
+
+def _set(scope, mask: int) -> dict:
+    return itf_set(_parts(scope, mask))
+
+
+def _text(scope, mask: int) -> str:
+    return "[" + ", ".join(_parts(scope, mask)) + "]"
+
+
+def name(scope: ConsumerGroupScope, slot: int) -> str:
+    return f"C{slot + 1}"
+
+
+def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
+    g = state.group
+    members = [{"member_id": m.member_id, "instance_id": m.instance_id or "", "state": m.state, "epoch": m.epoch,
+                "previous_epoch": m.previous_epoch, "assigned": _set(scope, m.assigned),
+                "pending_revocation": _set(scope, m.pending_revocation), "target": _set(scope, g.target_of(m.member_id))}
+               for m in (() if g.dead else g.members)]
+    clients = []
+    for s, c in enumerate(state.clients):
+        d = {"client": name(scope, s), "member_id": member_id(s, c.incarnation), "status": c.status,
+             "epoch": c.epoch, "owned": _set(scope, c.owned), "target": _set(scope, c.target),
+             "stalled": c.stalled}
+        if c.request is not None:
+            d["request"] = {"epoch": c.request.member_epoch, "full": c.sent is None}
+        if c.reply is not None:
+            d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
+                          "assignment": "null" if c.reply.assignment is None else _text(scope, c.reply.assignment)}
+        clients.append(d)
+    return {
+        "group": {"state": "DEAD" if g.dead else group_state(g), "group_epoch": g.group_epoch,
+                  "assignment_epoch": g.target_assignment_epoch, "members": members},
+        "topics": {"#map": [[t, p] for t, p in state.topics]},
+        "clients": clients, "budget": state.budget, "calm": state.calm,
+    }
+
+
+def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> str:
+    k, s = action.kind, action.slot
+    who = name(scope, s)
+    c = state.clients[s]
+    if k == "send":
+        epoch = {"JOINING": 0, "LEAVING": -2 if scope.static else -1}.get(c.status, c.epoch)
+        return f"{who} sends ConsumerGroupHeartbeat (epoch {epoch}, owned {_text(scope, c.owned)})"
+    if k == "handle":
+        return f"the coordinator handles {who}'s heartbeat (epoch {c.request.member_epoch})"
+    if k == "deliver":
+        r = c.reply
+        got = "" if r.assignment is None else f", assignment {_text(scope, r.assignment)}"
+        return f"{who} reads the response ({r.error or 'epoch ' + str(r.epoch)}{got})"
+    if k == "reconcile":
+        return (f"{who} reconciles: commits, revokes {_text(scope, c.owned & ~c.target)}, "
+                f"assigns {_text(scope, c.target & ~c.owned)}")
+    if k == "expire":
+        return f"the session of {member_id(s, action.arg)} ({who}'s old incarnation) times out"
+    if k == "rebalance_timeout":
+        return f"the rebalance timeout of {member_id(s, action.arg)} expires"
+    if k == "topic_change":
+        return "topic t0 gains a partition"
+    if k == "resolve":
+        return "the coordinator's regex resolution completes"
+    if k == "failover":
+        return "a new coordinator loads the log"
+    if k == "roll":
+        return f"{who} closes to restart (rolling bounce)"
+    if k == "leave":
+        return f"{who} closes for good"
+    return f"{who} {k.replace('_', ' ')}"
+
+
+def describe_event(scope: ConsumerGroupScope, event) -> str | None:
+    if event.kind in ("handle", "expire", "session_timeout", "rebalance_timeout"):
+        return f"{name(scope, event.slot)}: {event.note}"
+    if event.data and event.kind in ("deliver", "reconcile", "leave", "roll"):
+        calls = "; ".join(f"{c[0]} {_text(scope, c[1])}" + (f" epoch {c[2]}: {c[3] or 'ok'}" if c[0] == "commit" else "")
+                          for c in event.data)
+        return f"{name(scope, event.slot)}: {calls}"
+    return None
+
+
+def describe_state(scope: ConsumerGroupScope, state: State) -> str:
+    g = state.group
+    lines = [f"group {'DEAD' if g.dead else group_state(g)}, group epoch {g.group_epoch}, "
+             f"assignment epoch {g.target_assignment_epoch}, topics {dict(state.topics)}"]
+    for m in () if g.dead else g.members:
+        lines.append(f"  {m.member_id}: {m.state} epoch {m.epoch} (previous {m.previous_epoch}), assigned "
+                     f"{_text(scope, m.assigned)}, pending {_text(scope, m.pending_revocation)}, "
+                     f"target {_text(scope, g.target_of(m.member_id))}")
+    for s, c in enumerate(state.clients):
+        lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, owns "
+                     f"{_text(scope, c.owned)}, target {_text(scope, c.target)}" + (", stalled" if c.stalled else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["describe_action", "describe_event", "describe_state", "name", "state_to_itf"]

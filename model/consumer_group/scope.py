@@ -1,0 +1,127 @@
+"""What one exploration of a KIP-848 consumer group covers.
+
+``members`` consumers (Java clients with ``group.protocol=consumer``) subscribe to topics
+``t0``, ``t1``, ... with ``partitions[i]`` partitions each; the coordinator assigns them with
+the server assignor ``assignor`` (``uniform``, ``range``: the clients' ``group.remote.assignor``)
+under the rules of ``profile`` (``profiles.py``). ``regex``: the clients subscribe with the
+pattern ``t.*`` (a SubscribedTopicRegex) instead of topic names. ``static``: every client has a
+``group.instance.id`` (its slot's) and closes with epoch -2. ``joiners``: the last slots start
+down and join with the ``join`` operation.
+
+Faults and budgeted operations spend ``budget``. Faults: ``lose_response`` (a heartbeat
+response never arrives), ``session_timeout`` (a live member's session expires),
+``crash`` (the process dies), ``stall`` (the application stops polling while it reconciles,
+so the coordinator's rebalance timeout may fire). Operations: ``join``, ``leave`` (close for
+good), ``roll`` (close and restart: a rolling bounce), ``subscription_change`` (a client
+subscribes to one more topic), ``topic_change`` (t0 gains a partition), ``failover`` (a new
+coordinator loads the log). ``switches``: rules switched away from the reference, the
+coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
+the known-bug variants (properties/consumer_group_known_bugs.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from .. import scopes
+from ..scopes import ScopeError
+from .profiles import PROFILES
+
+FAULTS = ("lose_response", "session_timeout", "crash", "stall")
+OPERATIONS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover")
+ASSIGNORS = ("uniform", "range")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What ``scopes.profile_label`` compares: the profile's name and the switched rules."""
+
+    profile: str
+    switches: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConsumerGroupScope:
+    members: int = 2
+    partitions: tuple[int, ...] = (2,)   # per topic t0, t1, ...
+    assignor: str = "uniform"
+    regex: bool = False
+    static: bool = False
+    joiners: int = 0                     # the last ``joiners`` slots start down (operation join)
+    profile: str = "kip-848"
+    faults: tuple[str, ...] = ()
+    operations: tuple[str, ...] = ()
+    budget: int = 0
+    max_epoch: int = 10                  # explore while the group epoch is below it
+    switches: tuple[str, ...] = ()
+    known_profiles: ClassVar[dict] = {}
+
+    @property
+    def behaviour(self) -> Rules:
+        return Rules(self.profile, self.switches)
+
+
+ConsumerGroupScope.known_profiles = {name: Rules(name) for name in PROFILES}
+
+
+def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
+    """Return ``scope`` if it can be explored, else raise ScopeError naming the field."""
+    def bad(name: str, why: str) -> ScopeError:
+        return ScopeError(f"scope.{name}: {why}")
+
+    if not 1 <= scope.members <= 4:
+        raise bad("members", f"{scope.members} is outside 1..4")
+    if not 1 <= len(scope.partitions) <= 2:
+        raise bad("partitions", f"{len(scope.partitions)} topics: give 1..2 partition counts")
+    for i, p in enumerate(scope.partitions):
+        if not 1 <= p <= 4:
+            raise bad(f"partitions[{i}]", f"{p} is outside 1..4")
+    if scope.assignor not in ASSIGNORS:
+        raise bad("assignor", f"unknown server assignor {scope.assignor!r}; known: {', '.join(ASSIGNORS)}")
+    if scope.profile not in PROFILES:
+        raise bad("profile", f"unknown profile {scope.profile!r}; known: {', '.join(PROFILES)}")
+    if scope.regex and scope.profile == "kafka-3.7":
+        raise bad("regex", "kafka-3.7 rejects SubscribedTopicRegex (\"SubscribedTopicRegex is not supported yet.\")")
+    if not 0 <= scope.joiners < scope.members:
+        raise bad("joiners", f"{scope.joiners} is outside 0..members-1")
+    if scope.joiners and "join" not in scope.operations:
+        raise bad("joiners", f"{scope.joiners} joiners need the join operation")
+    scopes.check_names("faults", scope.faults, FAULTS, "fault")
+    scopes.check_names("operations", scope.operations, OPERATIONS, "operation")
+    if "subscription_change" in scope.operations and (len(scope.partitions) < 2 or scope.regex):
+        raise bad("operations", "subscription_change needs two topics (partitions: [n, m]) and names, not regex")
+    if not 0 <= scope.budget <= 4:
+        raise bad("budget", f"{scope.budget} is outside 0..4")
+    from .coordinator_update import SWITCHES
+    from .member import CLIENT_SWITCHES
+    for i, name in enumerate(scope.switches):
+        if name not in SWITCHES and name not in CLIENT_SWITCHES:
+            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "
+                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES))}")
+    if not 2 <= scope.max_epoch <= 30:
+        raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
+    return scope
+
+
+def with_profile(scope: ConsumerGroupScope, profile: str) -> ConsumerGroupScope:
+    """``scope`` under ``profile``; kafka-3.7 rejects regexes, so it runs a regex scope with names."""
+    if profile not in PROFILES:
+        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    regex = scope.regex and profile != "kafka-3.7"
+    return validate(replace(scope, profile=profile, regex=regex))
+
+
+def to_dict(scope: ConsumerGroupScope) -> dict:
+    return scopes.to_dict(scope)
+
+
+_read = scopes.fields_of(ConsumerGroupScope)
+
+
+def from_dict(d: dict) -> ConsumerGroupScope:
+    """Build a scope from JSON-like data; unknown keys and bad values raise ScopeError naming the field."""
+    return validate(ConsumerGroupScope(**_read(d, "scope")))
+
+
+__all__ = ["ASSIGNORS", "FAULTS", "OPERATIONS", "ConsumerGroupScope", "Rules", "from_dict", "to_dict", "validate",
+           "with_profile"]
