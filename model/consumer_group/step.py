@@ -326,16 +326,18 @@ _GROUP_FIELDS = tuple(f.name for f in fields(Group) if f.name not in ("group_id"
                                                                       "target_assignment"))
 
 
+@lru_cache(maxsize=1 << 16)
 def _member_key(m) -> tuple:
     """Every field of the coordinator's member but its ids (one slot, one instance id)."""
     return tuple(getattr(m, name) for name in _MEMBER_FIELDS)
 
 
+@lru_cache(maxsize=1 << 16)
 def _client_key(c: Client) -> tuple:
     r = c.request
     if r is not None:
         r = r._replace(member_id="", instance_id=None if r.instance_id is None else "i")
-    return c._replace(request=r)
+    return c._replace(request=r, incarnation=c.incarnation >= 0)
 
 
 def canonical(scope: ConsumerGroupScope, state: State):
@@ -351,11 +353,11 @@ def canonical(scope: ConsumerGroupScope, state: State):
         slot, inc = slot_of(m.member_id)
         per_slot.setdefault(slot, []).append((inc - state.clients[slot].incarnation, _member_key(m),
                                               g.target_of(m.member_id)))
-    slots = tuple((_client_key(c)._replace(incarnation=c.incarnation >= 0), tuple(sorted(per_slot.get(s, ()))),
-                   state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1)
+    slots = tuple((_client_key(c), tuple(sorted(per_slot[s])) if s in per_slot else ())
                   for s, c in enumerate(state.clients))
     head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
-    return (head, slots, state.topics, state.budget, state.calm, state.marks)
+    return (head, slots, state.beaten, state.fresh, state.wedged, state.topics, state.budget, state.calm,
+            state.marks)
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:
