@@ -1,0 +1,221 @@
+"""Judge observations of a consumer-protocol group with the model's properties, by name.
+
+``model/consumer_group/properties.py`` states the claims over model states; here each is
+restated over what a real client shows: every ``on_assign`` / ``on_revoke`` / ``on_lost``
+with the member id and member epoch at the call, the (member id, epoch) samples after
+each poll, and the driver's operations. Per member the replay keeps:
+
+* *live*: joined, not closed, not stalled (the driver polls it);
+* *fenced*: no member id, member epoch <= 0 (joining, fenced and reset to 0 by
+  ``rd_kafka_cgrp_consumer_reset``, or left), or stalled past ``max.poll.interval.ms``
+  (librdkafka leaves the group then and says so, with on_lost, at the next poll);
+* *current*: live, subscribed and not fenced (the model's "live, non-fenced member");
+* *group member*: subscribed, with a member id, not closed and not expired (a stalled
+  member still heartbeats from librdkafka's thread: the coordinator still counts it).
+
+An injected heartbeat error, a broker fault or a stall gives a member a *fence cause*:
+the reason an on_lost or a reset epoch is legitimate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..librdkafka.judge import Judgement, Result, _show
+
+PROPERTIES = ("no_double_ownership", "member_epoch_never_decreases", "revoke_before_reassign",
+              "callbacks_in_order", "assigned_within_subscription", "converges")
+
+FENCING_ERRORS = {"UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH", "_TRANSPORT", "COORDINATOR_NOT_AVAILABLE",
+                  "NOT_COORDINATOR", "COORDINATOR_LOAD_IN_PROGRESS", "STALE_MEMBER_EPOCH"}
+
+
+class Judgement848(Judgement):
+    """The classic target's Judgement over this target's properties."""
+
+    def violated(self) -> list[str]:
+        return [p for p in PROPERTIES if self.results[p].violations]
+
+
+@dataclass
+class M:
+    joined: bool = False
+    closed: bool = False
+    closing: bool = False
+    subscribed: bool = False
+    stalled: bool = False
+    stall_start: float | None = None
+    expired: bool = False
+    owned: frozenset = frozenset()
+    member_id: str = ""
+    epoch: int = -1
+    top_epoch: int = 0                 # highest epoch of this incarnation (member id)
+    fence_cause: str | None = None
+    reset: bool = False                # lost or reset: its next assignment must start from nothing
+    unsubscribed_at: float | None = None
+    history: list = field(default_factory=list)
+
+
+def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_ignored) -> Judgement:
+    """Replay ``events`` (ConsumerGroup.events) and judge every property."""
+    res = {p: Result() for p in PROPERTIES}
+    members: dict[str, M] = {}
+    max_poll_s = max_poll_interval_ms / 1000.0
+    target: dict[str, list[int]] | None = None
+    states = []
+
+    def fenced(m: M) -> bool:
+        return not m.member_id or m.epoch <= 0 or m.expired
+
+    def current(m: M) -> bool:
+        return m.joined and not m.closed and m.subscribed and not m.stalled and not fenced(m)
+
+    def group_member(m: M) -> bool:
+        return m.joined and not m.closed and m.subscribed and bool(m.member_id) and not m.expired
+
+    def violate(prop, i, t, msg):
+        res[prop].violations.append((i, t, msg))
+
+    def epoch_seen(i, t, name, m: M, epoch: int, member_id: str) -> None:
+        """member_epoch_never_decreases: within one member id, an epoch only goes up, or
+        to 0 / -1 after a fence cause, a leave or a close."""
+        if member_id and member_id != m.member_id and m.member_id:
+            m.reset, m.top_epoch = True, 0          # a new incarnation
+        if m.member_id or member_id:
+            res["member_epoch_never_decreases"].checks += 1
+            if m.top_epoch > 0 and epoch < m.top_epoch:
+                legit = epoch <= 0 and (m.fence_cause or m.closing or not m.subscribed or m.unsubscribed_at)
+                if not legit:
+                    violate("member_epoch_never_decreases", i, t,
+                            f"{name} member epoch went {m.top_epoch} -> {epoch} (member id {member_id or m.member_id})"
+                            + ("" if epoch <= 0 else ": a lower positive epoch"))
+                if epoch <= 0:
+                    m.reset, m.top_epoch = True, 0
+        if epoch > 0:
+            m.top_epoch = max(m.top_epoch, epoch)
+        if member_id:
+            m.member_id = member_id
+        m.epoch = epoch
+
+    for i, ev in enumerate(events):
+        t, kind = ev["t"], ev["kind"]
+        for m in members.values():
+            if m.stalled and not m.expired and t - m.stall_start >= max_poll_s:
+                m.expired, m.fence_cause = True, "stalled past max.poll.interval.ms"
+        name = ev.get("member")
+        m = members.setdefault(name, M()) if name else None
+        if kind == "op":
+            op, args = ev["op"], ev.get("args") or {}
+            x = members.setdefault(args["member"], M()) if "member" in args and op != "skipped" else None
+            if op == "join":
+                x.__init__()
+                x.joined = x.subscribed = True
+            elif op == "close":
+                x.closing = True
+            elif op == "closed":
+                x.closed = True
+            elif op == "unsubscribe":
+                x.subscribed, x.unsubscribed_at = False, t
+            elif op == "subscribe":
+                x.subscribed = True
+            elif op == "stall":
+                x.stalled, x.stall_start = True, t
+                x.fence_cause = x.fence_cause or "stalled"
+            elif op == "resume":
+                x.stalled = False
+            elif op == "heartbeat_errors" and set(args["errors"]) & FENCING_ERRORS:
+                for y in members.values():
+                    y.fence_cause = y.fence_cause or f"injected heartbeat errors {args['errors']}"
+            elif op in ("broker_down", "rtt"):
+                for y in members.values():
+                    y.fence_cause = y.fence_cause or f"fault {op}"
+            elif op == "target":
+                target = args["assignment"]
+            elif op == "settled":
+                _converges(res["converges"], i, t, args, members, current, partitions, target)
+        elif kind == "sample":
+            epoch_seen(i, t, name, m, ev["generation"], ev["member_id"])
+        elif kind in ("assign", "revoke", "lost"):
+            parts, before = frozenset(ev["partitions"]), frozenset(ev["owned_before"])
+            if ev["member_id"]:
+                epoch_seen(i, t, name, m, ev["generation"], ev["member_id"])
+            _in_order(res["callbacks_in_order"], i, t, kind, name, m, parts, before)
+            if kind == "assign" and parts:
+                w = res["assigned_within_subscription"]
+                w.checks += 1
+                if not m.subscribed or m.closed:
+                    w.violations.append((i, t, f"{name} on_assign({_show(parts)}) while not subscribed"))
+                elif any(not 0 <= p < partitions for p in parts):
+                    w.violations.append((i, t, f"{name} on_assign({_show(parts)}) outside the topic's partitions"))
+            m.owned = frozenset(ev["owned_after"])
+            if kind == "assign":
+                if parts and current(m):
+                    m.expired, m.reset = False, False
+                    res["revoke_before_reassign"].checks += 1
+                    for other, y in members.items():
+                        if other != name and group_member(y) and y.owned & parts:
+                            violate("revoke_before_reassign", i, t,
+                                    f"{name} was assigned {_show(y.owned & parts)} at epoch {m.epoch} still owned by "
+                                    f"{other} (a group member at epoch {y.epoch}, not yet revoked)")
+            if kind == "lost":
+                m.reset = True
+        cur = [(n, x) for n, x in members.items() if current(x)]
+        if len(cur) >= 2:
+            res["no_double_ownership"].checks += 1
+            seen: dict[int, str] = {}
+            for n, x in cur:
+                both = [p for p in x.owned if p in seen]
+                if both:
+                    violate("no_double_ownership", i, t, f"{seen[both[0]]} and {n} both own {_show(both)}"
+                                                         f" (live, non-fenced; epochs {members[seen[both[0]]].epoch},"
+                                                         f" {x.epoch})")
+                    break
+                seen.update({p: n for p in x.owned})
+        states.append({"group_generation": max((x.epoch for x in members.values()), default=-1),
+                       "members": {n: {"owned": sorted(x.owned), "member_id": x.member_id, "generation": x.epoch,
+                                       "live": x.joined and not x.closed and not x.stalled, "stalled": x.stalled,
+                                       "fenced": fenced(x), "closed": x.closed}
+                                   for n, x in sorted(members.items())}})
+    return Judgement848(res, states)
+
+
+def _in_order(r: Result, i, t, kind, name, m: M, parts, before) -> None:
+    """callbacks_in_order: on_assign only adds (incremental under KIP-848), on_revoke only
+    owned partitions, on_lost only after a fence cause or on close, and a member that
+    was lost or reset starts again owning nothing."""
+    r.checks += 1
+    if kind == "assign":
+        if parts & before:
+            r.violations.append((i, t, f"{name} on_assign({_show(parts)}) includes already owned {_show(parts & before)}"))
+        if m.reset and before and parts:
+            r.violations.append((i, t, f"{name} was reset (lost / fenced) but is assigned {_show(parts)} while still"
+                                       f" owning {_show(before)}"))
+    elif kind == "revoke" and not parts <= before:
+        r.violations.append((i, t, f"{name} on_revoke({_show(parts)}) of partitions it did not own {_show(parts - before)}"))
+    elif kind == "lost" and not (m.fence_cause or m.closing):
+        r.violations.append((i, t, f"{name} on_lost({_show(parts)}) without a fence (no stall, no injected"
+                                   " heartbeat error, no coordinator fault)"))
+
+
+def _converges(r: Result, i, t, args, members, current, partitions, target) -> None:
+    """converges: a settle ends with the injected target (each current member its own
+    partitions) or, under the mock's own assignment, every partition owned exactly once."""
+    if not any(x.joined and not x.closed and x.subscribed for x in members.values()):
+        return
+    r.checks += 1
+    if not args.get("ok"):
+        r.violations.append((i, t, f"not settled within {args.get('max_s')} s"))
+        return
+    cur = {n: x for n, x in members.items() if current(x)}
+    if target is not None:
+        bad = {n: sorted(x.owned) for n, x in cur.items() if sorted(x.owned) != sorted(target.get(n, []))}
+        if bad:
+            r.violations.append((i, t, f"settled away from the injected target {target}: {bad}"))
+        return
+    owners: dict[int, list[str]] = {p: [] for p in range(partitions)}
+    for n, x in cur.items():
+        for p in x.owned:
+            owners.setdefault(p, []).append(n)
+    bad = {p: o for p, o in owners.items() if len(o) != 1}
+    if bad:
+        r.violations.append((i, t, "settled with partitions not owned exactly once: "
+                                   + ", ".join(f"{p}: {o or 'none'}" for p, o in sorted(bad.items()))))
