@@ -48,10 +48,9 @@ def validate(scenario, members: int, partitions: int) -> list[dict]:
             raise ScenarioError(f"{where}: {name} takes {sorted(OPS[name])}, got {sorted(set(op) - {'op'})}")
         if "member" in op and op["member"] not in names:
             raise ScenarioError(f"{where}: member must be one of {sorted(names)}, not {op['member']!r}")
-        for k in ("ms", "seconds", "max_s"):
-            if k in op and (isinstance(op[k], bool) or not isinstance(op[k], (int, float))
-                            or not 0 <= op[k] <= 120):
-                raise ScenarioError(f"{where}: {k} must be a number 0..120, not {op[k]!r}")
+        for k, hi in (("ms", 10_000), ("seconds", 120), ("max_s", 120)):
+            if k in op and (isinstance(op[k], bool) or not isinstance(op[k], (int, float)) or not 0 <= op[k] <= hi):
+                raise ScenarioError(f"{where}: {k} must be a number 0..{hi}, not {op[k]!r}")
         if name == "heartbeat_errors" and (not isinstance(op["errors"], list) or not 1 <= len(op["errors"]) <= 10
                                            or any(e not in CGH_ERRORS for e in op["errors"])):
             raise ScenarioError(f"{where}: errors must be 1..10 of {', '.join(CGH_ERRORS)}")
