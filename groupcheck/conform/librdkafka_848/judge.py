@@ -9,7 +9,9 @@ each poll, and the driver's operations. Per member the replay keeps:
 * *fenced*: no member id, member epoch <= 0 (joining, fenced and reset to 0 by
   ``rd_kafka_cgrp_consumer_reset``, or left), or stalled past ``max.poll.interval.ms``
   (librdkafka leaves the group then and says so, with on_lost, at the next poll);
-* *current*: live, subscribed and not fenced (the model's "live, non-fenced member");
+* *zombie*: between the last fault before an ``on_lost`` and that ``on_lost`` (``zombie_spans``):
+  the coordinator had fenced it, the client did not know yet;
+* *current*: live, subscribed, not fenced, not a zombie (the model's "live, non-fenced member");
 * *group member*: subscribed, with a member id, not closed and not expired (a stalled
   member still heartbeats from librdkafka's thread: the coordinator still counts it).
 
@@ -38,6 +40,7 @@ class Judgement848(Judgement):
 
 @dataclass
 class M:
+    name: str = ""
     joined: bool = False
     closed: bool = False
     closing: bool = False
@@ -55,9 +58,37 @@ class M:
     history: list = field(default_factory=list)
 
 
+def zombie_spans(events: list[dict]) -> dict[str, list[tuple[int, int]]]:
+    """Per member, the event spans in which the coordinator had (as it later turned out)
+    already fenced it: from the last fault before an ``on_lost`` (a stall of that member,
+    an injected fencing error, RTT or a broker down) to the ``on_lost``. The client cannot
+    know before it is told; the model's claims are over members the coordinator has not
+    fenced, so ownership inside a span is a zombie's, not a current member's."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for k, ev in enumerate(events):
+        if ev["kind"] != "lost":
+            continue
+        m = ev["member"]
+        for j in range(k - 1, -1, -1):
+            e = events[j]
+            if e["kind"] == "op" and (e["op"] in ("rtt", "broker_down") or e["op"] == "stall" and
+                                      (e.get("args") or {}).get("member") == m or
+                                      e["op"] == "heartbeat_errors" and set(e["args"]["errors"]) & FENCING_ERRORS):
+                spans.setdefault(m, []).append((j, k))
+                break
+            if e["kind"] in ("assign", "revoke") and e.get("member") == m and e["partitions"]:
+                break       # it was still a member when this callback ran: no fault explains the loss
+    return spans
+
+
 def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_ignored) -> Judgement:
     """Replay ``events`` (ConsumerGroup.events) and judge every property."""
     res = {p: Result() for p in PROPERTIES}
+    spans = zombie_spans(events)
+    index = 0
+
+    def zombie(name: str) -> bool:
+        return any(a <= index <= b for a, b in spans.get(name, ()))
     members: dict[str, M] = {}
     max_poll_s = max_poll_interval_ms / 1000.0
     target: dict[str, list[int]] | None = None
@@ -67,10 +98,11 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
         return not m.member_id or m.epoch <= 0 or m.expired
 
     def current(m: M) -> bool:
-        return m.joined and not m.closed and m.subscribed and not m.stalled and not fenced(m)
+        return m.joined and not m.closed and m.subscribed and not m.stalled and not fenced(m) and not zombie(m.name)
 
     def group_member(m: M) -> bool:
-        return m.joined and not m.closed and m.subscribed and bool(m.member_id) and not m.expired
+        return m.joined and not m.closed and m.subscribed and bool(m.member_id) and not m.expired \
+            and not zombie(m.name)
 
     def violate(prop, i, t, msg):
         res[prop].violations.append((i, t, msg))
@@ -97,17 +129,19 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
         m.epoch = epoch
 
     for i, ev in enumerate(events):
+        index = i
         t, kind = ev["t"], ev["kind"]
         for m in members.values():
             if m.stalled and not m.expired and t - m.stall_start >= max_poll_s:
                 m.expired, m.fence_cause = True, "stalled past max.poll.interval.ms"
         name = ev.get("member")
-        m = members.setdefault(name, M()) if name else None
+        m = members.setdefault(name, M(name=name)) if name else None
         if kind == "op":
             op, args = ev["op"], ev.get("args") or {}
-            x = members.setdefault(args["member"], M()) if "member" in args and op != "skipped" else None
+            x = members.setdefault(args["member"], M(name=args["member"])) \
+                if "member" in args and op != "skipped" else None
             if op == "join":
-                x.__init__()
+                x.__init__(name=x.name)
                 x.joined = x.subscribed = True
             elif op == "close":
                 x.closing = True
@@ -148,8 +182,13 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
                     w.violations.append((i, t, f"{name} on_assign({_show(parts)}) outside the topic's partitions"))
             m.owned = frozenset(ev["owned_after"])
             if kind == "assign":
+                if ev["generation"] > 0 and not m.stalled:     # a member again: the old fence is over
+                    m.expired = False
+                    if parts:
+                        m.fence_cause = None
+                if not before or parts:
+                    m.reset = False
                 if parts and current(m):
-                    m.expired, m.reset = False, False
                     res["revoke_before_reassign"].checks += 1
                     for other, y in members.items():
                         if other != name and group_member(y) and y.owned & parts:
