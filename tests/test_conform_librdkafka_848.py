@@ -174,9 +174,10 @@ def test_broken_listeners_are_flagged():
 
 def test_failed_leave_then_subscribe_leaves_partitions_unowned_on_the_mock():
     """NOT_COORDINATOR on unsubscribe's leave heartbeat: the mock keeps the member, and its
-    rejoin at epoch 0 is answered 'no change' (compare's rejoin-known-member)."""
+    rejoin at epoch 0 is answered 'no change' (compare's rejoin-known-member). Three errors:
+    c2's regular heartbeat may take the first one."""
     sc = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 8},
-          {"op": "heartbeat_errors", "errors": ["NOT_COORDINATOR"]}, {"op": "unsubscribe", "member": "c1"},
+          {"op": "heartbeat_errors", "errors": ["NOT_COORDINATOR"] * 3}, {"op": "unsubscribe", "member": "c1"},
           {"op": "wait", "seconds": 1.0}, {"op": "subscribe", "member": "c1"}, {"op": "settle", "max_s": 6}]
     r = run_scenario(sc, FAST)
     s = r.judgement.summary()
@@ -190,3 +191,18 @@ def test_campaign_of_one_scenario_writes_a_verdict(tmp_path):
         "no_double_ownership", "member_epoch_never_decreases", "revoke_before_reassign", "callbacks_in_order",
         "assigned_within_subscription", "converges"}
     assert exit_code(rep) in (0, 1) and "conformance" in rep.text()
+
+
+def test_registered_in_groupcheck_conform(tmp_path):
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    from groupcheck.conform import targets
+    assert "librdkafka-consumer-protocol" in targets.CONSUMER_PROTOCOL_TARGETS
+    r = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka-consumer-protocol:x"])
+    assert r.exit_code == 2 and "unknown" in r.output
+    r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target",
+                                 "librdkafka-mock-consumer-protocol", "--out", str(tmp_path)])
+    assert r.exit_code == 1 and "lost-response" in r.output and "DIVERGES" in r.output
+    saved = json.loads((tmp_path / "conform" / "librdkafka-mock-consumer-protocol" / "coordinator.json").read_text())
+    assert {x["scenario"] for x in saved if x["divergence"]} >= {"lost-response", "disconnect-then-join"}

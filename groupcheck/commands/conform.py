@@ -6,8 +6,10 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --assignor mypkg.assign:MyAssignor     # your own, in process
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
     groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
+    groupcheck conform --role consumer-client --target librdkafka-consumer-protocol     # KIP-848
     groupcheck conform --role streams-assignor --assignor mypkg.tasks:MyTaskAssignor
     groupcheck conform --role group-coordinator --target librdkafka-mock
+    groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
 a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
@@ -169,12 +171,18 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     from ..conform.librdkafka.campaign import OptionError, Options, run
 
     names = list(CLIENT_TARGETS) if target == ["all"] else target
-    unknown = [n for n in names if n not in CLIENT_TARGETS]
+    known = CLIENT_TARGETS + targets.CONSUMER_PROTOCOL_TARGETS
+    unknown = [n for n in names if n not in known]
     if not names or unknown:
-        raise fail(f"--role consumer-client: give --target {' | '.join(CLIENT_TARGETS)} or all"
+        raise fail(f"--role consumer-client: give --target {' | '.join(known)} or all"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     codes = []
     for name in names:
+        if name in targets.CONSUMER_PROTOCOL_TARGETS:
+            codes.append(_consumer_protocol(name, scenarios, seed, max_seconds, out_dir))
+            if codes[-1] == INTERRUPTED:
+                return INTERRUPTED
+            continue
         assignor = name.split(":", 1)[1]
         where = out_dir / "conform" / name.replace(":", "-")
         try:
@@ -200,11 +208,40 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     return code
 
 
+def _consumer_protocol(name: str, scenarios: int, seed: int, max_seconds: float, out_dir: Path) -> int:
+    """KIP-848 consumers (``group.protocol=consumer``) on the mock (``groupcheck/conform/librdkafka_848/``)."""
+    from ..conform.librdkafka.campaign import OptionError
+    from ..conform.librdkafka_848.campaign import Options, exit_code, run
+
+    client = name.partition(":")[2] or "librdkafka"
+    where = out_dir / "conform" / name.replace(":", "-")
+    try:
+        report = run(client, Options(scenarios=scenarios, max_seconds=max_seconds or 600.0, seed=seed,
+                                     out=str(where)),
+                     progress=lambda line: err.print(line, markup=False, highlight=False))
+    except (OptionError, ValueError) as e:
+        raise fail(f"{name}: {e}") from None
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
+    (where / "verdict.txt").write_text(report.text())
+    out.print(f"target {name}", markup=False, highlight=False)
+    out.print(report.text(), markup=False, highlight=False, end="")
+    code = exit_code(report)
+    return {0: PASSED, 1: FAILED, 3: NOT_PROVED, 130: INTERRUPTED}[code]
+
+
 def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,
                        seed: int, timeout: float, max_seconds: float, out_dir: Path) -> int:
     """Role group-coordinator: paths of the consumer model replayed as requests against a
     coordinator, its responses compared with the model's (``groupcheck/conform/coordinator/``);
-    ``--coordinator pkg.module:Class`` names an in-process coordinator class."""
+    ``--coordinator pkg.module:Class`` names an in-process coordinator class.
+    ``librdkafka-mock-consumer-protocol``: the mock's ConsumerGroupHeartbeat answers against
+    the KIP-848 model coordinator's (``librdkafka_848.compare``)."""
+    if target and all(t in targets.CONSUMER_PROTOCOL_COORDINATORS for t in target):
+        from ..conform.librdkafka_848.compare import main as compare_main
+        code = compare_main("kafka-4.1", out_dir / "conform" / target[0],
+                            say=lambda text: out.print(text, markup=False, highlight=False))
+        return FAILED if code else PASSED
     from ..conform.coordinator.campaign import Options, main
 
     opts = Options(scenarios=scenarios, seed=seed, max_seconds=max_seconds or 600.0, out=out_dir)
