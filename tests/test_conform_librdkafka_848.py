@@ -64,6 +64,21 @@ def test_judge_needs_a_fence_cause_for_an_epoch_reset_and_a_subscription_for_an_
     assert s["assigned_within_subscription"]["verdict"] == "violated"
 
 
+def test_a_member_the_coordinator_fenced_before_telling_it_is_a_zombie_not_a_double_owner():
+    """RTT past the session: the mock removes c1 and gives c2 its partitions; c1 learns it at
+    its next heartbeat (on_lost). Without that on_lost the same stream is a double ownership."""
+    head = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}}, _cb(0.1, "assign", "c1", [0, 1], [], [0, 1], "A", 2),
+            {"t": 0.2, "kind": "op", "op": "rtt", "args": {"ms": 1500, "seconds": 4}},
+            {"t": 4.3, "kind": "op", "op": "join", "args": {"member": "c2"}},
+            _cb(4.4, "assign", "c2", [0, 1], [], [0, 1], "B", 4)]
+    lost = [_cb(4.6, "lost", "c1", [0, 1], [0, 1], [], "A", 2)]
+    ok = judge(head + lost, partitions=2, max_poll_interval_ms=5000).summary()
+    bad = judge(head, partitions=2, max_poll_interval_ms=5000).summary()
+    assert ok["revoke_before_reassign"]["verdict"] == "held"
+    assert ok["no_double_ownership"]["verdict"] == "not exercised"      # c1 was never current beside c2
+    assert bad["no_double_ownership"]["verdict"] == bad["revoke_before_reassign"]["verdict"] == "violated"
+
+
 def test_converges_compares_with_the_injected_target():
     ev = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}}, _cb(0.1, "assign", "c1", [0, 1], [], [0, 1], "A", 2),
           {"t": 0.2, "kind": "op", "op": "target", "args": {"assignment": {"c1": [1]}}},

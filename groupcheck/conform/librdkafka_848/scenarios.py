@@ -113,9 +113,16 @@ def generate(seed: int, members: int, partitions: int, max_ops: int = 6) -> list
         elif kind == "errors":
             ops.append({"op": "heartbeat_errors", "errors": [rng.choice(
                 ["FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR",
-                 "_TRANSPORT"])]})
+                 "_TRANSPORT"])] * rng.choice([1, 3])})
+            if len(ok) > 1 and rng.random() < 0.5:     # the error lands on a leave / rejoin
+                m = rng.choice(ok)
+                ops += [{"op": "unsubscribe", "member": m}, {"op": "wait", "seconds": 1.0},
+                        {"op": "subscribe", "member": m}]
         elif kind == "fault":
             ops.append(rng.choice([{"op": "broker_down", "seconds": 2}, {"op": "rtt", "ms": 1500, "seconds": 2}]))
+            if idle and rng.random() < 0.5:             # a join while the others reconnect
+                running.append(idle[0])
+                ops.append({"op": "join", "member": idle[0]})
         else:
             continue
         if rng.random() < 0.3:
