@@ -73,7 +73,7 @@ DIFFERENCES = {
         "until every target partition is free (rd_kafka_mock_cgrp_consumer_member_needs_assignment); "
         "librdkafka copes, but the member's epoch is 0, not the group epoch, meanwhile"),
     "lost-response": (
-        "GroupMetadataManager#throwIfMemberEpochIsInvalid: a member that repeats its previous epoch "
+        "GroupMetadataManager#throwIfConsumerGroupMemberEpochIsInvalid (model: epochs.validate_member_epoch): a member that repeats its previous epoch "
         "while owning a subset of its assignment (it lost the response) is answered, not fenced",
         "divergence (mock): rd_kafka_mock_cgrp_consumer_member_next_assignment fences any epoch other "
         "than the current one: a lost response fences the member (on_lost, rejoin) on the mock, not on Kafka"),
