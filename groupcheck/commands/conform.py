@@ -168,8 +168,6 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     """Role consumer-client: real librdkafka consumers in one group on the mock cluster,
     scenarios from the consumer model's walks, judged by the model's properties over live,
     non-fenced members (``groupcheck/conform/librdkafka/``)."""
-    from ..conform.librdkafka.campaign import OptionError, Options, run
-
     names = list(CLIENT_TARGETS) if target == ["all"] else target
     known = CLIENT_TARGETS + targets.CONSUMER_PROTOCOL_TARGETS
     unknown = [n for n in names if n not in known]
@@ -178,25 +176,20 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     codes = []
     for name in names:
-        if name in targets.CONSUMER_PROTOCOL_TARGETS:
-            codes.append(_consumer_protocol(name, scenarios, seed, max_seconds, out_dir))
-            if codes[-1] == INTERRUPTED:
-                return INTERRUPTED
-            continue
-        assignor = name.split(":", 1)[1]
+        if name in targets.CONSUMER_PROTOCOL_TARGETS:      # KIP-848: group.protocol=consumer
+            from ..conform.librdkafka_848 import campaign
+            key = name.partition(":")[2] or "librdkafka"
+        else:
+            from ..conform.librdkafka import campaign
+            key = name.split(":", 1)[1]
         where = out_dir / "conform" / name.replace(":", "-")
         try:
-            report = run(assignor, Options(scenarios=scenarios, max_seconds=max_seconds or 600.0, seed=seed,
-                                           out=str(where)),
-                         progress=lambda line: err.print(line, markup=False, highlight=False))
-        except (OptionError, ValueError) as e:
+            report = campaign.run(key, campaign.Options(scenarios=scenarios, max_seconds=max_seconds or 600.0,
+                                                        seed=seed, out=str(where)),
+                                  progress=lambda line: err.print(line, markup=False, highlight=False))
+        except (campaign.OptionError, ValueError) as e:
             raise fail(f"{name}: {e}") from None
-        where.mkdir(parents=True, exist_ok=True)
-        (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-        (where / "verdict.txt").write_text(report.text())
-        out.print(f"target {name}", markup=False, highlight=False)
-        out.print(report.text(), markup=False, highlight=False, end="")
-        out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+        _write_report(name, report, where)
         if report.stopped == "interrupted":
             return INTERRUPTED
         violated = report.divergences or any(report.verdict(p) == "violated" for p in report.per_property)
@@ -208,26 +201,13 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     return code
 
 
-def _consumer_protocol(name: str, scenarios: int, seed: int, max_seconds: float, out_dir: Path) -> int:
-    """KIP-848 consumers (``group.protocol=consumer``) on the mock (``groupcheck/conform/librdkafka_848/``)."""
-    from ..conform.librdkafka.campaign import OptionError
-    from ..conform.librdkafka_848.campaign import Options, exit_code, run
-
-    client = name.partition(":")[2] or "librdkafka"
-    where = out_dir / "conform" / name.replace(":", "-")
-    try:
-        report = run(client, Options(scenarios=scenarios, max_seconds=max_seconds or 600.0, seed=seed,
-                                     out=str(where)),
-                     progress=lambda line: err.print(line, markup=False, highlight=False))
-    except (OptionError, ValueError) as e:
-        raise fail(f"{name}: {e}") from None
-    where.mkdir(parents=True, exist_ok=True)
-    (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-    (where / "verdict.txt").write_text(report.text())
+def _write_report(name: str, report, where: Path) -> None:
+    """A consumer-client campaign's verdict: verdict.json / verdict.txt under ``where``, and stdout."""
+    from ..conform.librdkafka_848.campaign import save
+    save(report, where)
     out.print(f"target {name}", markup=False, highlight=False)
     out.print(report.text(), markup=False, highlight=False, end="")
-    code = exit_code(report)
-    return {0: PASSED, 1: FAILED, 3: NOT_PROVED, 130: INTERRUPTED}[code]
+    out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
 
 
 def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..librdkafka import campaign as classic
 from ..librdkafka.campaign import OptionError, shrink
 from ..librdkafka.client import Listener
 from ..librdkafka.report import Report, itf_trace
@@ -27,33 +28,23 @@ CLIENTS = ("librdkafka",) + tuple(BROKEN)
 
 
 @dataclass
-class Options:
-    scenarios: int = 10
-    max_seconds: float = 600.0
-    seed: int = 0
-    members: int = 3
-    partitions: int = 4
+class Options(classic.Options):
+    """The classic campaign's options with the consumer protocol's timing (broker-side
+    session and heartbeat interval) and scenarios."""
     max_ops: int = 6
     session_timeout_ms: int = 3000
     heartbeat_interval_ms: int = 300
-    max_poll_interval_ms: int = 5000
-    shrink_seconds: float = 180.0
     out: str = "groupcheck-out/conform-librdkafka-consumer-protocol"
-    scenario: list | None = None
 
     def validate(self) -> None:
-        for name, lo, hi in (("scenarios", 1, 10_000), ("members", 1, 8), ("partitions", 1, 64), ("max_ops", 1, 30),
-                             ("session_timeout_ms", 1000, 60_000), ("heartbeat_interval_ms", 50, 30_000),
-                             ("max_poll_interval_ms", 1000, 300_000)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise OptionError(f"{name.replace('_', '-')} must be an integer {lo}..{hi}, not {v!r}")
-        for name in ("max_seconds", "shrink_seconds"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 7 * 24 * 3600:
-                raise OptionError(f"{name.replace('_', '-')} must be a number of seconds >= 0, not {v!r}")
-        if self.heartbeat_interval_ms >= self.session_timeout_ms:
-            raise OptionError("heartbeat-interval-ms must be below session-timeout-ms")
+        given, self.scenario = self.scenario, None
+        try:
+            super().validate()          # the numbers (a consumer-protocol scenario is checked below)
+        finally:
+            self.scenario = given
+        v = self.heartbeat_interval_ms
+        if isinstance(v, bool) or not isinstance(v, int) or not 50 <= v < self.session_timeout_ms:
+            raise OptionError(f"heartbeat-interval-ms must be an integer 50..session-timeout-ms, not {v!r}")
         if self.scenario is not None:
             try:
                 validate(self.scenario, self.members, self.partitions)
@@ -137,49 +128,54 @@ def run(client: str, options: Options, progress: Callable[[str], None] = print) 
     report = Report848(target=f"librdkafka-consumer-protocol:{client}", settings=settings_d)
     start = time.monotonic()
     deadline = start + options.max_seconds
-    found: set[str] = set()
 
     def runner(scenario, dl):
         return run_scenario(scenario, settings, listener, deadline=dl)
 
+    shrunk_for: dict = {}       # per scenario: property -> (shrunk scenario, its run)
+
+    def diverged(prop: str, r, scenario: list, seed: int) -> None:
+        report.first_divergence_s = report.first_divergence_s or round(time.monotonic() - start, 1)
+        if prop not in shrunk_for:
+            small, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
+                                 progress)
+            for other in (srun or r).judgement.violated():      # the shrunk run may show others too
+                shrunk_for.setdefault(other, (small, srun or r))
+        small, srun = shrunk_for[prop]
+        report.divergences.append({
+            "property": prop, "message": r.judgement.results[prop].violations[0][2], "seed": seed,
+            "scenario": scenario, "shrunk": small,
+            "files": write_divergence(Path(options.out), srun, settings_d, client, seed, prop,
+                                      srun.judgement.results[prop].violations[0][2])})
+
+    seeds = range(options.seed, options.seed + options.scenarios)
     try:
-        for n in range(options.scenarios):
-            if time.monotonic() >= deadline:
-                report.stopped = "time limit"
+        for seed in seeds:
+            report.stopped = "time limit" if time.monotonic() >= deadline else None
+            if report.stopped:
                 break
-            seed = options.seed + n
-            scenario = options.scenario if options.scenario is not None else generate(
-                seed, options.members, options.partitions, options.max_ops)
-            progress(f"[{n + 1}/{options.scenarios}] seed {seed}: {len(scenario)} operations {json.dumps(scenario)}")
+            scenario = options.scenario or generate(seed, options.members, options.partitions, options.max_ops)
+            progress(f"[{seed - options.seed + 1}/{len(seeds)}] seed {seed}: {len(scenario)} operations "
+                     f"{json.dumps(scenario)}")
             r = runner(scenario, deadline)
             report.add(r)
-            bad = r.judgement.violated()
-            progress(f"  {r.seconds:.1f} s: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
+            new = [p for p in r.judgement.violated() if p not in {d["property"] for d in report.divergences}]
+            progress(f"  {r.seconds:.1f} s: {', '.join(r.judgement.violated()) or 'all held'}"
                      + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
-            shrunk_runs: dict = {}
-            for prop in bad:
-                if prop in found:
-                    continue
-                found.add(prop)
-                if report.first_divergence_s is None:
-                    report.first_divergence_s = round(time.monotonic() - start, 1)
-                message = r.judgement.results[prop].violations[0][2]
-                if prop in shrunk_runs:       # the scenario shrunk for an earlier property shows this one too
-                    shrunk, srun = shrunk_runs[prop]
-                else:
-                    shrunk, srun = shrink(scenario, prop, runner,
-                                          min(deadline, time.monotonic() + options.shrink_seconds), progress)
-                    srun = srun or r
-                    for other in srun.judgement.violated():
-                        shrunk_runs.setdefault(other, (shrunk, srun))
-                files = write_divergence(Path(options.out), srun, settings_d, client, seed, prop,
-                                         srun.judgement.results[prop].violations[0][2])
-                report.divergences.append({"property": prop, "message": message, "seed": seed, "scenario": scenario,
-                                           "shrunk": shrunk, "files": files})
+            shrunk_for.clear()
+            for prop in new:
+                diverged(prop, r, scenario, seed)
     except KeyboardInterrupt:
         report.stopped = "interrupted"
     report.seconds = time.monotonic() - start
     return report
+
+
+def save(report, where: Path) -> None:
+    """verdict.json and verdict.txt of a campaign (this one's or the classic target's) under ``where``."""
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
+    (where / "verdict.txt").write_text(report.text())
 
 
 def exit_code(report) -> int:

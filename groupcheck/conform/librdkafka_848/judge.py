@@ -24,6 +24,12 @@ from dataclasses import dataclass, field
 
 from ..librdkafka.judge import Judgement, Result, _show
 
+_NOW = object()     # "the event's time" in MEMBER_OPS
+# what an operation on one member changes in the replayed state (join and the faults aside)
+MEMBER_OPS = {"close": {"closing": True}, "closed": {"closed": True}, "subscribe": {"subscribed": True},
+              "unsubscribe": {"subscribed": False, "unsubscribed_at": _NOW}, "resume": {"stalled": False},
+              "stall": {"stalled": True, "stall_start": _NOW}}
+
 PROPERTIES = ("no_double_ownership", "member_epoch_never_decreases", "revoke_before_reassign",
               "callbacks_in_order", "assigned_within_subscription", "converges")
 
@@ -141,27 +147,17 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
             x = members.setdefault(args["member"], M(name=args["member"])) \
                 if "member" in args and op != "skipped" else None
             if op == "join":
-                x.__init__(name=x.name)
-                x.joined = x.subscribed = True
-            elif op == "close":
-                x.closing = True
-            elif op == "closed":
-                x.closed = True
-            elif op == "unsubscribe":
-                x.subscribed, x.unsubscribed_at = False, t
-            elif op == "subscribe":
-                x.subscribed = True
-            elif op == "stall":
-                x.stalled, x.stall_start = True, t
-                x.fence_cause = x.fence_cause or "stalled"
-            elif op == "resume":
-                x.stalled = False
-            elif op == "heartbeat_errors" and set(args["errors"]) & FENCING_ERRORS:
+                x.__init__(name=x.name, joined=True, subscribed=True)
+            elif op in MEMBER_OPS:
+                for attr, value in MEMBER_OPS[op].items():
+                    setattr(x, attr, t if value is _NOW else value)
+                if op == "stall":
+                    x.fence_cause = x.fence_cause or "stalled"
+            elif op in ("broker_down", "rtt", "heartbeat_errors"):
+                fencing = op != "heartbeat_errors" or set(args["errors"]) & FENCING_ERRORS
+                cause = f"{op} {args}" if fencing else None
                 for y in members.values():
-                    y.fence_cause = y.fence_cause or f"injected heartbeat errors {args['errors']}"
-            elif op in ("broker_down", "rtt"):
-                for y in members.values():
-                    y.fence_cause = y.fence_cause or f"fault {op}"
+                    y.fence_cause = y.fence_cause or cause
             elif op == "target":
                 target = args["assignment"]
             elif op == "settled":
@@ -190,31 +186,35 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
                     m.reset = False
                 if parts and current(m):
                     res["revoke_before_reassign"].checks += 1
-                    for other, y in members.items():
-                        if other != name and group_member(y) and y.owned & parts:
-                            violate("revoke_before_reassign", i, t,
-                                    f"{name} was assigned {_show(y.owned & parts)} at epoch {m.epoch} still owned by "
-                                    f"{other} (a group member at epoch {y.epoch}, not yet revoked)")
+                    held = {o: y for o, y in members.items() if o != name and group_member(y) and y.owned & parts}
+                    if held:
+                        o, y = sorted(held.items())[0]
+                        violate("revoke_before_reassign", i, t,
+                                f"{name} was assigned {_show(y.owned & parts)} at epoch {m.epoch} still owned by "
+                                f"{o} (a group member at epoch {y.epoch}, not yet revoked)")
             if kind == "lost":
                 m.reset = True
-        cur = [(n, x) for n, x in members.items() if current(x)]
+        cur = {n: x for n, x in members.items() if current(x)}
         if len(cur) >= 2:
             res["no_double_ownership"].checks += 1
-            seen: dict[int, str] = {}
-            for n, x in cur:
-                both = [p for p in x.owned if p in seen]
-                if both:
-                    violate("no_double_ownership", i, t, f"{seen[both[0]]} and {n} both own {_show(both)}"
-                                                         f" (live, non-fenced; epochs {members[seen[both[0]]].epoch},"
-                                                         f" {x.epoch})")
-                    break
-                seen.update({p: n for p in x.owned})
+            shared = _shared(cur)
+            if shared:
+                (a, b), parts = shared
+                violate("no_double_ownership", i, t, f"{a} and {b} both own {_show(parts)} (live, non-fenced; epochs "
+                                                     f"{cur[a].epoch}, {cur[b].epoch})")
         states.append({"group_generation": max((x.epoch for x in members.values()), default=-1),
                        "members": {n: {"owned": sorted(x.owned), "member_id": x.member_id, "generation": x.epoch,
                                        "live": x.joined and not x.closed and not x.stalled, "stalled": x.stalled,
                                        "fenced": fenced(x), "closed": x.closed}
                                    for n, x in sorted(members.items())}})
     return Judgement848(res, states)
+
+
+def _shared(cur: dict) -> tuple | None:
+    """The first two current members (by name) owning a common partition, and what they share."""
+    names = sorted(cur)
+    pairs = [((a, b), cur[a].owned & cur[b].owned) for k, a in enumerate(names) for b in names[k + 1:]]
+    return next(((ab, both) for ab, both in pairs if both), None)
 
 
 def _in_order(r: Result, i, t, kind, name, m: M, parts, before) -> None:
@@ -250,11 +250,9 @@ def _converges(r: Result, i, t, args, members, current, partitions, target) -> N
         if bad:
             r.violations.append((i, t, f"settled away from the injected target {target}: {bad}"))
         return
-    owners: dict[int, list[str]] = {p: [] for p in range(partitions)}
-    for n, x in cur.items():
-        for p in x.owned:
-            owners.setdefault(p, []).append(n)
-    bad = {p: o for p, o in owners.items() if len(o) != 1}
-    if bad:
+    every = set(range(partitions)).union(*(x.owned for x in cur.values()))
+    wrong = [(p, sorted(n for n, x in cur.items() if p in x.owned)) for p in sorted(every)]
+    wrong = [(p, o) for p, o in wrong if len(o) != 1]
+    if wrong:
         r.violations.append((i, t, "settled with partitions not owned exactly once: "
-                                   + ", ".join(f"{p}: {o or 'none'}" for p, o in sorted(bad.items()))))
+                                   + ", ".join(f"{p}: {o or 'none'}" for p, o in wrong)))

@@ -10,27 +10,32 @@ from .judge import judge
 from .scenarios import execute, settle_budget
 
 
+def _perform(group: ConsumerGroup, scenario: list[dict], deadline: float | None, quiet_s: float) -> tuple:
+    """(error, complete): the operations in order until one raises or the deadline passes."""
+    for op in scenario:
+        if deadline is not None and time.monotonic() >= deadline:
+            return None, False
+        try:
+            execute(group, {**op, "max_s": min(op["max_s"], settle_budget(group.settings))}
+                    if op["op"] == "settle" else op, quiet_s)
+        except Exception as exc:  # noqa: BLE001 - reported with the scenario, never a traceback
+            return f"{type(exc).__name__}: {exc}", True
+    return None, True
+
+
 def run_scenario(scenario: list[dict], settings: Settings848, listener_class=Listener,
                  deadline: float | None = None, settle_quiet_s: float = 1.0) -> ScenarioRun:
-    """Execute ``scenario``; always tear the group down; judge what ran. An operation that
-    raises ends the scenario there (recorded as ``error``)."""
+    """Execute ``scenario`` on a new group (always torn down); judge what ran. An operation
+    that raises ends the scenario there (recorded as ``error``)."""
     start = time.monotonic()
     group = ConsumerGroup(settings, listener_class, deadline=deadline)
-    error, complete = None, True
     try:
-        for op in scenario:
-            if deadline is not None and time.monotonic() >= deadline:
-                complete = False
-                break
-            if op["op"] == "settle":
-                op = {**op, "max_s": min(op["max_s"], settle_budget(settings))}
-            execute(group, op, settle_quiet_s)
-    except Exception as exc:  # noqa: BLE001 - reported with the scenario, never a traceback
-        error = f"{type(exc).__name__}: {exc}"
+        error, complete = _perform(group, scenario, deadline, settle_quiet_s)
     finally:
         group.shutdown()
-    events = list(group.events)
-    j = judge(events, partitions=settings.partitions, max_poll_interval_ms=settings.max_poll_interval_ms)
-    rounds = [(e["args"]["rounds"], e["args"]["seconds"]) for e in events
-              if e["kind"] == "op" and e["op"] == "settled" and e["args"]["ok"] and e["args"]["rounds"]]
-    return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error)
+    settles = [e["args"] for e in group.events if e["kind"] == "op" and e["op"] == "settled"]
+    return ScenarioRun(scenario, list(group.events),
+                       judge(group.events, partitions=settings.partitions,
+                             max_poll_interval_ms=settings.max_poll_interval_ms),
+                       time.monotonic() - start, [(a["rounds"], a["seconds"]) for a in settles if a["ok"] and a["rounds"]],
+                       complete, error)

@@ -37,20 +37,19 @@ def validate(scenario, members: int, partitions: int) -> list[dict]:
     if not isinstance(scenario, list) or not scenario:
         raise ScenarioError("a scenario is a non-empty list of operations")
     names = {f"c{i + 1}" for i in range(members)}
+    limits = {"ms": 10_000, "seconds": 120, "max_s": 120}
     for i, op in enumerate(scenario):
         where = f"operation {i + 1}"
-        if not isinstance(op, dict) or not isinstance(op.get("op"), str):
-            raise ScenarioError(f"{where}: an object with a string 'op' is needed, not {op!r}")
-        name = op["op"]
+        name = op.get("op") if isinstance(op, dict) else None
         if name not in OPS:
-            raise ScenarioError(f"{where}: unknown op {name!r}; known: {', '.join(OPS)}")
-        if set(op) - {"op"} != OPS[name]:
-            raise ScenarioError(f"{where}: {name} takes {sorted(OPS[name])}, got {sorted(set(op) - {'op'})}")
-        if "member" in op and op["member"] not in names:
+            raise ScenarioError(f"{where}: an object whose 'op' is one of {', '.join(OPS)} is needed, not {op!r}")
+        if op.keys() - {"op"} != OPS[name]:
+            raise ScenarioError(f"{where}: {name} takes {sorted(OPS[name])}, got {sorted(op.keys() - {'op'})}")
+        if op.get("member", "c1") not in names:
             raise ScenarioError(f"{where}: member must be one of {sorted(names)}, not {op['member']!r}")
-        for k, hi in (("ms", 10_000), ("seconds", 120), ("max_s", 120)):
-            if k in op and (isinstance(op[k], bool) or not isinstance(op[k], (int, float)) or not 0 <= op[k] <= hi):
-                raise ScenarioError(f"{where}: {k} must be a number 0..{hi}, not {op[k]!r}")
+        bad = [k for k, hi in limits.items() if k in op and (type(op[k]) not in (int, float) or not 0 <= op[k] <= hi)]
+        if bad:
+            raise ScenarioError(f"{where}: {bad[0]} must be a number 0..{limits[bad[0]]}, not {op[bad[0]]!r}")
         if name == "heartbeat_errors" and (not isinstance(op["errors"], list) or not 1 <= len(op["errors"]) <= 10
                                            or any(e not in CGH_ERRORS for e in op["errors"])):
             raise ScenarioError(f"{where}: errors must be 1..10 of {', '.join(CGH_ERRORS)}")
