@@ -170,9 +170,11 @@ def test_join_and_injected_swap_hold_every_property_and_revoke_first():
     t_target = next(e["t"] for e in r.events if e.get("op") == "target")
     t_end = [e["t"] for e in r.events if e.get("op") == "settled"][-1]
     after = [e for e in r.events if t_target <= e["t"] <= t_end and e["kind"] in ("assign", "revoke") and e["partitions"]]
-    revokes = [i for i, e in enumerate(after) if e["kind"] == "revoke"]
-    assigns = [i for i, e in enumerate(after) if e["kind"] == "assign"]
-    assert len(revokes) == 2 and len(assigns) == 2 and max(revokes) < min(assigns)
+    def first(kind, member, p):
+        return next(i for i, e in enumerate(after) if e["kind"] == kind and e["member"] == member
+                    and p in e["partitions"])
+    for p, old, new in ((0, "c1", "c2"), (1, "c1", "c2"), (2, "c2", "c1"), (3, "c2", "c1")):
+        assert first("revoke", old, p) < first("assign", new, p), (p, after)
     epochs = [e["generation"] for e in r.events if e["kind"] == "assign" and e["partitions"] and e["member"] == "c1"]
     assert epochs == sorted(epochs) and epochs[-1] > epochs[0] > 0
 
