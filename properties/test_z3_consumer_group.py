@@ -46,3 +46,40 @@ def test_weakened_gives_a_counterexample_the_real_rule_blocks(weakening):
     assert any(held[i] & held[j] for i in range(len(held)) for j in range(i + 1, len(held)))
     real = _replay(cex)
     assert not any(real[i] & real[j] for i in range(len(real)) for j in range(i + 1, len(real)))
+
+
+# ---- (k) validation: each release differs from kip-848 exactly as documented ----
+
+from model.consumer_group.validation import PY as VPY, rules as vrules, validate, view as vview  # noqa: E402
+from model.consumer_group.state import ConsumerGroupHeartbeat  # noqa: E402
+from properties.smt import consumer_group_request_validation as qk  # noqa: E402
+
+
+def test_validation_differences_registered_and_proved():
+    assert qk.NAME in [n for n, _ in all_queries()]
+    result = qk.prove()
+    assert result.status == PROVED, str(result)
+    assert 0 <= result.seconds < 20
+
+
+@pytest.mark.parametrize("weakening", qk.WEAKENINGS)
+def test_forgetting_a_documented_difference_gives_a_request_judged_otherwise(weakening):
+    result = qk.prove(weakened=weakening)
+    assert result.status == COUNTEREXAMPLE and result.weakened == weakening, str(result)
+    cex = result.counterexample
+    v = qk.view_from(cex)
+    assert qk.accepts(v, VPY, cex["profile"]) != qk.documented(v, VPY, cex["profile"], weakening[len("forget:"):])
+
+
+def test_the_encoding_agrees_with_validate_on_concrete_requests():
+    """The View the query reasons over is the one ``validate`` reads: on concrete requests, no rule
+    firing (the query's ``accepts``) is exactly ``validate(...) is None``."""
+    reqs = [ConsumerGroupHeartbeat("g", m, e, instance_id=i, rebalance_timeout_ms=t, subscribed_topic_names=n,
+                                   subscribed_topic_regex=rx, server_assignor=a, topic_partitions=tp)
+            for m in ("", "m") for e in (-3, -2, -1, 0, 2) for i in (None, "i") for t in (-1, 5)
+            for n in (None, (), ("a",)) for rx in (None, "(", "a.*") for a in (None, "nope") for tp in (None, ())]
+    for profile in ("kip-848", "kafka-3.7", "kafka-4.0"):
+        for r in reqs:
+            v = vview(r, ("uniform", "range"))
+            assert qk.accepts(v, VPY, profile) == (validate(r, profile) is None)
+            assert [x.name for x in vrules(profile)]

@@ -47,7 +47,8 @@ def test_all_queries_lists_each_query_once():
                      "protocol_selection_sound", "inductive_no_double_ownership",
                      "negotiation_never_unreadable", "probing_table_complete_and_exclusive",
                      "topology_epoch_table_complete_and_exclusive", "reconcile_never_two_active_owners",
-                     "request_validation_matches_kip", "consumer_reconcile_never_two_owners"]
+                     "request_validation_matches_kip", "consumer_reconcile_never_two_owners",
+                     "consumer_validation_differences_exact"]
     for _, prove in all_queries():
         assert callable(prove)
 

@@ -11,7 +11,7 @@ from model.consumer_group.coordinator import (Cluster, Config, NotModelled, Othe
 from model.consumer_group.group import group_state, mask_of, topics_mask
 from model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
                                         TopicPartitions)
-from model.consumer_group.profiles import KIP_848
+from model.consumer_group.profiles import KIP_848, PROFILES as PROFILES_BY_NAME
 from tests.test_consumer_group_coordinator_driver import INDEX, Client, World, fresh
 
 
@@ -311,6 +311,11 @@ def test_invalid_regex_and_3_7_regex():
     w = World()
     out = w.join(Client("A", regex="("))
     assert code(out) == ERRORS["INVALID_REGULAR_EXPRESSION"]
+    w = World(profile="kafka-4.0")                 # in the coordinator: an unknown member is that first
+    assert code(w.beat(Client("A", regex="(", epoch=3), subscribed_topic_regex="(")) == ERRORS["GROUP_ID_NOT_FOUND"]
+    out = w.join(Client("A", regex="("))
+    assert code(out) == ERRORS["INVALID_REGULAR_EXPRESSION"] and out.records == ()
+    assert out.response.error_message == "SubscribedTopicRegex `(` is not a valid regular expression."
     w = World(profile="kafka-3.7")
     out = w.join(Client("A", regex="a"), subscribed_topic_names=("a",))
     assert code(out) == ERRORS["INVALID_REQUEST"] and out.response.error_message == "SubscribedTopicRegex is not supported yet."
@@ -325,9 +330,26 @@ def test_offset_commit_fencing():
     assert offset_commit(w.group, "A", m.previous_epoch) == "STALE_MEMBER_EPOCH"
     assert offset_commit(w.group, "Z", m.epoch) == "UNKNOWN_MEMBER_ID"
     assert offset_commit(fresh(), "A", -1) == "" and offset_commit(fresh(), "A", 3) == "GROUP_ID_NOT_FOUND"
-    lenient = KIP_848._replace(commit_accepts_previous_epoch=True)
-    owned = (TopicPartitions("a", (0,)),)
-    assert offset_commit(w.group, "A", m.previous_epoch, owned, lenient) == ""
+    assert KIP_848.assignment_epochs is False
+
+
+def test_offset_commit_with_kip_1251_assignment_epochs():
+    """kafka-4.3: "assignmentEpoch <= clientEpoch <= brokerEpoch" per committed partition (groups
+    start at epoch 1 there, KAFKA-20268, so A's first epoch is 2)."""
+    w = World(profile="kafka-4.3")
+    a, b = Client("A"), Client("B")
+    w.join(a)                                     # A gets a-0..3 at epoch 2
+    assert w.group.member("A").assignment_epochs == ((0, 2), (1, 2), (2, 2), (3, 2))
+    w.join(b)
+    w.converge([a, b])
+    m = w.group.member("A")
+    assert m.epoch == 3 and m.assignment_epochs == ((0, 2), (1, 2))
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (0, 1)),), "kafka-4.3") == ""
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (0, 1)),), "kafka-4.2") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 2, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert offset_commit(w.group, "A", 4, (TopicPartitions("a", (0,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
+    assert w.group.member("B").assignment_epochs == ((2, 3), (3, 3))
+    assert offset_commit(w.group, "B", 2, (TopicPartitions("a", (2,)),), "kafka-4.3") == "STALE_MEMBER_EPOCH"
 
 
 def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoked():
@@ -339,3 +361,97 @@ def test_a_cancelled_rebalance_timer_does_not_remove_a_member_that_left_unrevoke
     assert w.group.member("A").state == "STABLE" and w.group.member("A").epoch == 1
     out = rebalance_timeout(w.group, "A", 1)
     assert out.group is w.group and out.records == ()
+
+
+# ---- known-bug switches (coordinator_update.SWITCHES): the buggy and the fixed rule ----
+
+@pytest.mark.parametrize("profile,switches,lost", [("kafka-4.0", (), False), ("kafka-4.0", ("kafka-16249",), True),
+                                                   ("kafka-3.7", (), True)])
+def test_kafka_16249_an_acknowledgement_meeting_a_new_target_is_lost(profile, switches, lost):
+    """MIGR's note, KAFKA-16249: A revokes a-2, a-3 for B; C joins (a new target); A's next
+    heartbeat reports owning a-0, a-1 only (the acknowledgement). 3.7.0 recomputes from
+    assigned ∪ pending and ignores it: A stays UNREVOKED with a-2, a-3 pending again."""
+    w = World(profile=profile, switches=switches)
+    a, b, c = Client("A"), Client("B"), Client("C")
+    w.join(a)
+    w.join(b)
+    w.beat(a)
+    assert w.group.member("A").state == "UNREVOKED" and a.owned == A([0, 1])
+    w.join(c)
+    w.beat(a)
+    m = w.group.member("A")
+    assert (m.state == "UNREVOKED" and m.pending_revocation == A([2, 3])) is lost
+    w.beat(a)                                   # reported again (the model's client always reports)
+    assert w.group.member("A").state != "UNREVOKED"
+
+
+@pytest.mark.parametrize("profile,switches,equal", [("kafka-4.2", (), False), ("kafka-4.3", (), True),
+                                                    ("kafka-4.3", ("kafka-20442",), False), ("kip-848", (), True)])
+def test_kafka_20442_an_emptied_group_has_equal_epochs(profile, switches, equal):
+    w = World(profile=profile, switches=switches)
+    a = Client("A")
+    w.join(a)
+    out = w.beat(a, member_epoch=-1, topic_partitions=None)
+    g = w.group
+    assert g.members == () and (g.group_epoch == g.target_assignment_epoch) is equal
+    assert group_state(g) == EMPTY and out.response.member_epoch == -1
+
+
+@pytest.mark.parametrize("profile,ok", [("kip-848", True), ("kafka-4.0", False), ("kafka-4.3", False)])
+def test_static_member_own_id_rejoin_apache_kafka_23542(profile, ok):
+    """A static member rejoining at epoch 0 with its own member id while it holds its instance
+    id: Kafka answers UNRELEASED_INSTANCE_ID (#23542, open); the KIP profile takes it as a rejoin."""
+    w = World(profile=profile)
+    a = Client("A", instance_id="i1")
+    w.join(a)
+    w.converge([a])
+    out = w.join(a)
+    assert (code(out) == 0) is ok
+    if not ok:
+        assert code(out) == ERRORS["UNRELEASED_INSTANCE_ID"]
+
+
+def _kafka_16147_walk(profile):
+    """Found by the random walks: A (topic a) switches to b, then to a while revoking b, then
+    back to b: 3.7 recomputes from assigned ∪ pending (KAFKA-16249's rule), b-0, b-1 move from
+    pending revocation back to assigned, and 3.7's partition-epoch map drops them (KAFKA-16147);
+    C joins on b and is given b-1 while A still owns it."""
+    w = World(profile=profile)
+    a, c = Client("A", topics=("a",)), Client("C", topics=("b",))
+    w.join(a)
+    for topics in (("b",), None, ("a",), ("b",)):
+        if topics is None:
+            w.beat(a)
+        else:
+            a.topics = topics
+            w.beat(a, subscribed_topic_names=topics)
+    w.join(c)
+    return w
+
+
+def test_kafka_16147_the_partition_epoch_map_forgets_an_owner_and_two_members_hold_a_partition():
+    from model.consumer_group.group import mask_of as m_of
+    b = lambda *ps: m_of(INDEX, (TopicPartitions("b", ps),))   # noqa: E731
+    w = _kafka_16147_walk("kafka-3.7")
+    assert w.group.member("A").assigned == b(0, 1) and w.group.member("C").assigned == b(1)
+    fixed = _kafka_16147_walk(KIP_848.__class__(**{**PROFILES_BY_NAME["kafka-3.7"]._asdict(),
+                                                   "partition_epoch_map_bug": False}))
+    assert fixed.group.member("C").assigned == 0 and fixed.group.epoch_map_lost == 0
+    from model.consumer_group.failover import failover
+    healed, _ = failover(w.group)          # the compacted log rebuilds the map
+    assert healed.epoch_map_lost == 0 and w.group.epoch_map_lost == b(0)   # b-1 re-added as C's
+
+
+@pytest.mark.parametrize("profile,first_epoch", [("kafka-4.2", 1), ("kafka-4.3", 2)])
+def test_kafka_20268_new_groups_start_at_epoch_1_in_4_3(profile, first_epoch):
+    w = World(profile=profile)
+    out = w.join(Client("A"))
+    assert out.response.member_epoch == first_epoch == w.group.group_epoch == w.group.target_assignment_epoch
+    w2 = World(profile=profile)
+    out = w2.join(Client("E", topics=()))      # no subscription: no bump in Kafka
+    assert w2.group.group_epoch == 1 and out.response.member_epoch == 1   # 4.2: "moves away from epoch 0"
+
+
+def test_a_group_of_another_id_is_a_clear_error():
+    with pytest.raises(ValueError, match="the request is for group 'h'"):
+        heartbeat(fresh(), ConsumerGroupHeartbeat("h", "A", 1))

@@ -5,7 +5,7 @@ replaying all records written so far gives exactly the coordinator's group (fail
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from model.consumer_group.coordinator import Cluster, Config, heartbeat, replay
 from model.consumer_group.group import mask_of, new_group, partition_index, topic_partitions_of
@@ -17,7 +17,6 @@ INDEX = partition_index(TOPICS)
 
 
 def fresh(gid="g"):
-    from dataclasses import replace
     return replace(new_group(gid, INDEX), dead=True)
 
 
@@ -49,8 +48,9 @@ class World:
     def apply(self, out):
         self.log += list(out.records)
         self.group = out.group
-        if self.log:
-            assert replay(self.log, None, partition_index=INDEX) == self.group, "replay(log) != group"
+        if self.log:   # the soft partition-epoch map (KAFKA-16147) is in no record
+            expected = replace(self.group, epoch_map_lost=0) if not self.group.dead else self.group
+            assert replay(self.log, None, partition_index=INDEX) == expected, "replay(log) != group"
 
     def join(self, c: Client, **kw):
         fields = dict(group_id=self.group.group_id, member_id=c.member_id, member_epoch=0, instance_id=c.instance_id,

@@ -27,19 +27,25 @@ class MemberSpec(NamedTuple):
     topics: tuple[str, ...]
     assignment: tuple[TopicPartition, ...] = ()
     rack_id: str | None = None
+    instance_id: str | None = None
 
 
 class GroupSpec(NamedTuple):
-    """The members (sorted by id) and the subscribed topics' metadata (name, partitions)."""
+    """The members (sorted by id), the subscribed topics' metadata (name, partitions) and the
+    group's SubscriptionType as the coordinator computed it (None: HOMOGENEOUS iff every member
+    subscribes to the same topics)."""
 
     members: tuple[MemberSpec, ...]
     topics: tuple[tuple[str, int], ...]
+    homogeneous_type: bool | None = None
 
     def partitions(self, topic: str) -> int:
         """SubscribedTopicDescriber.numPartitions: -1 for a topic not in the metadata."""
         return dict(self.topics).get(topic, -1)
 
     def homogeneous(self) -> bool:
+        if self.homogeneous_type is not None:
+            return self.homogeneous_type
         return len({m.topics for m in self.members}) <= 1
 
 

@@ -24,9 +24,14 @@ A classic group of the same id (online migration) is ``migration.py``'s; here it
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional, Union
+from functools import lru_cache
+from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
+# The same values the streams coordinator takes: ``OtherGroup(group_id, group_type)`` for a group
+# id held as another type (classic, share, streams), ``Cluster(topics)`` the (name, partitions)
+# that exist, sorted by name.
+from ..streams_group.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, assignors_of, bumped, error_outcome, owned_partitions,
                                  refresh_regexes, switched, update)
 from .group import Group, Member, mask_of, new_group
@@ -42,19 +47,6 @@ class NotModelled(ValueError):
     """A request the coordinator module does not handle (a classic group of the same id: see ``migration``)."""
 
 
-class OtherGroup(NamedTuple):
-    """A group id the coordinator holds as a group of another type (classic, share, streams)."""
-
-    group_id: str
-    group_type: str
-
-
-class Cluster(NamedTuple):
-    """The topics that exist: (name, partitions), sorted by name."""
-
-    topics: tuple[tuple[str, int], ...] = ()
-
-
 AnyGroup = Union[Group, OtherGroup]
 
 
@@ -64,11 +56,14 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
     Group when it holds none, an ``OtherGroup`` for another type). ``switches``: known-bug rules
     (``coordinator_update.SWITCHES``) applied to ``profile``."""
     p = switched(profile, switches)
+    if group.group_id != request.group_id:
+        raise ValueError(f"heartbeat: the request is for group {request.group_id!r} but the group passed is "
+                         f"{group.group_id!r}; pass the coordinator's group for the request's id")
     error = validate(request, p, assignors_of(p, config))                          # step 1
     if error is not None:
         return error_outcome(group, error)
     if request.member_epoch in (LEAVE_EPOCH, LEAVE_STATIC_EPOCH):                  # step 2
-        return _leave(group, request)
+        return _leave(group, request, p)
     held = _held(group)                                                            # step 3
     if isinstance(held, OtherGroup):
         return error_outcome(group, _not_consumer(held, create=request.member_epoch == JOIN_EPOCH))
@@ -76,6 +71,8 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
         if request.member_epoch != JOIN_EPOCH:
             return error_outcome(group, Error("GROUP_ID_NOT_FOUND", f"Consumer group {request.group_id} not found."))
         held = new_group(request.group_id, group.partition_index)
+        if p.initial_group_epoch:         # KAFKA-20268: epochs start at 1 (an empty target)
+            held = replace(held, group_epoch=p.initial_group_epoch, target_assignment_epoch=p.initial_group_epoch)
     _check_index(held, cluster)
     if config.max_size is not None and len(held.members) >= config.max_size and (
             request.member_id == "" or held.member(request.member_id) is None):
@@ -85,7 +82,7 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
     if request.instance_id is None:                                                # step 4
         got = _dynamic_member(held, request, member_id, p)
     else:
-        got = _static_member(held, request, member_id)
+        got = _static_member(held, request, member_id, p)
     if isinstance(got, Error):
         return error_outcome(group, got)
     g, old, member = got
@@ -104,9 +101,15 @@ def _not_consumer(group: OtherGroup, create: bool) -> Error:
     return Error("GROUP_ID_NOT_FOUND", f"Group {group.group_id} is not a consumer group.")
 
 
+@lru_cache(maxsize=256)
+def _outside(index: tuple, topics: tuple) -> list:
+    known = set(index)
+    return [(t, n) for t, n in topics if any((t, p) not in known for p in range(n))]
+
+
 def _check_index(g: Group, cluster: Cluster) -> None:
     """Every partition of the cluster must have a bit in the group's index."""
-    missing = [(t, n) for t, n in cluster.topics if any((t, p) not in set(g.partition_index) for p in range(n))]
+    missing = _outside(g.partition_index, tuple(cluster.topics))
     if missing:
         raise ValueError(f"heartbeat: the cluster's topics {missing[:3]} are not all in the group's partition_index; "
                          "build the group with new_group(id, partition_index(every topic the scope may create))")
@@ -153,13 +156,15 @@ def _dynamic_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Prof
     return error if error is not None else (g, known, known)
 
 
-def _static_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str):
+def _static_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Profile):
     """getOrMaybeSubscribeStaticConsumerGroupMember: (group, old member, member) or an Error."""
     holder = g.static_member(r.instance_id)
     if r.member_epoch == JOIN_EPOCH:
         if holder is None:
             known = g.member(member_id)
             return g, known, known or Member(member_id)
+        if holder.member_id == member_id and p.static_rejoin_in_place:
+            return g, holder, holder            # apache/kafka #23542's rejoin in place
         if holder.epoch != LEAVE_STATIC_EPOCH:                # throwIfInstanceIdIsUnreleased
             return Error("UNRELEASED_INSTANCE_ID", f"Static member {member_id} with instance id {r.instance_id} "
                          f"cannot join the group because the instance id is owned by {holder.member_id} member.")
@@ -185,7 +190,7 @@ def _static_holder_error(g: Group, holder: Optional[Member], r: ConsumerGroupHea
     return None
 
 
-def _leave(group: AnyGroup, r: ConsumerGroupHeartbeat) -> Outcome:
+def _leave(group: AnyGroup, r: ConsumerGroupHeartbeat, p: Profile) -> Outcome:
     """GroupMetadataManager#consumerGroupLeave: the group must exist; a dynamic member leaves
     (removed, a bump); a static member with -2 stays at epoch -2 with its assignment; a static
     member with -1 leaves for good. The response echoes the member id and the epoch sent."""
@@ -205,7 +210,7 @@ def _leave(group: AnyGroup, r: ConsumerGroupHeartbeat) -> Outcome:
             return error_outcome(group, error)
         if r.member_epoch == LEAVE_STATIC_EPOCH:
             return static_leave(held, member)
-    out = remove_member(held, member.member_id, "member left")
+    out = remove_member(held, member.member_id, "member left", p)
     return out._replace(response=ConsumerGroupHeartbeatResponse(member_id=r.member_id, member_epoch=r.member_epoch))
 
 
@@ -219,14 +224,20 @@ def static_leave(group: Group, member: Member) -> Outcome:
     return Outcome(after, resp, diff(group, after), (("static_member_left", member.member_id),))
 
 
-def remove_member(group: Group, member_id: str, reason: str) -> Outcome:
+def remove_member(group: Group, member_id: str, reason: str, profile="kip-848") -> Outcome:
     """consumerGroupFenceMember / removeMember: the member's current assignment, target entry
     and metadata are tombstoned; the subscription metadata is recomputed from what is left
-    (the cluster's counts, as the group last saw them); the group epoch is bumped."""
+    (the cluster's counts, as the group last saw them); the group epoch is bumped. An emptied
+    group's assignment epoch catches up with it since KAFKA-20442 (``empty_group_epochs_equal``)."""
     g = group.without_member(member_id).with_target(member_id, None)
     g, _ = refresh_regexes(g, (), resolve_new=False)
     counts = dict(group.subscription_metadata)
     g = replace(g, subscription_metadata=subscription_metadata(g, counts), group_epoch=group.group_epoch + 1)
+    gone = group.member(member_id)
+    if gone is not None:          # removePartitionEpochs of both its sets
+        g = replace(g, epoch_map_lost=g.epoch_map_lost & ~(gone.assigned | gone.pending_revocation))
+    if not g.members and _profile(profile).empty_group_epochs_equal:
+        g = replace(g, target_assignment_epoch=g.group_epoch)
     return Outcome(g, None, diff(group, g), bumped((reason,)) + (("member_removed", member_id),))
 
 
@@ -235,7 +246,7 @@ def session_timeout(group: Group, member_id: str, profile="kip-848", config: Con
     it is removed (a bump); a static member at -2 too. A member already gone: nothing happens."""
     if group.dead or group.member(member_id) is None:
         return Outcome(group, None, ())
-    return remove_member(group, member_id, "member removed (session timeout)")
+    return remove_member(group, member_id, "member removed (session timeout)", profile)
 
 
 def rebalance_timeout(group: Group, member_id: str, member_epoch: int, profile="kip-848",
@@ -247,7 +258,7 @@ def rebalance_timeout(group: Group, member_id: str, member_epoch: int, profile="
     m = None if group.dead else group.member(member_id)
     if m is None or m.epoch != member_epoch or m.state != "UNREVOKED":
         return Outcome(group, None, ())
-    return remove_member(group, member_id, "member removed (rebalance timeout)")
+    return remove_member(group, member_id, "member removed (rebalance timeout)", profile)
 
 
 def resolve_regexes(group: Group, cluster: Cluster = Cluster(), profile="kip-848", config: Config = Config()) -> Outcome:
@@ -271,13 +282,14 @@ def resolve_regexes(group: Group, cluster: Cluster = Cluster(), profile="kip-848
 def offset_commit(group: Group, member_id: str, member_epoch: int, partitions: tuple[TopicPartitions, ...] = (),
                   profile="kip-848") -> str:
     """ConsumerGroup#validateOffsetCommit for a KIP-848 member (OffsetCommit v9+): "" when the
-    commit is accepted, else the error's name. Epoch < 0 on an empty group (an admin client or
-    a consumer outside group management): accepted; an unknown member: UNKNOWN_MEMBER_ID; an
-    epoch other than the member's: STALE_MEMBER_EPOCH (validateMemberEpoch).
-    ``commit_accepts_previous_epoch`` (no shipped profile): the previous epoch is accepted too
-    for partitions still assigned to the member."""
+    commit is accepted, else the error's name. No group: epoch < 0 creates a simple group
+    (accepted), else GROUP_ID_NOT_FOUND; epoch < 0 on an empty group (an admin client):
+    accepted; an unknown member: UNKNOWN_MEMBER_ID; then validateMemberEpoch: an epoch other
+    than the member's is STALE_MEMBER_EPOCH. KIP-1251 (``assignment_epochs``): an older epoch is
+    accepted when every committed partition is the member's (assigned or pending revocation)
+    with an assignment epoch <= the received one; a newer one is still stale."""
     p = _profile(profile)
-    if group.dead:   # OffsetMetadataManager: no group; epoch < 0 makes a simple group
+    if group.dead:
         return "" if member_epoch < 0 else "GROUP_ID_NOT_FOUND"
     if member_epoch < 0 and not group.members:
         return ""
@@ -286,11 +298,15 @@ def offset_commit(group: Group, member_id: str, member_epoch: int, partitions: t
         return "UNKNOWN_MEMBER_ID"
     if member_epoch == m.epoch:
         return ""
-    if p.commit_accepts_previous_epoch and member_epoch == m.previous_epoch:
-        owned = mask_of(group.partition_index, partitions)
-        if owned & ~m.assigned == 0:
-            return ""
-    return "STALE_MEMBER_EPOCH"
+    if not p.assignment_epochs or member_epoch > m.epoch:
+        return "STALE_MEMBER_EPOCH"
+    epochs = dict(m.assignment_epochs)
+    mine = m.assigned | m.pending_revocation
+    for i in range(len(group.partition_index)):
+        if mask_of(group.partition_index, partitions) >> i & 1:
+            if not mine >> i & 1 or epochs.get(i, max(m.epoch, 0)) > member_epoch:
+                return "STALE_MEMBER_EPOCH"
+    return ""
 
 
 def failover(records, partition_index=()) -> Group:

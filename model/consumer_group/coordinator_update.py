@@ -21,7 +21,7 @@ from .profiles import (REGEX_ASYNC, REGEX_SYNC, SENT_ON_FULL_REQUEST_OR_REGEX, S
 from .records import diff
 from .state import ConsumerGroupHeartbeat, ConsumerGroupHeartbeatResponse
 from .target import new_target, preferred_assignor, resolve_regex, subscription_metadata
-from .validation import Error
+from .validation import Error, regex_compiles
 
 
 class Config(NamedTuple):
@@ -58,6 +58,14 @@ SWITCHES = {
     "kafka-19233": lambda p: p._replace(epoch0_rejoin_accepted=False),
     # KAFKA-19449 unfixed: the member's own pending revocation blocks its own reassignment.
     "kafka-19449": lambda p: p._replace(own_pending_blocks=True),
+    # KAFKA-20442 unfixed (<= 4.2): an emptied group keeps groupEpoch > assignmentEpoch.
+    "kafka-20442": lambda p: p._replace(empty_group_epochs_equal=False),
+    # KAFKA-16249 unfixed (3.7.0): a heartbeat that meets a new target is reconciled from
+    # assigned ∪ pending revocation, its reported owned partitions ignored.
+    "kafka-16249": lambda p: p._replace(new_target_ignores_owned=True),
+    # KAFKA-16147 unfixed (3.7.0): the partition-epoch map forgets a partition that moves from
+    # the member's pending revocation back to its assigned set; another member may take it.
+    "kafka-16147": lambda p: p._replace(partition_epoch_map_bug=True),
     # KAFKA-16367 unfixed (3.7.x): the assignment is sent whenever owned partitions are
     # reported, not on a full request (apache/kafka #15533).
     "kafka-16367": lambda p: p._replace(assignment_sent=SENT_WHEN_OWNED_REPORTED),
@@ -135,6 +143,17 @@ def member_reasons(old: Optional[Member], new: Member, g: Group, p: Profile) -> 
     return []
 
 
+def invalid_new_regex(g: Group, old: Optional[Member], new: Member, p: Profile) -> Optional[Error]:
+    """maybeUpdateRegularExpressions (4.0+): "If the member subscribed to a new regex, we compile
+    it to ensure its validity" - only a changed regex that no member uses yet."""
+    rx = new.subscribed_topic_regex
+    if p.regex != REGEX_ASYNC or rx is None or (old is not None and old.subscribed_topic_regex == rx):
+        return None
+    if rx in used_regexes(g) or regex_compiles(rx):
+        return None
+    return Error("INVALID_REGULAR_EXPRESSION", f"SubscribedTopicRegex `{rx}` is not a valid regular expression.")
+
+
 def used_regexes(g: Group) -> set[str]:
     return {m.subscribed_topic_regex for m in g.members if m.subscribed_topic_regex is not None}
 
@@ -158,6 +177,9 @@ def update(u: Update) -> Outcome:
     """consumerGroupHeartbeat steps 1-3 and the response."""
     g, r, p = u.group, u.request, u.profile
     member = with_metadata(u.member, r)                                            # step 1
+    bad = invalid_new_regex(g, u.old, member, p)
+    if bad is not None:
+        return error_outcome(u.original, bad)
     reasons = member_reasons(u.old, member, g, p)
     if g.group_epoch == 0 and not reasons:
         # "If the group is newly created, we must ensure that it moves away from epoch 0"
@@ -172,7 +194,7 @@ def update(u: Update) -> Outcome:
         after = replace(after, group_epoch=g.group_epoch + 1)
         events = bumped(reasons) + events
     if after.group_epoch > after.target_assignment_epoch:                          # step 2
-        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)))
+        target = new_target(after, preferred_assignor(after, assignors_of(p, u.config)), p.sticky_range)
         after = replace(after, target_assignment=tuple(sorted(target.items())),
                         target_assignment_epoch=after.group_epoch)
         events += (("new_target", after.group_epoch),)
@@ -182,6 +204,8 @@ def update(u: Update) -> Outcome:
     except Fenced as fenced:
         return error_outcome(u.original, Error("FENCED_MEMBER_EPOCH", str(fenced)))
     after = after.with_member(member)
+    if p.partition_epoch_map_bug:
+        after = replace(after, epoch_map_lost=epoch_map_after(after.epoch_map_lost, u.member, member))
     if member.state == "UNREVOKED":
         events += (("rebalance_timer", member.member_id, member.epoch),)
     return Outcome(after, response(after, u, member), diff(_before(u), after), events)
@@ -195,13 +219,42 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     """The member moves towards its target (modern/consumer/CurrentAssignmentBuilder); a
     partition is withheld while another member still holds it (``consumer_unreleased`` over
     every member's assigned and pending-revocation partitions)."""
-    holdings = tuple(Holding(x.member_id, "", (x.assigned,), (x.pending_revocation,)) for x in g.members)
+    lost = g.epoch_map_lost       # KAFKA-16147: owners the partition-epoch map forgot
+    holdings = tuple(Holding(x.member_id, "", (x.assigned & ~lost,), (x.pending_revocation & ~lost,))
+                     for x in g.members)
     current = MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    if p.new_target_ignores_owned and g.target_assignment_epoch != m.target_member_epoch:
+        # 3.7.0 transitionToNewTargetAssignmentState: start over from assigned ∪ pending
+        # revocation towards the new target; the owned partitions reported now are not read.
+        current = MemberAssignment("STABLE", m.epoch, m.previous_epoch, (m.assigned | m.pending_revocation,), (0,))
+        owned = None
+        m = replace(m, target_member_epoch=g.target_assignment_epoch)
     moved = reconcile(current, g.target_assignment_epoch, (g.target_of(m.member_id),),
                       None if owned is None else (owned,),
                       consumer_unreleased(holdings, m.member_id, own_pending_blocks=p.own_pending_blocks),
                       profile=p.epochs)
-    return m.with_assignment(moved)
+    out = m.with_assignment(moved)
+    return replace(out, assignment_epochs=assignment_epochs(m, out)) if p.assignment_epochs else out
+
+
+def epoch_map_after(lost: int, old: Member, new: Member) -> int:
+    """3.7.0's maybeUpdatePartitionEpoch, on the partitions the map lost: if the assigned set
+    changed, the old ones are removed and the new ones added (re-adding any lost one); if the
+    pending set changed, the old pending ones are removed (so one now assigned is lost) and the
+    new ones added."""
+    if old.assigned != new.assigned:
+        lost &= ~new.assigned
+    if old.pending_revocation != new.pending_revocation:
+        lost = (lost | (old.pending_revocation & new.assigned)) & ~new.pending_revocation
+    return lost
+
+
+def assignment_epochs(old: Member, new: Member) -> tuple[tuple[int, int], ...]:
+    """KIP-1251: a partition the member already held keeps its assignment epoch; a newly
+    assigned one gets the member epoch it is assigned at."""
+    known = dict(old.assignment_epochs)
+    held = new.assigned | new.pending_revocation
+    return tuple((i, known.get(i, new.epoch)) for i in range(held.bit_length()) if held >> i & 1)
 
 
 def is_full_request(r: ConsumerGroupHeartbeat, counts_regex: bool = False) -> bool:

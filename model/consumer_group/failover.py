@@ -15,6 +15,8 @@ What a failover keeps and loses (apache/kafka group-coordinator, GroupMetadataMa
 * a regex resolution running in the old coordinator's executor is lost; the new one starts
   another on the next heartbeat (maybeUpdateRegularExpressions: "The group has unresolved
   regular expressions"), so ``coordinator.resolve_regexes`` stays enabled;
+* the partition-epoch map (soft) is rebuilt from the compacted log: what KAFKA-16147's
+  bookkeeping lost (``Group.epoch_map_lost``) is owned again;
 * a write not yet committed when the coordinator moves is lost (CoordinatorRuntime fails its
   parked response with NOT_COORDINATOR and the new leader's log ends before it):
   ``lost_write`` is the group as it was before that write, and the log is compacted from it.

@@ -94,6 +94,12 @@ class Member:
     previous_epoch: int = -1
     assigned: int = 0
     pending_revocation: int = 0
+    # KIP-1251 (profiles with ``assignment_epochs``): (partition bit, the member epoch it was
+    # assigned at) for every partition assigned or pending revocation, by bit; () otherwise.
+    assignment_epochs: tuple[tuple[int, int], ...] = ()
+    # 3.7.0's targetMemberEpoch (KAFKA-16249's bug, ``new_target_ignores_owned``): the target
+    # epoch the member last started reconciling towards; 0 in every other profile.
+    target_member_epoch: int = 0
 
     def __post_init__(self):
         if list(self.subscribed_topic_names) != sorted(set(self.subscribed_topic_names)):
@@ -138,6 +144,11 @@ class Group:
     subscription_metadata: tuple[tuple[str, int], ...] = ()        # (topic, partitions), by topic
     resolved_regexes: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (regex, topics), by regex
     dead: bool = False
+    # Soft state, in no record: partitions whose owner the coordinator's partition-epoch map
+    # (ConsumerGroup#currentPartitionEpoch) lost through KAFKA-16147's bookkeeping bug (3.7.0,
+    # ``partition_epoch_map_bug``); 0 otherwise. A failover rebuilds the map from the compacted
+    # log, which heals it.
+    epoch_map_lost: int = 0
 
     def __post_init__(self):
         _sorted_unique((m.member_id for m in self.members), "members", "build them with Group.with_member")

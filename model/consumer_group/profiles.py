@@ -12,8 +12,14 @@ Kafka releases decide a request differently, each side is a profile, and every r
 * ``kafka-4.1``  4.0's rules (the own pending revocation still blocks; epoch + 1 after revoking).
 * ``kafka-4.2``  KAFKA-19449 (the member's own pending revocation no longer blocks) and
                  KAFKA-19974 (the epoch stays after revoking: the epoch core's ``consumer-trunk``).
-                 KAFKA-19233's fix (merged to trunk 2026-01) is in none of the release profiles
-                 (an assumption for 4.2: no backport is in the stored sources).
+                 KAFKA-19233's fix (merged to trunk 2026-01) is not in it (an assumption: no
+                 backport is in the stored sources).
+* ``kafka-4.3``  trunk after 4.2: KAFKA-19233's fix (PR #21305), KIP-1251's assignment
+                 epochs for offset commits (KAFKA-20066, PR #21692), KAFKA-20442 (an emptied
+                 group's epochs made equal, PR #22045), KAFKA-20268 (a new group starts at
+                 group and assignment epoch 1, PR #21700).
+The 3.7 coordinator's reconciliation bug KAFKA-16249 is part of ``kafka-3.7``; the KIP profile
+takes every fix, and a static member's own-id rejoin in place (apache/kafka #23542, open).
 
 Each switch names the source it comes from (apache/kafka, group-coordinator/src/main/java/org/
 apache/kafka/coordinator/group/ unless said otherwise).
@@ -71,28 +77,65 @@ class Profile(NamedTuple):
     # hands them back; False (every release before the fix): it meets the member-epoch check,
     # and 0 is neither its epoch nor its previous one once it is past epoch 1: FENCED_MEMBER_EPOCH.
     epoch0_rejoin_accepted: bool = True
-    # OffsetCommit fencing (ConsumerGroup#validateOffsetCommit): True: an older member epoch is
-    # STALE_MEMBER_EPOCH only when it is not the previous epoch or a committed partition is no
-    # longer assigned (KIP-1251, assignment epochs); False: any epoch other than the member's.
-    commit_accepts_previous_epoch: bool = False
+    # KIP-1251 "Assignment epochs for consumer groups" (KAFKA-20066, apache/kafka #21692, merged
+    # 2026-03): each assigned partition keeps the member epoch it was assigned at, and an
+    # OffsetCommit is accepted when "assignmentEpoch <= clientEpoch <= brokerEpoch" for every
+    # committed partition (ConsumerGroup#validateOffsetCommit / createAssignmentEpochValidator).
+    # False: "clientEpoch == brokerEpoch" (validateMemberEpoch), every release before.
+    assignment_epochs: bool = False
     # The KIP: "The group epoch is bumped when ... a member joins or leaves the group". Kafka
     # (consumerGroupHeartbeat, 3.7-4.x): a join bumps only through what it changes: the group
     # is new ("groupEpoch() == 0"), the subscribed names differ (hasMemberSubscriptionChanged),
     # an already resolved regex (maybeUpdateRegularExpressions) or the subscription metadata;
     # a member joining with no subscription does not bump.
     bump_on_join: bool = False
+    # The server-side range assignor before KAFKA-16944 (3.7 / 3.8): sticky per topic; since
+    # 3.9 ranges in sortMemberIds order, not sticky (assignors/consumer_group_range.py).
+    sticky_range: bool = False
+    # KAFKA-20442 (apache/kafka #22045, 2026-04, cherry-picked to 4.3): when a removal empties
+    # the group, a ConsumerGroupTargetAssignmentMetadata record brings the assignment epoch up
+    # to the bumped group epoch ("an empty group should have matching epochs"). Before: the
+    # empty group keeps groupEpoch > assignmentEpoch.
+    empty_group_epochs_equal: bool = False
+    # KAFKA-16249 (apache/kafka #15364, fixed in 3.8.0): 3.7.0's CurrentAssignmentBuilder#build
+    # starts with "if (targetAssignmentEpoch != member.targetMemberEpoch()) return
+    # transitionToNewTargetAssignmentState();", recomputing from assigned ∪ pending revocation
+    # and ignoring the owned partitions the heartbeat reports; so an acknowledgement sent in the
+    # heartbeat that meets a new target is lost.
+    new_target_ignores_owned: bool = False
+    # A static member's epoch-0 heartbeat with its own member id while it still holds its
+    # instance id (a lost join response, a rejoin after FENCED_MEMBER_EPOCH). True: a rejoin
+    # like any known member's (the KIP's "0 to join the group"; apache/kafka #23542, open).
+    # False (Kafka, getOrMaybeSubscribeStaticConsumerGroupMember / throwIfInstanceIdIsUnreleased):
+    # UNRELEASED_INSTANCE_ID, which the Java client takes as fatal.
+    static_rejoin_in_place: bool = False
+    # KAFKA-16147 (apache/kafka #15212, fixed in 3.8.0): 3.7.0's ConsumerGroup#
+    # maybeUpdatePartitionEpoch removed the old assigned partitions' epochs and added the new
+    # ones, then removed the old pending-revocation ones and added the new: a partition moving
+    # from the member's pending revocation back into its assigned set is added, then removed,
+    # so the map forgets its owner and another member may be given it ("Partition is assigned
+    # to two members at the same time").
+    partition_epoch_map_bug: bool = False
+    # KAFKA-20268 (apache/kafka #21700, 2026-03, 4.3): "we initialize groups at epoch 1 with
+    # target assignment epoch 1. Epoch 1 contains an empty assignment and the first computed
+    # assignment will have epoch 2." Before: a new group starts at epochs 0.
+    initial_group_epoch: int = 0
 
 
 KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
-                  SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True)
+                  SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True, empty_group_epochs_equal=True,
+                  static_rejoin_in_place=True)
 KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
-                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False)
+                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True,
+                    new_target_ignores_owned=True, partition_epoch_map_bug=True)
 KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
                     epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
 KAFKA_4_2 = KAFKA_4_0._replace(name="kafka-4.2", epochs=CONSUMER_TRUNK, own_pending_blocks=False)
+KAFKA_4_3 = KAFKA_4_2._replace(name="kafka-4.3", epoch0_rejoin_accepted=True, assignment_epochs=True,
+                               empty_group_epochs_equal=True, initial_group_epoch=1)
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2)}
+PROFILES: dict[str, Profile] = {p.name: p for p in (KIP_848, KAFKA_3_7, KAFKA_4_0, KAFKA_4_1, KAFKA_4_2, KAFKA_4_3)}
 
 
 def profile(name) -> Profile:
@@ -104,6 +147,6 @@ def profile(name) -> Profile:
     return PROFILES[name]
 
 
-__all__ = ["Profile", "PROFILES", "profile", "KIP_848", "KAFKA_3_7", "KAFKA_4_0", "KAFKA_4_1", "KAFKA_4_2",
+__all__ = ["Profile", "PROFILES", "profile", "KIP_848", "KAFKA_3_7", "KAFKA_4_0", "KAFKA_4_1", "KAFKA_4_2", "KAFKA_4_3",
            "REGEX_REJECTED", "REGEX_SYNC", "REGEX_ASYNC", "SENT_WHEN_OWNED_REPORTED",
            "SENT_ON_FULL_REQUEST", "SENT_ON_FULL_REQUEST_OR_REGEX", "MEMBER_ID_NOT_AT_JOIN", "MEMBER_ID_ALWAYS"]

@@ -77,6 +77,9 @@ class CurrentMemberAssignmentValue(NamedTuple):
     state: int                    # int8, MemberState's value
     assigned_partitions: tuple[TopicPartitions, ...] = ()
     partitions_pending_revocation: tuple[TopicPartitions, ...] = ()
+    # KIP-1251's TopicPartitions.AssignmentEpochs, flattened: (partition bit, epoch), by bit
+    assignment_epochs: tuple[tuple[int, int], ...] = ()
+    target_member_epoch: int = 0     # 3.7.0's TargetMemberEpoch
 
 
 class ConsumerGroupCurrentMemberAssignment(NamedTuple):
@@ -98,7 +101,8 @@ def member_metadata_value(m: Member) -> MemberMetadataValue:
 def current_assignment_value(g: Group, m: Member) -> CurrentMemberAssignmentValue:
     return CurrentMemberAssignmentValue(m.epoch, m.previous_epoch, MEMBER_STATE_VALUES[m.state],
                                         topic_partitions_of(g.partition_index, m.assigned),
-                                        topic_partitions_of(g.partition_index, m.pending_revocation))
+                                        topic_partitions_of(g.partition_index, m.pending_revocation),
+                                        m.assignment_epochs, m.target_member_epoch)
 
 
 def target_value(g: Group, mask: int) -> tuple[TopicPartitions, ...]:

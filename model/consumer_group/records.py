@@ -178,11 +178,13 @@ def _current_assignment(g: Group, r: ConsumerGroupCurrentMemberAssignment) -> Gr
             return g
         # Kafka keeps the member (its metadata tombstone removes it) at epoch -1 with nothing assigned.
         return g.with_member(replace(old, epoch=LEAVE_EPOCH, previous_epoch=LEAVE_EPOCH, assigned=0,
-                                     pending_revocation=0))
+                                     pending_revocation=0, assignment_epochs=()))
     return g.with_member(replace(old or Member(r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
                                  epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
                                  assigned=mask(g, v.assigned_partitions),
-                                 pending_revocation=mask(g, v.partitions_pending_revocation)))
+                                 pending_revocation=mask(g, v.partitions_pending_revocation),
+                                 assignment_epochs=tuple(v.assignment_epochs),
+                                 target_member_epoch=v.target_member_epoch))
 
 
 _REPLAY = {ConsumerGroupMetadata: _group_metadata, ConsumerGroupMemberMetadata: _member_metadata,

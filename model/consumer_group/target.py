@@ -26,6 +26,8 @@ from .group import Group
 
 ASSIGNORS = {consumer_group_uniform.NAME: consumer_group_uniform.assign,
              consumer_group_range.NAME: consumer_group_range.assign}
+# 3.7 / 3.8 shipped the sticky range assignor (before KAFKA-16944); ``new_target(sticky_range=True)``
+STICKY_RANGE = consumer_group_range.assign_sticky
 
 
 def subscribed_topic_names(group: Group) -> set[str]:
@@ -62,6 +64,20 @@ def preferred_assignor(group: Group, assignors: tuple[str, ...]) -> str:
     return min(tied, key=lambda a: (assignors.index(a) if a in assignors else len(assignors), a))
 
 
+def homogeneous(group: Group) -> bool:
+    """ConsumerGroup#subscriptionType (4.0+): without regexes, HOMOGENEOUS when every subscribed
+    name is subscribed by every member ("byNameCount != numberOfMembers" -> HETEROGENEOUS); with
+    regexes, only "If all the members are subscribed to a single regular expressions and none of
+    them are subscribed to topic names". A member naming the topics another's regex resolves to
+    makes the group HETEROGENEOUS."""
+    n = len(group.members)
+    regexes = Counter(m.subscribed_topic_regex for m in group.members if m.subscribed_topic_regex)
+    names = Counter(t for m in group.members for t in m.subscribed_topic_names)
+    if not regexes:
+        return all(c == n for c in names.values())
+    return len(regexes) == 1 and next(iter(regexes.values())) == n and not names
+
+
 def _spec(group: Group) -> GroupSpec:
     metadata = dict(group.subscription_metadata)
     index = group.partition_index
@@ -69,15 +85,18 @@ def _spec(group: Group) -> GroupSpec:
     for m in group.members:
         mask = group.target_of(m.member_id)
         members.append(MemberSpec(m.member_id, tuple(t for t in group.subscribed_topics(m) if t in metadata),
-                                  tuple(index[i] for i in range(len(index)) if mask >> i & 1), m.rack_id))
-    return GroupSpec(tuple(members), group.subscription_metadata)
+                                  tuple(index[i] for i in range(len(index)) if mask >> i & 1), m.rack_id,
+                                  m.instance_id))
+    return GroupSpec(tuple(members), group.subscription_metadata, homogeneous(group))
 
 
-def new_target(group: Group, assignor: str) -> dict[str, int]:
-    """The new target for every member of ``group`` from the named server assignor."""
+def new_target(group: Group, assignor: str, sticky_range: bool = False) -> dict[str, int]:
+    """The new target for every member of ``group`` from the named server assignor
+    (``sticky_range``: 3.7/3.8's range assignor)."""
     if assignor not in ASSIGNORS:
         raise ValueError(f"new_target: unknown server assignor {assignor!r}; known: {', '.join(ASSIGNORS)}")
-    result = ASSIGNORS[assignor](_spec(group))
+    fn = STICKY_RANGE if sticky_range and assignor == consumer_group_range.NAME else ASSIGNORS[assignor]
+    result = fn(_spec(group))
     position = {tp: i for i, tp in enumerate(group.partition_index)}
     out = {}
     for m in group.members:

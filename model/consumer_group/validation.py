@@ -8,8 +8,9 @@ the request reaches the coordinator shard; 3.7 / 3.8: the same checks in
 ``GroupMetadataManager#throwIfConsumerGroupHeartbeatRequestIsInvalid`` (apache/kafka tag 3.7.0,
 checked there), in another order (GroupId, InstanceId, RackId first; MemberId with the epoch
 branches, also at -2; names non-empty at join). A regex that does not compile is
-INVALID_REGULAR_EXPRESSION (``throwIfRegularExpressionIsInvalid``, in the coordinator; the model
-checks it last here, before the group is looked up).
+INVALID_REGULAR_EXPRESSION: under the KIP profile here (last), in 4.0+ in the coordinator once the
+member is known and only for a regex no member uses yet (GroupMetadataManager#
+maybeUpdateRegularExpressions calls ``throwIfRegularExpressionIsInvalid``).
 
 Each rule is a ``Rule`` written against ``Ops`` (``PY`` here, z3's in
 ``properties/smt/consumer_group_request_validation.py``) over a ``View`` (the facts of the
@@ -23,7 +24,8 @@ import re
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
-from .profiles import MEMBER_ID_ALWAYS, REGEX_REJECTED, profile as _profile
+from ..streams_group.validation import PY, Ops   # the rule language the z3 queries share
+from .profiles import MEMBER_ID_ALWAYS, REGEX_REJECTED, REGEX_SYNC, profile as _profile
 from .state import ERRORS, JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, ConsumerGroupHeartbeat
 
 INVALID_REQUEST = "INVALID_REQUEST"
@@ -38,15 +40,6 @@ class Error(NamedTuple):
     @property
     def error_code(self) -> int:
         return ERRORS[self.code]
-
-
-class Ops(NamedTuple):
-    And: Callable[..., Any]
-    Or: Callable[..., Any]
-    Not: Callable[[Any], Any]
-
-
-PY = Ops(lambda *a: all(a), lambda *a: any(a), lambda a: not a)
 
 
 class View(NamedTuple):
@@ -156,7 +149,12 @@ def rules(p) -> tuple[Rule, ...]:
                  lambda v, o: o.And(v.epoch == JOIN_EPOCH, v.names_null, v.regex_null),
                  _const("Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining."))
     out = [member, _GROUP, _INSTANCE, _RACK, _TIMEOUT, _PARTITIONS, names, _STATIC_LEAVE, _EPOCH, _ASSIGNOR]
-    out.append(_REGEX_UNSUPPORTED if p.regex == REGEX_REJECTED else _REGEX_INVALID)
+    if p.regex == REGEX_REJECTED:
+        out.append(_REGEX_UNSUPPORTED)
+    elif p.regex == REGEX_SYNC:   # the KIP profile: refused with the request
+        out.append(_REGEX_INVALID)
+    # 4.0+: compiled in the coordinator, only when no member uses the regex yet
+    # (maybeUpdateRegularExpressions; ``coordinator_update.invalid_new_regex``)
     return tuple(out)
 
 

@@ -18,6 +18,7 @@ topology_epoch_table_complete_and_exclusive ER, EG any non-negative ints, every 
 reconcile_never_two_active_owners           M=1..3 members, T=4 tasks, any processes (query h)
 request_validation_matches_kip              StreamsGroupHeartbeat views: epochs any ints, fields free
 consumer_reconcile_never_two_owners         M=1..3 members, P=4 partitions, both KIP-848 blocking rules (query j)
+consumer_validation_differences_exact       ConsumerGroupHeartbeat views: epochs any ints, fields free (query k)
 ==========================================  =============================================
 """
 from typing import Callable
@@ -25,12 +26,13 @@ from typing import Callable
 from ._common import COUNTEREXAMPLE, PROVED, Result
 
 def all_queries() -> list[tuple[str, Callable[..., Result]]]:
-    """(name, prove) for every query, in the order (a)-(j); each prove takes ``weakened``."""
+    """(name, prove) for every query, in the order (a)-(k); each prove takes ``weakened``."""
     from . import (cooperative_withholding_never_two_owners as a, inductive_no_double_ownership as d,
                    protocol_selection_sound as c, reconcile_never_two_active_owners as h,
                    stale_claims_never_win as b, streams_negotiation_readable as e,
                    streams_probing_decision_table as f, streams_request_validation as i,
-                   streams_topology_epoch_table as g, consumer_group_reconcile_exclusive as j)
-    return [(m.NAME, m.prove) for m in (a, b, c, d, e, f, g, h, i, j)]
+                   streams_topology_epoch_table as g, consumer_group_reconcile_exclusive as j,
+                   consumer_group_request_validation as k)
+    return [(m.NAME, m.prove) for m in (a, b, c, d, e, f, g, h, i, j, k)]
 
 __all__ = ["COUNTEREXAMPLE", "PROVED", "Result", "all_queries"]
