@@ -265,7 +265,7 @@ def _consumer_group() -> Protocol:
             far["static_rejoin_keeps_assignment"] = "no static members closing to restart (static and roll)"
         if not {"roll", "crash"} & set(scope.faults + scope.operations) or scope.budget == 0:
             far["rolling_bounce_completes"] = "no client restarts (roll or crash)"
-        if sum(scope.partitions) < 2 or scope.members < 2:
+        if sum(scope.partitions) < 2 or scope.members - scope.joiners < 1 or scope.members < 2:
             far["revocation_completes"] = "one partition or one member: nothing moves between members"
         return far
 

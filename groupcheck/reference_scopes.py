@@ -132,11 +132,14 @@ def consumer_group() -> dict[str, object]:
     return {
         # a member joins a one-member group and one leaves: revocation, acknowledgement, the leave bump
         "join-leave": S(joiners=1, operations=("join", "leave"), budget=2),
-        # two lost heartbeat responses: the full request and the previous-epoch rule recover
-        "lost-response": S(partitions=(1,), faults=("lose_response",), budget=2),
-        # a live member's session expires (fenced: onPartitionsLost, rejoin with epoch 0 and the
-        # same member id), or its process crashes (a new member id)
-        "timeouts": S(faults=("session_timeout", "crash"), budget=1),
+        # two lost heartbeat responses while the member's subscription grows: the full request
+        # and the previous-epoch rule recover (one member: with two, a lost response while
+        # reconciling shows the finding unreconciled-assignment-released)
+        "lost-response": S(members=1, partitions=(1, 1), operations=("subscription_change",),
+                           faults=("lose_response",), budget=2),
+        # a live member's session expires: fenced (onPartitionsLost), it rejoins with epoch 0 and
+        # the same member id
+        "timeouts": S(faults=("session_timeout",), budget=1),
         # the application stops polling while it must revoke: the rebalance timeout removes it
         "stall": S(faults=("stall",), budget=1),
         # static members: a rolling bounce leaves with -2 and the next incarnation takes the

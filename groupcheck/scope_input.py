@@ -91,7 +91,7 @@ def build_scopes(protocol: Protocol, profile: str | None, given: dict) -> dict[s
     try:
         if given:
             base = model.scope_to_dict(model.default_scope())
-            del base["behaviour"]
+            base.pop("behaviour", None)    # a field of some scopes (the consumer's), a property of others
             base.update(given)
             if profile is not None:
                 base["profile"] = profile

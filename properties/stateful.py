@@ -301,3 +301,27 @@ def hunt(model: Model, scope, *, seed: int = 0, max_examples: int = 300, steps: 
         return Hunt(e.property, e.message, e.path, clock["first"] or 0.0, time.perf_counter() - started,
                     clock["cases"], pruned, tightened)
     return Hunt(None, "", [], 0.0, time.perf_counter() - started, clock["cases"])
+
+
+def capped(model: Model, scope, examples: int, steps: int) -> type:
+    """The machine's TestCase for ``scope`` with at most ``examples`` cases of ``steps`` steps
+    (a reference-scope suite stays well under a minute)."""
+    case = machine(model, scope).TestCase
+    base = settings.default
+    case.settings = settings(base, max_examples=min(base.max_examples, examples),
+                             stateful_step_count=min(base.stateful_step_count, steps))
+    return case
+
+
+def hunt_until_found(model: Model, scope, expected: set[str], *, steps: int, shrink: bool,
+                     seeds: int = 3, max_examples: int = 200):
+    """Seeded hunts (seeds 0, 1, ...) until one finds a violation, which must be one of
+    ``expected``; AssertionError naming every try when none does."""
+    tried = []
+    for s in range(seeds):
+        found = hunt(model, scope, seed=s, max_examples=max_examples, steps=steps, shrink=shrink)
+        tried.append((s, found.property, found.cases))
+        if found.property is not None:
+            assert found.property in expected, found
+            return found
+    raise AssertionError(f"Hypothesis found nothing: {tried}")

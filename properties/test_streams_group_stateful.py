@@ -18,13 +18,12 @@ hunt in each variant's scope (with its operations: redeploy, poll_timeout, shutd
 from __future__ import annotations
 
 import pytest
-from hypothesis import settings
 
 from groupcheck.reference_scopes import streams_group
 from model.core import first_violation, replay
 from model.streams_group import MODEL, member
 from model.streams_group.scope import StreamsGroupScope as S
-from properties.stateful import hunt, machine
+from properties.stateful import capped, hunt, hunt_until_found
 from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS
 
 SCOPES = streams_group()
@@ -32,11 +31,7 @@ EXAMPLES, STEPS = 60, 80
 
 
 def _capped(scope) -> type:
-    case = machine(MODEL, scope).TestCase
-    base = settings.default
-    case.settings = settings(base, max_examples=min(base.max_examples, EXAMPLES),
-                             stateful_step_count=min(base.stateful_step_count, STEPS))
-    return case
+    return capped(MODEL, scope, EXAMPLES, STEPS)
 
 
 def test_every_reference_scope_has_a_machine():
@@ -56,15 +51,7 @@ TestFailover = _capped(SCOPES["failover"])
 
 
 def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):
-    """Seeded hunts until one finds a violation; it must be one of ``expected``."""
-    tried = []
-    for seed in range(3):
-        found = hunt(MODEL, scope, seed=seed, max_examples=200, steps=steps, shrink=shrink)
-        tried.append((seed, found.property, found.cases))
-        if found.property is not None:
-            assert found.property in expected, found
-            return found
-    pytest.fail(f"Hypothesis found nothing: {tried}")
+    return hunt_until_found(MODEL, scope, expected, steps=steps, shrink=shrink)
 
 
 def _replay(scope, path):

@@ -450,3 +450,8 @@ def test_kafka_20268_new_groups_start_at_epoch_1_in_4_3(profile, first_epoch):
     w2 = World(profile=profile)
     out = w2.join(Client("E", topics=()))      # no subscription: no bump in Kafka
     assert w2.group.group_epoch == 1 and out.response.member_epoch == 1   # 4.2: "moves away from epoch 0"
+
+
+def test_a_group_of_another_id_is_a_clear_error():
+    with pytest.raises(ValueError, match="the request is for group 'h'"):
+        heartbeat(fresh(), ConsumerGroupHeartbeat("h", "A", 1))

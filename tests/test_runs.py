@@ -159,6 +159,7 @@ def _small_consumer(monkeypatch, variants):
                                                                variants=lambda: variants))
     monkeypatch.delitem(PROTOCOLS, "streams-classic")
     monkeypatch.delitem(PROTOCOLS, "streams-group")
+    monkeypatch.delitem(PROTOCOLS, "consumer-group")
 
 
 def test_the_main_job_catches_known_bugs_as_expected_and_writes_them_apart(monkeypatch, tmp_path):

@@ -6,8 +6,10 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --assignor mypkg.assign:MyAssignor     # your own, in process
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
     groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
+    groupcheck conform --role consumer-client --target librdkafka-consumer-protocol     # KIP-848
     groupcheck conform --role streams-assignor --assignor mypkg.tasks:MyTaskAssignor
     groupcheck conform --role group-coordinator --target librdkafka-mock
+    groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
 a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
@@ -166,29 +168,28 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     """Role consumer-client: real librdkafka consumers in one group on the mock cluster,
     scenarios from the consumer model's walks, judged by the model's properties over live,
     non-fenced members (``groupcheck/conform/librdkafka/``)."""
-    from ..conform.librdkafka.campaign import OptionError, Options, run
-
     names = list(CLIENT_TARGETS) if target == ["all"] else target
-    unknown = [n for n in names if n not in CLIENT_TARGETS]
+    known = CLIENT_TARGETS + targets.CONSUMER_PROTOCOL_TARGETS
+    unknown = [n for n in names if n not in known]
     if not names or unknown:
-        raise fail(f"--role consumer-client: give --target {' | '.join(CLIENT_TARGETS)} or all"
+        raise fail(f"--role consumer-client: give --target {' | '.join(known)} or all"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     codes = []
     for name in names:
-        assignor = name.split(":", 1)[1]
+        if name in targets.CONSUMER_PROTOCOL_TARGETS:      # KIP-848: group.protocol=consumer
+            from ..conform.librdkafka_848 import campaign
+            key = name.partition(":")[2] or "librdkafka"
+        else:
+            from ..conform.librdkafka import campaign
+            key = name.split(":", 1)[1]
         where = out_dir / "conform" / name.replace(":", "-")
         try:
-            report = run(assignor, Options(scenarios=scenarios, max_seconds=max_seconds or 600.0, seed=seed,
-                                           out=str(where)),
-                         progress=lambda line: err.print(line, markup=False, highlight=False))
-        except (OptionError, ValueError) as e:
+            report = campaign.run(key, campaign.Options(scenarios=scenarios, max_seconds=max_seconds or 600.0,
+                                                        seed=seed, out=str(where)),
+                                  progress=lambda line: err.print(line, markup=False, highlight=False))
+        except (campaign.OptionError, ValueError) as e:
             raise fail(f"{name}: {e}") from None
-        where.mkdir(parents=True, exist_ok=True)
-        (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-        (where / "verdict.txt").write_text(report.text())
-        out.print(f"target {name}", markup=False, highlight=False)
-        out.print(report.text(), markup=False, highlight=False, end="")
-        out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+        _write_report(name, report, where)
         if report.stopped == "interrupted":
             return INTERRUPTED
         violated = report.divergences or any(report.verdict(p) == "violated" for p in report.per_property)
@@ -200,11 +201,27 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     return code
 
 
+def _write_report(name: str, report, where: Path) -> None:
+    """A consumer-client campaign's verdict: verdict.json / verdict.txt under ``where``, and stdout."""
+    from ..conform.librdkafka_848.campaign import save
+    save(report, where)
+    out.print(f"target {name}", markup=False, highlight=False)
+    out.print(report.text(), markup=False, highlight=False, end="")
+    out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+
+
 def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,
                        seed: int, timeout: float, max_seconds: float, out_dir: Path) -> int:
     """Role group-coordinator: paths of the consumer model replayed as requests against a
     coordinator, its responses compared with the model's (``groupcheck/conform/coordinator/``);
-    ``--coordinator pkg.module:Class`` names an in-process coordinator class."""
+    ``--coordinator pkg.module:Class`` names an in-process coordinator class.
+    ``librdkafka-mock-consumer-protocol``: the mock's ConsumerGroupHeartbeat answers against
+    the KIP-848 model coordinator's (``librdkafka_848.compare``)."""
+    if target and all(t in targets.CONSUMER_PROTOCOL_COORDINATORS for t in target):
+        from ..conform.librdkafka_848.compare import main as compare_main
+        code = compare_main("kafka-4.1", out_dir / "conform" / target[0],
+                            say=lambda text: out.print(text, markup=False, highlight=False))
+        return FAILED if code else PASSED
     from ..conform.coordinator.campaign import Options, main
 
     opts = Options(scenarios=scenarios, seed=seed, max_seconds=max_seconds or 600.0, out=out_dir)

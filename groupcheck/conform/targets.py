@@ -12,6 +12,12 @@ equal subscriptions; ``complete``: so when a round withholds nothing; None: no c
     aiokafka:<assignor>             aiokafka's range, roundrobin, sticky
     python:<pkg.module:Class>       your own assignor, in process (--assignor)
     adapter:<command>               an external program speaking PROTOCOL.md (--adapter)
+
+Targets of other roles (``groupcheck conform --role ...``) are listed here by name and run
+by their own packages: ``CONSUMER_PROTOCOL_TARGETS`` (role consumer-client, KIP-848's
+``group.protocol=consumer``: groupcheck/conform/librdkafka_848/) and
+``CONSUMER_PROTOCOL_COORDINATORS`` (role group-coordinator: the mock's ConsumerGroupHeartbeat
+answers against the model's, ``librdkafka_848.compare``).
 """
 from __future__ import annotations
 
@@ -25,6 +31,10 @@ from .adapter import Adapter, AdapterError
 from .inprocess import InProcessAdapter, style, uses_user_data
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
+# client name after the colon: librdkafka, or a broken listener for the judge's self-test
+CONSUMER_PROTOCOL_TARGETS = ("librdkafka-consumer-protocol", "librdkafka-consumer-protocol:skips-revoke",
+                             "librdkafka-consumer-protocol:ignores-lost")
+CONSUMER_PROTOCOL_COORDINATORS = ("librdkafka-mock-consumer-protocol",)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ A classic group of the same id (online migration) is ``migration.py``'s; here it
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
@@ -55,6 +56,9 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
     Group when it holds none, an ``OtherGroup`` for another type). ``switches``: known-bug rules
     (``coordinator_update.SWITCHES``) applied to ``profile``."""
     p = switched(profile, switches)
+    if group.group_id != request.group_id:
+        raise ValueError(f"heartbeat: the request is for group {request.group_id!r} but the group passed is "
+                         f"{group.group_id!r}; pass the coordinator's group for the request's id")
     error = validate(request, p, assignors_of(p, config))                          # step 1
     if error is not None:
         return error_outcome(group, error)
@@ -97,9 +101,15 @@ def _not_consumer(group: OtherGroup, create: bool) -> Error:
     return Error("GROUP_ID_NOT_FOUND", f"Group {group.group_id} is not a consumer group.")
 
 
+@lru_cache(maxsize=256)
+def _outside(index: tuple, topics: tuple) -> list:
+    known = set(index)
+    return [(t, n) for t, n in topics if any((t, p) not in known for p in range(n))]
+
+
 def _check_index(g: Group, cluster: Cluster) -> None:
     """Every partition of the cluster must have a bit in the group's index."""
-    missing = [(t, n) for t, n in cluster.topics if any((t, p) not in set(g.partition_index) for p in range(n))]
+    missing = _outside(g.partition_index, tuple(cluster.topics))
     if missing:
         raise ValueError(f"heartbeat: the cluster's topics {missing[:3]} are not all in the group's partition_index; "
                          "build the group with new_group(id, partition_index(every topic the scope may create))")

@@ -10,6 +10,7 @@ when the claim holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from ..core import Property
@@ -17,6 +18,7 @@ from . import classic_world as classic
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
 from .group import Group, group_state, mask_of, topics_mask
 from .member import running
+from .profiles import profile as _profile
 from .records import replay
 from .scope import ConsumerGroupScope
 from .state import EMPTY, ERROR_NAMES, JOIN_EPOCH, LEAVE_STATIC_EPOCH
@@ -172,7 +174,10 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
     TopicPartitions "must be empty when (re-)joining"; a fenced member "must abandon all its
     partitions and rejoin" (FENCED_MEMBER_EPOCH's message). Claims: (client) a heartbeat sent
     with epoch 0 comes from a client that runs no partition; (coordinator) a member handled at
-    epoch 0 holds nothing pending revocation afterwards."""
+    epoch 0 holds nothing pending revocation afterwards; (rejoin) where the profile accepts an
+    epoch-0 rejoin of a known member (the KIP; KAFKA-19233's fix: "Allow fenced members to
+    rejoin consumer group with epoch 0"), an epoch-0 heartbeat with a member id the group holds
+    (not at -2) is answered without an error, static or not."""
     if action.kind == "send" and nxt.clients[action.slot].request.member_epoch == JOIN_EPOCH:
         c = nxt.clients[action.slot]
         if c.owned:
@@ -181,7 +186,18 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
         m = nxt.group.member(events[0].data[0].member_id)
         if m is not None and m.pending_revocation:
             return f"coordinator: {m.member_id} rejoined at epoch 0 but still has {_parts(scope, m.pending_revocation)} pending"
+        request, response = events[0].data[0], events[0].data[1]
+        known = None if prev.group.dead else prev.group.member(request.member_id)
+        if (response.error_code and known is not None and known.epoch != LEAVE_STATIC_EPOCH
+                and _profile(scope.profile).epoch0_rejoin_accepted):
+            return (f"coordinator: {request.member_id}'s epoch-0 rejoin (member epoch {known.epoch}) answered "
+                    f"{ERROR_NAMES[response.error_code]}")
     return None
+
+
+def _hard(g: Group) -> Group:
+    """The group without its soft state (KAFKA-16147's lost partition owners, in no record)."""
+    return replace(g, epoch_map_lost=0) if g.epoch_map_lost else g
 
 
 # cached for the search: one step's records meet one group in many states
@@ -193,7 +209,7 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
     as records, and a new coordinator rebuilds the group by replaying them. Claims: replaying
     a step's records on the previous group gives the next one; a ``failover`` keeps the group."""
     if action.kind == "failover":
-        if nxt.group != prev.group:
+        if _hard(nxt.group) != _hard(prev.group):
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:
@@ -202,7 +218,7 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
                 return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
         elif e.data and e.kind in HANDLED:
             got = _replayed(e.data[2], prev.group)
-            if got != nxt.group:
+            if _hard(got) != _hard(nxt.group):
                 return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
     return None
 
@@ -212,7 +228,6 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
     the group, the static-membership rules, the member and its epoch (the lost-response rule).
     Epoch 0 from a member the group knows is a rejoin where the profile says so
     (``epoch0_rejoin_accepted``: the KIP and KAFKA-19233's fix), else it meets the epoch check."""
-    from .profiles import profile as _profile
     p = _profile(scope.profile)
     err = validate(request, p)
     if err is not None:
@@ -227,7 +242,8 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
     if request.instance_id is not None:
         holder = g.static_member(request.instance_id)
         if epoch == JOIN_EPOCH:
-            if holder is not None and holder.epoch != LEAVE_STATIC_EPOCH:
+            in_place = p.static_rejoin_in_place and holder is not None and holder.member_id == request.member_id
+            if holder is not None and holder.epoch != LEAVE_STATIC_EPOCH and not in_place:
                 return "UNRELEASED_INSTANCE_ID"
             return ""
         if holder is None:
@@ -270,12 +286,16 @@ def empty_epochs_equal(scope: ConsumerGroupScope, state: State) -> str | None:
     leaves"; a new target is computed by the next heartbeat. The literal claim "EMPTY =>
     group epoch = assignment epoch" does not hold before KAFKA-20442 (removing the last member
     bumps the group epoch and no heartbeat is left to compute a target). Claim checked
-    instead: in EMPTY no target entry is left (every removal took its member's entry)."""
+    instead: in EMPTY no target entry is left (every removal took its member's entry); and
+    where the profile has KAFKA-20442's fix ("Update consumer group assignment epoch when last
+    member leaves", 4.3) the literal claim too: EMPTY => group epoch = assignment epoch."""
     g = state.group
     if g.dead or group_state(g) != EMPTY:
         return None
     if g.target_assignment:
         return f"EMPTY, yet target entries remain for {[mid for mid, _ in g.target_assignment]}"
+    if _profile(scope.profile).empty_group_epochs_equal and g.group_epoch != g.target_assignment_epoch:
+        return f"EMPTY with group epoch {g.group_epoch} != assignment epoch {g.target_assignment_epoch}"
     return None
 
 

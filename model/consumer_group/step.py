@@ -17,7 +17,7 @@ coordinator loads the log, ``failover.py``).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache
 
 from . import classic_world as classic
@@ -25,8 +25,8 @@ from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
                           session_timeout)
 from .coordinator_update import SWITCHES, switched
+from .group import UNREVOKED, Group, Member, group_state, mask_of, new_group, partition_index, topic_partitions_of
 from .migration_state import MIGRATION_SWITCHES
-from .group import UNREVOKED, Group, group_state, mask_of, new_group, partition_index, topic_partitions_of
 from .member import (Subscription, after_send, can_reconcile, client_rules, close, new_client, on_response,
                      reconcile, request, running)
 from .profiles import REGEX_ASYNC
@@ -349,36 +349,45 @@ def _monitor(state: State, slot: int, clients, busy: bool) -> tuple[int, int, in
 
 # ---- symmetry, bounds, settling ----
 
+_MEMBER_FIELDS = tuple(f.name for f in fields(Member) if f.name not in ("member_id", "instance_id"))
+_GROUP_FIELDS = tuple(f.name for f in fields(Group) if f.name not in ("group_id", "partition_index", "members",
+                                                                      "target_assignment"))
+
+
+@lru_cache(maxsize=1 << 16)
 def _member_key(m) -> tuple:
-    return (m.rebalance_timeout_ms, m.subscribed_topic_names, m.subscribed_topic_regex, m.server_assignor,
-            m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation, m.assignment_epochs)
+    """Every field of the coordinator's member but its ids (one slot, one instance id)."""
+    return tuple(getattr(m, name) for name in _MEMBER_FIELDS)
 
 
+@lru_cache(maxsize=1 << 16)
 def _client_key(c: Client) -> tuple:
     if classic.is_classic(c):
         return c
     r = c.request
     if r is not None:
         r = r._replace(member_id="", instance_id=None if r.instance_id is None else "i")
-    return c._replace(request=r)
+    return c._replace(request=r, incarnation=c.incarnation >= 0)
 
 
 def canonical(scope: ConsumerGroupScope, state: State):
-    """Symmetry reduction: clients are interchangeable. The key keeps the group's own fields
-    and the sorted signatures of the slots (client, its coordinator members with their targets,
-    the monitor's bits); member and instance ids are dropped. The assignors break ties by
-    member id, so this reduction is the streams model's approximation, not an exact symmetry."""
+    """The state without what does not change behaviour: member and instance ids inside the
+    request (the slot gives them), a member's incarnation (relative to its client's). Clients
+    are NOT interchangeable: the server assignors break ties by member id (the uniform
+    assignor's extra quota goes to the first member in id order), so swapping two clients can
+    change the next target; a reduction over slot permutations hid a real story (a walk found
+    it), so there is none."""
     g = state.group
     per_slot: dict[int, list] = {}
     for m in () if g.dead else g.members:
         slot, inc = slot_of(m.member_id)
         per_slot.setdefault(slot, []).append((inc - state.clients[slot].incarnation, _member_key(m),
                                               g.target_of(m.member_id)))
-    slots = sorted(repr((_client_key(c)._replace(incarnation=c.incarnation >= 0), sorted(per_slot.get(s, ())),
-                         state.beaten >> s & 1, state.fresh >> s & 1, state.wedged >> s & 1))
-                   for s, c in enumerate(state.clients))
-    head = (g.group_epoch, g.target_assignment_epoch, g.subscription_metadata, g.resolved_regexes, g.dead, state.classic)
-    return (head, tuple(slots), state.topics, state.budget, state.calm, state.marks)
+    slots = tuple((_client_key(c), tuple(sorted(per_slot[s])) if s in per_slot else ())
+                  for s, c in enumerate(state.clients))
+    head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
+    return (head, slots, state.beaten, state.fresh, state.wedged, state.topics, state.budget, state.calm,
+            state.marks, state.classic)
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:

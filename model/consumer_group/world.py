@@ -87,14 +87,8 @@ class Event(NamedTuple):
     data: tuple = ()
 
 
-def member_id(slot: int, incarnation: int) -> str:
-    return f"m{slot}.{incarnation}"
-
-
-def slot_of(member_id_: str) -> tuple[int, int]:
-    """(slot, incarnation) of a member id this model made."""
-    s, _, i = member_id_[1:].partition(".")
-    return int(s), int(i)
+# member ids as the streams model makes them: m<slot>.<incarnation>
+from ..streams_group.world import member_id, slot_of  # noqa: E402
 
 
 __all__ = ["ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
