@@ -71,6 +71,17 @@ def store(state, group):
     return state._replace(group=group, classic=None)
 
 
+def restart(incarnation: int) -> cc.ClassicClient:
+    """A client that closed with ``downgrade`` starts again on the classic protocol: a new
+    member id, no generation, nothing owned; its first request is a JoinGroup."""
+    return cc.ClassicClient(cc.REJOINING, incarnation, -1, 0)
+
+
+def active(c) -> bool:
+    """A classic client that takes part in the group (not closed, not failed)."""
+    return c.status not in (cc.DOWN, cc.FAILED)
+
+
 def is_classic(c) -> bool:
     return isinstance(c, cc.ClassicClient)
 
@@ -126,7 +137,7 @@ def step(scope, state, action, index, names):
                                                       cfg, sw)
         clients[s] = c._replace(status=cc.WAITING)
         clients = cc.answer(clients, responses)
-        nxt = store(state, group)._replace(clients=tuple(clients), calm=0, beaten=0, fresh=0)
+        nxt = store(state, group)._replace(clients=tuple(clients))      # step.py keeps the rounds
         return nxt, (Event(k, s, msg.kind, (msg, responses, records, events)),)
     if k == "upgrade":
         group, _, records, events, responses = cc.upgrade(held(state), s, c, cfg, switches=sw)
@@ -157,7 +168,11 @@ def session_timeout(scope, state, mid):
 
 
 def converged(state, slot: int, index) -> bool:
-    return cc.converged(held(state), slot, state.clients[slot], index)
+    """Judged after the client reads the response it has waiting, if any."""
+    c = state.clients[slot]
+    if c.reply is not None:
+        c = cc.on_response(c, c.reply, index)
+    return cc.converged(held(state), slot, c, index)
 
 
 def replay_matches(records, prev, nxt) -> bool:

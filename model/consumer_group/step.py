@@ -32,14 +32,14 @@ from .member import (Subscription, after_send, can_reconcile, client_rules, clos
 from .profiles import REGEX_ASYNC
 from .scope import ConsumerGroupScope
 from .state import ERROR_NAMES, STABLE as GROUP_STABLE
-from .world import (ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
+from .world import (DOWNGRADED_ONLINE, UPGRADED_ONLINE, ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
                     UNSUBSCRIBED, Action, Client, Event, Reply, State, member_id, slot_of)
 
 GROUP_ID = "g"
 REGEX = "t[0-9]"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
 FAULT_KINDS = ("lose_response", "session_timeout", "crash", "stall")
-OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover")
+OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover", "downgrade")
 BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
 PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve",
             "classic_send", "classic_deliver", "classic_expire")
@@ -123,7 +123,7 @@ def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
         if can_reconcile(c, rules):
             out.append(Action("reconcile", s))
     out += _upkeep(scope, state)
-    if scope.classic:
+    if scope.classic or "downgrade" in scope.operations:
         out += classic.actions(scope, state)
     if state.budget > 0:
         out += _budgeted(scope, state)
@@ -180,6 +180,8 @@ def _budgeted(scope: ConsumerGroupScope, state: State) -> list[Action]:
             out.append(Action("leave", s))
         if quiet and "roll" in ops:
             out.append(Action("roll", s))
+        if quiet and "downgrade" in ops:
+            out.append(Action("downgrade", s))
         if quiet and c.sub == 0 and "subscription_change" in ops:
             out.append(Action("subscription_change", s))
     if grows(scope) and dict(state.topics)[topic(0)] == scope.partitions[0]:
@@ -194,6 +196,25 @@ _heartbeat = lru_cache(maxsize=1 << 14)(heartbeat)
 
 
 def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    nxt, events = _step(scope, state, action)
+    if scope.classic or "downgrade" in scope.operations:
+        nxt = nxt._replace(marks=nxt.marks | _conversions(events))
+    return nxt, events
+
+
+def _conversions(events) -> int:
+    """The online conversions a step's coordinator events name (witness marks)."""
+    marks = 0
+    for e in events:
+        for ev in (e.data[3] if e.data and len(e.data) == 4 and e.data[3] else ()):
+            if ev[0] == "converted_to_consumer":
+                marks |= UPGRADED_ONLINE
+            elif ev[0] == "converted_to_classic":
+                marks |= DOWNGRADED_ONLINE
+    return marks
+
+
+def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     k, s = action.kind, action.slot
     if k == "handle":
         return _handle(scope, state, s)
@@ -202,7 +223,14 @@ def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State
     if k in ("resolve", "failover"):
         return _coordinator(scope, state, action)
     if k in classic.ACTION_KINDS:
-        return classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
+        nxt, events = classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
+        if k == "classic_send":     # a request of this round, like a heartbeat
+            nxt = nxt._replace(fresh=nxt.fresh | 1 << s)
+        elif k == "classic_deliver":
+            c = nxt.clients[s]
+            calm, beaten, fresh = _monitor(nxt, s, nxt.clients, c.status != "member" or c.reply is not None)
+            nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
+        return nxt, events
     clients = list(state.clients)
     c = clients[s]
     rules = client_rules(scope.switches)
@@ -240,10 +268,15 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     topics = dict(state.topics)
     wedged = state.wedged
     callbacks = ()
-    if k == "restart" or k == "join":
+    downgrading = state.downgrading
+    if k == "restart" and downgrading >> s & 1:     # back as a classic consumer (classic_world.py)
+        clients[s] = classic.restart(c.incarnation + 1)
+        downgrading &= ~(1 << s)
+    elif k == "restart" or k == "join":
         clients[s] = new_client(c.incarnation + 1, sub=c.sub)
-    elif k in ("leave", "roll"):
+    elif k in ("leave", "roll", "downgrade"):
         clients[s], callbacks = close(c, _commit(scope, state, s, c), for_good=k == "leave")
+        downgrading |= (k == "downgrade") << s
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=0, target=0, reply=None, sent=None, stalled=False)
     elif k == "lose_response":
@@ -260,7 +293,7 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
         topics[topic(0)] += 1
     budget = state.budget - (k in BUDGETED)
     nxt = state._replace(clients=tuple(clients), topics=tuple(sorted(topics.items())), budget=budget,
-                         calm=0, beaten=0, fresh=0, wedged=wedged)
+                         calm=0, beaten=0, fresh=0, wedged=wedged, downgrading=downgrading)
     return nxt, (Event(k, s, "", callbacks),)
 
 
@@ -341,7 +374,7 @@ def _monitor(state: State, slot: int, clients, busy: bool) -> tuple[int, int, in
     beaten = state.beaten | (0 if busy else 1 << slot & state.fresh)
     if state.wedged:
         return 0, 0, 0
-    want = sum(1 << i for i, c in enumerate(clients) if running(c))
+    want = sum(1 << i for i, c in enumerate(clients) if active(c))
     if beaten & want == want:
         return min(K, state.calm + 1), 0, 0
     return state.calm, beaten, state.fresh
@@ -387,11 +420,17 @@ def canonical(scope: ConsumerGroupScope, state: State):
                   for s, c in enumerate(state.clients))
     head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
     return (head, slots, state.beaten, state.fresh, state.wedged, state.topics, state.budget, state.calm,
-            state.marks, state.classic)
+            state.marks, state.classic, state.downgrading)
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:
     return state.group.group_epoch < scope.max_epoch
+
+
+def active(c) -> bool:
+    """A client taking part in the group: a running consumer-protocol one, or a classic one
+    not closed (classic_world.active)."""
+    return classic.active(c) if classic.is_classic(c) else running(c)
 
 
 def converged(state: State, slot: int) -> bool:
@@ -415,10 +454,10 @@ def settled(scope: ConsumerGroupScope, state: State) -> bool:
         return False
     if any(not _idle(c) for c in state.clients):
         return False
-    live = [s for s, c in enumerate(state.clients) if running(c) or classic.is_classic(c) and c.status != "down"]
+    live = [s for s, c in enumerate(state.clients) if active(c)]
     if not live:
         return True
-    if state.classic is not None and not isinstance(state.classic, tuple):
+    if isinstance(state.classic, classic.ClassicGroup):
         return all(converged(state, s) for s in live)   # a classic group: Stable (converged says so)
     return group_state(state.group) == GROUP_STABLE and all(converged(state, s) for s in live)
 
@@ -428,5 +467,5 @@ def is_terminal_ok(scope: ConsumerGroupScope, state: State) -> bool:
                                         for c in state.clients)
 
 
-__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "canonical", "converged", "index",
+__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "active", "canonical", "converged", "index",
            "init_states", "is_terminal_ok", "profile_of", "settled", "step", "subscription", "within_bounds"]
