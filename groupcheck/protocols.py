@@ -252,6 +252,8 @@ def _consumer_group() -> Protocol:
     def text(scope) -> str:
         subs = "regex" if scope.regex else "names"
         extra = (", static" if scope.static else "") + (f", {scope.joiners} joining" if scope.joiners else "")
+        if scope.classic:
+            extra += f", {scope.classic} classic (policy {scope.migration_policy})"
         changes = ",".join(scope.faults + scope.operations) or "none"
         switched = f", switches {','.join(scope.switches)}" if scope.switches else ""
         return (f"{scope.members} members, partitions {list(scope.partitions)}, {scope.assignor}, {subs}{extra}, "
@@ -263,8 +265,13 @@ def _consumer_group() -> Protocol:
             far["lost_response_recovered"] = "no lose_response fault in the scope"
         if not scope.static or "roll" not in scope.operations or scope.budget == 0:
             far["static_rejoin_keeps_assignment"] = "no static members closing to restart (static and roll)"
-        if not {"roll", "crash"} & set(scope.faults + scope.operations) or scope.budget == 0:
-            far["rolling_bounce_completes"] = "no client restarts (roll or crash)"
+        if not (scope.classic or {"roll", "crash", "downgrade"} & set(scope.faults + scope.operations)
+                and scope.budget):
+            far["rolling_bounce_completes"] = "no client restarts (roll, crash, downgrade, or a classic one upgrading)"
+        if not scope.classic:
+            far["migration_completes"] = "no classic consumers to upgrade (classic: 0)"
+        if "downgrade" not in scope.operations or scope.budget == 0:
+            far["downgrade_completes"] = "no downgrade operation in the scope"
         if sum(scope.partitions) < 2 or scope.members - scope.joiners < 1 or scope.members < 2:
             far["revocation_completes"] = "one partition or one member: nothing moves between members"
         return far

@@ -149,4 +149,12 @@ def consumer_group() -> dict[str, object]:
         "range-subscription": S(assignor="range", partitions=(2, 1), operations=("subscription_change",), budget=1),
         # Kafka 4.1: a regex subscription resolved asynchronously, and a coordinator failover
         "regex-failover": S(regex=True, profile="kafka-4.1", operations=("failover",), budget=1),
+        # online migration (group.consumer.migration.policy=bidirectional): two cooperative classic
+        # consumers of a STABLE classic group upgrade one by one (LeaveGroup, restart with
+        # group.protocol=consumer); the first heartbeat converts the group, the classic member is
+        # driven by REBALANCE_IN_PROGRESS, the last one's leave leaves a plain consumer group
+        "online-upgrade": S(classic=2, partitions=(1,)),
+        # both directions: a classic consumer and a consumer-protocol one; the latter may close and
+        # restart classic (a rolling downgrade): its leave converts the group back to a classic group
+        "online-downgrade": S(classic=1, partitions=(1,), operations=("downgrade",), budget=1),
     }

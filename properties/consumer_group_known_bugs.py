@@ -93,8 +93,9 @@ CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "apache/kafka PR #15212 (3.8.0): 3.7.0's ConsumerGroup#maybeUpdatePartitionEpoch removed the old "
         "pending-revocation epochs after adding the new assigned ones, so a partition moving from a member's "
         "pending revocation back to its assigned set lost its owner in the partition-epoch map and another "
-        "member was given it. The move needs 3.7's KAFKA-16249 rule too (both are in the kafka-3.7 profile).",
-        also=("no_double_ownership",),
+        "member was given it. The move needs 3.7's KAFKA-16249 rule too (both are in the kafka-3.7 profile), "
+        "which on its own breaks converges_within_k, so a hunt may meet that first.",
+        also=("no_double_ownership", "converges_within_k"),
     ),
     _variant(
         "KAFKA-20442", "an emptied group keeps group epoch > assignment epoch",
@@ -136,6 +137,20 @@ FINDINGS: tuple[GroupVariant, ...] = (
         "(ConsumerHeartbeatRequestManager). Kafka 4.3 accepts the same rejoin from a dynamic member "
         "(KAFKA-19233's fix). The model's candidate fix is the kip-848 profile's static_rejoin_in_place.",
         fix_profile="kip-848", hypothesis_finds=False,
+    ),
+    GroupVariant(
+        "upgrade-trusts-last-sync", "the online upgrade hands on a partition a cooperative classic member still runs",
+        Rules("kip-848"), S(classic=2, partitions=(1,), operations=("downgrade",), budget=1),
+        "no_double_ownership",
+        "ConsumerGroup#fromClassicGroup takes each classic member's assignment from its last SyncGroup "
+        "(ClassicGroupMember#assignment) as the partitions it holds. A cooperative classic member whose "
+        "SyncGroup response revoking a partition it has not read yet still runs that partition, and its "
+        "JoinGroup reported it in ownedPartitions; the upgrade counts it as free and the first consumer-protocol "
+        "member gets it at once. Here C1 downgrades (back to classic, the group converts back), the classic "
+        "group rebalances, C2 reads its SyncGroup late, and C1 upgrades again: two consumers run t0-0. A model "
+        "finding, not reproduced on a broker. The model's candidate fix (not Kafka, switch upgrade-keeps-owned): "
+        "the partitions a member's JoinGroup reported beyond its assignment stay pending revocation.",
+        fix=("upgrade-keeps-owned",), hypothesis_finds=False,
     ),
 )
 

@@ -36,7 +36,7 @@ def _capped(scope) -> type:
 
 def test_every_reference_scope_has_a_machine():
     assert set(SCOPES) == {"join-leave", "lost-response", "timeouts", "stall", "static-roll", "range-subscription",
-                           "regex-failover"}
+                           "regex-failover", "online-upgrade", "online-downgrade"}
 
 
 TestJoinLeave = _capped(SCOPES["join-leave"])
@@ -46,6 +46,8 @@ TestStall = _capped(SCOPES["stall"])
 TestStaticRoll = _capped(SCOPES["static-roll"])
 TestRangeSubscription = _capped(SCOPES["range-subscription"])
 TestRegexFailover = _capped(SCOPES["regex-failover"])
+TestOnlineUpgrade = _capped(SCOPES["online-upgrade"])
+TestOnlineDowngrade = _capped(SCOPES["online-downgrade"])
 
 
 def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):

@@ -64,6 +64,14 @@ class ClassicClient(NamedTuple):
     owned: int
     reply: object = None
 
+    # What the explorable model reads of every client (world.Client's fields), for a classic one.
+    stalled = property(lambda self: False)
+    request = property(lambda self: None)
+    sent = property(lambda self: None)
+    sub = property(lambda self: 0)
+    target = property(lambda self: self.owned)
+    epoch = property(lambda self: self.generation)
+
 
 def member_id(slot: int, incarnation: int) -> str:
     return f"m{slot}.{incarnation}"

@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..core import Property
+from . import classic_world as classic
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
 from .group import Group, group_state, mask_of, topics_mask
 from .member import running
@@ -21,9 +22,10 @@ from .profiles import profile as _profile
 from .records import replay
 from .scope import ConsumerGroupScope
 from .state import EMPTY, ERROR_NAMES, JOIN_EPOCH, LEAVE_STATIC_EPOCH
-from .step import K, converged, index, profile_of, settled
+from .step import K, active, converged, index, profile_of, settled
 from .validation import validate
-from .world import DOWN, LOST_RECOVERED, REVOKED, STATIC_KEPT, Action, State, member_id
+from .world import (DOWN, DOWNGRADED_ONLINE, LOST_RECOVERED, REVOKED, STATIC_KEPT, UPGRADED_ONLINE, Action, State,
+                    member_id)
 
 # the steps whose event carries a coordinator handler's (request, response, records, events)
 HANDLED = ("handle", "expire", "session_timeout", "rebalance_timeout", "resolve")
@@ -41,6 +43,12 @@ def _live(state: State):
             yield s, c
 
 
+def _consuming(state: State):
+    """Live clients of either protocol: the consumer-protocol ones and the classic consumers
+    whose member the coordinator holds (classic_world.live)."""
+    return tuple(_live(state)) + tuple(classic.live(state))
+
+
 def _members(g: Group):
     return () if g.dead else g.members
 
@@ -51,7 +59,7 @@ def no_double_ownership(scope: ConsumerGroupScope, state: State) -> str | None:
     members of the group at once. Claim (client side): no two live clients own a partition."""
     seen = 0
     owner = {}
-    for s, c in _live(state):
+    for s, c in _consuming(state):
         clash = seen & c.owned
         if clash:
             other = next(o for o, m in owner.items() if m & clash)
@@ -87,17 +95,40 @@ def member_epoch_never_decreases(scope, prev: State, action: Action, nxt: State,
     member epoch only moves forward as the member reconciles to newer target assignments.
     Claims: (client) an incarnation's epoch never decreases except to 0 (fenced, or its leave
     sent); (coordinator) a member's epoch never decreases except to -2 (a static leave) or in
-    a failover (a reload)."""
+    a failover (a reload), classic members of a consumer group included and through a
+    conversion either way (fromClassicGroup / ClassicGroup.fromConsumerGroup keep the epochs).
+    A classic client's generation is the classic protocol's (model/consumer judges it)."""
     for s, (a, b) in enumerate(zip(prev.clients, nxt.clients)):
+        if classic.is_classic(a) or classic.is_classic(b):
+            continue
         if a.incarnation == b.incarnation and b.epoch < a.epoch and b.epoch != 0:
             return f"client {s}: epoch {a.epoch} -> {b.epoch}"
     if action.kind == "failover" or prev.group is nxt.group:
         return None
+    crossed = _conversion_epochs(prev, nxt)
+    if crossed:
+        return crossed
     before = {m.member_id: m.epoch for m in _members(prev.group)}
     for m in _members(nxt.group):
         old = before.get(m.member_id)
         if old is not None and m.epoch < old and m.epoch not in (0, LEAVE_STATIC_EPOCH):
             return f"coordinator: {m.member_id} epoch {old} -> {m.epoch}"
+    return None
+
+
+def _conversion_epochs(prev: State, nxt: State) -> str | None:
+    """Epochs through an online conversion: fromClassicGroup makes every member's epoch the
+    classic generation; convertToClassicGroup makes the generation the group epoch."""
+    before, after = classic.held(prev), classic.held(nxt)
+    if isinstance(before, classic.ClassicGroup) and not nxt.group.dead:
+        old = {m.member_id for m in before.state.members}
+        for m in nxt.group.members:
+            if m.member_id in old and m.epoch < before.state.generation:
+                return f"conversion: {m.member_id} epoch {m.epoch} below the classic generation {before.state.generation}"
+    if isinstance(after, classic.ClassicGroup) and not prev.group.dead and prev.group.members:
+        top = max(m.epoch for m in prev.group.members)
+        if after.state.generation < top:
+            return f"conversion: classic generation {after.state.generation} below member epoch {top}"
     return None
 
 
@@ -120,7 +151,7 @@ def assigned_within_subscription(scope: ConsumerGroupScope, state: State) -> str
 
 def _callbacks(events):
     for e in events:
-        if e.kind in ("deliver", "reconcile", "leave", "roll"):
+        if e.kind in ("deliver", "reconcile", "leave", "roll", "downgrade"):
             for call in e.data:
                 yield e, call
 
@@ -138,7 +169,7 @@ def commits_only_by_owner(scope, prev: State, action: Action, nxt: State, events
         m = None if prev.group.dead else prev.group.member(member_id(s, c.incarnation))
         if m is None or mask & ~(m.assigned | m.pending_revocation):
             return f"client {s}'s commit of {_parts(scope, mask)} accepted, but its member does not hold them"
-        for o, oc in _live(prev):
+        for o, oc in _consuming(prev):
             if o != s and oc.owned & mask:
                 return f"client {s}'s commit of {_parts(scope, mask)} accepted while client {o} owns {_parts(scope, oc.owned & mask)}"
     return None
@@ -155,7 +186,7 @@ def callbacks_in_order(scope, prev: State, action: Action, nxt: State, events) -
     for e, call in _callbacks(events):
         s, kind, mask = e.slot, call[0], call[1]
         if kind == "assigned" and any(o == s for o, _ in _live(nxt)):
-            for o, oc in _live(nxt):
+            for o, oc in _consuming(nxt):
                 if o != s and oc.owned & mask:
                     return f"onPartitionsAssigned({_parts(scope, mask)}) on client {s} while client {o} owns them"
         if kind in ("revoked", "lost") and mask & ~prev.clients[s].owned:
@@ -163,7 +194,7 @@ def callbacks_in_order(scope, prev: State, action: Action, nxt: State, events) -
         if kind == "lost":
             c = prev.clients[s]
             fenced = e.kind == "deliver" and c.reply is not None and c.reply.error
-            if not (fenced or (e.kind in ("leave", "roll") and c.epoch <= 0)):
+            if not (fenced or (e.kind in ("leave", "roll", "downgrade") and c.epoch <= 0)):
                 return f"onPartitionsLost({_parts(scope, mask)}) on client {s} without a fence ({e.kind})"
     return None
 
@@ -212,7 +243,10 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:
-        if e.data and e.kind in HANDLED:
+        if e.data and e.kind in HANDLED + classic.ACTION_KINDS and (prev.classic is not None or nxt.classic is not None):
+            if not classic.replay_matches(e.data[2], prev, nxt):      # a migration step (classic_world.py)
+                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+        elif e.data and e.kind in HANDLED:
             got = _replayed(e.data[2], prev.group)
             if _hard(got) != _hard(nxt.group):
                 return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
@@ -230,6 +264,9 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
         return err.code
     g = prev.group
     epoch = request.member_epoch
+    refused = classic.upgrade_refused(scope, prev, request)
+    if refused:
+        return refused
     if g.dead:
         return "" if epoch == JOIN_EPOCH else "GROUP_ID_NOT_FOUND"
     if request.instance_id is not None:
@@ -301,7 +338,7 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     g0, g1 = prev.group, nxt.group
     if g0.dead or g1.dead or action.kind == "failover" or g0 is g1:
         return None
-    reasons = [r for e in events if e.kind in HANDLED and e.data for kind, *rest in e.data[3]
+    reasons = [r for e in events if e.kind in HANDLED + classic.ACTION_KINDS and e.data for kind, *rest in e.data[3]
                if kind == "group_epoch_bumped" for r in rest[0]]
     rise = g1.group_epoch - g0.group_epoch
     if rise not in (0, 1) or (rise == 1) != bool(reasons):
@@ -312,9 +349,12 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
 def _membership_stable(state: State) -> bool:
     if any(c.status in (DOWN, "LEAVING") and c.incarnation >= 0 or c.stalled for c in state.clients):
         return False
-    for m in _members(state.group):
-        s, inc = (int(x) for x in m.member_id[1:].split("."))
-        if state.clients[s].incarnation != inc or not running(state.clients[s]):
+    held = classic.held(state)
+    ids = [m.member_id for m in held.state.members] if isinstance(held, classic.ClassicGroup) else [
+        m.member_id for m in _members(state.group)]
+    for mid in ids:
+        s, inc = (int(x) for x in mid[1:].split("."))
+        if state.clients[s].incarnation != inc or not active(state.clients[s]):
             return False
     return True
 
@@ -328,9 +368,11 @@ def converges_within_k(scope: ConsumerGroupScope, state: State) -> str | None:
     if state.calm < K or not _membership_stable(state):
         return None
     for s, c in enumerate(state.clients):
-        if running(c) and not converged(state, s):
+        if active(c) and not converged(state, s):
             return f"{K} rounds without disturbance, yet client {s} is not at the target (epoch {c.epoch}, {c.status})"
-    if any(running(c) for c in state.clients) and group_state(state.group) != "STABLE":
+    if isinstance(state.classic, classic.ClassicGroup):
+        return None     # a classic client converged only in a Stable classic group
+    if any(active(c) for c in state.clients) and group_state(state.group) != "STABLE":
         return f"{K} rounds without disturbance, yet the group is {group_state(state.group)}"
     return None
 
@@ -362,6 +404,39 @@ def rolling_bounce_completes(scope: ConsumerGroupScope, state: State) -> str | N
     return None
 
 
+def migration_completes(scope: ConsumerGroupScope, state: State) -> str | None:
+    """Witness: a group that started classic finished its rolling upgrade (KIP-848 "Upgrade":
+    the consumers are restarted one by one with group.protocol=consumer; GroupMetadataManager
+    converts the classic group when the first one joins, "ConsumerGroup.fromClassicGroup").
+    Reached when the group was converted online (a classic group with members), every running
+    client speaks the consumer protocol, no classic member is left (a plain consumer group),
+    the group is STABLE and every running client converged."""
+    if not state.marks & UPGRADED_ONLINE or state.classic is not None or state.group.dead or group_state(state.group) != "STABLE":
+        return None
+    if any(classic.is_classic(c) for c in state.clients):
+        return None
+    live = [s for s, c in enumerate(state.clients) if running(c)]
+    if live and all(converged(state, s) for s in live):
+        return "every client on the consumer protocol, the group STABLE, no classic member left"
+    return None
+
+
+def downgrade_completes(scope: ConsumerGroupScope, state: State) -> str | None:
+    """Witness: a consumer-protocol client restarted as a classic consumer (``downgrade``) and
+    the group went back to a classic group online (GroupMetadataManager#convertToClassicGroup,
+    which logs "Downgrade group ... from consumer to classic"), every running client classic,
+    the classic group Stable and each client consuming its assignment."""
+    if not state.marks & DOWNGRADED_ONLINE or not isinstance(state.classic, classic.ClassicGroup) or not any(
+            classic.is_classic(c) and c.incarnation >= 1 for c in state.clients):
+        return None
+    if any(running(c) for c in state.clients):
+        return None
+    live = [s for s, c in enumerate(state.clients) if classic.is_classic(c) and c.status != "down"]
+    if live and all(converged(state, s) for s in live):
+        return "a downgraded client's classic group Stable, every client classic and at its assignment"
+    return None
+
+
 PROPERTIES = (
     Property("no_double_ownership", "always", no_double_ownership),
     Property("revoke_before_reassign", "always", revoke_before_reassign, on="step"),
@@ -379,4 +454,6 @@ PROPERTIES = (
     Property("lost_response_recovered", "sometimes", lost_response_recovered),
     Property("static_rejoin_keeps_assignment", "sometimes", static_rejoin_keeps_assignment),
     Property("rolling_bounce_completes", "sometimes", rolling_bounce_completes),
+    Property("migration_completes", "sometimes", migration_completes),
+    Property("downgrade_completes", "sometimes", downgrade_completes),
 )

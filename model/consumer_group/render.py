@@ -33,6 +33,9 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
                for m in (() if g.dead else g.members)]
     clients = []
     for s, c in enumerate(state.clients):
+        if is_classic(c):
+            clients.append(_classic_client(scope, s, c))
+            continue
         d = {"client": name(scope, s), "member_id": member_id(s, c.incarnation), "status": c.status,
              "epoch": c.epoch, "owned": _set(scope, c.owned), "target": _set(scope, c.target),
              "stalled": c.stalled}
@@ -42,12 +45,44 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
             d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
                           "assignment": "null" if c.reply.assignment is None else _text(scope, c.reply.assignment)}
         clients.append(d)
-    return {
+    out = {
         "group": {"state": "DEAD" if g.dead else group_state(g), "group_epoch": g.group_epoch,
                   "assignment_epoch": g.target_assignment_epoch, "members": members},
         "topics": {"#map": [[t, p] for t, p in state.topics]},
         "clients": clients, "budget": state.budget, "calm": state.calm,
     }
+    if state.classic is not None:
+        out["classic"] = _classic_group(scope, state.classic)
+    return out
+
+
+def _classic_client(scope, s: int, c) -> dict:
+    d = {"client": name(scope, s), "protocol": "classic", "member_id": member_id(s, c.incarnation),
+         "status": c.status, "generation": c.generation, "owned": _set(scope, c.owned)}
+    if c.reply is not None:
+        d["reply"] = {"kind": c.reply.kind, "error": c.reply.error}
+    return d
+
+
+def _classic_group(scope, held) -> dict:
+    """What the coordinator holds besides the consumer group: a classic group, or the ids of a
+    consumer group's classic members."""
+    if not hasattr(held, "state"):     # a consumer group's classic members
+        return {"classic_members": itf_set(mid for mid, _ in held)}
+    st = held.state
+    return {"state": st.status, "generation": st.generation,
+            "members": [{"member_id": m.member_id, "assignment": _set(scope, _assigned(scope, m.assignment))}
+                        for m in st.members]}
+
+
+def _assigned(scope, assignment: bytes) -> int:
+    from .classic_clients import _mask
+    from .step import index
+    return _mask(index(scope), assignment) if assignment else 0
+
+
+def is_classic(c) -> bool:
+    return hasattr(c, "generation")
 
 
 def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> str:
@@ -80,13 +115,26 @@ def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> 
         return f"{who} closes to restart (rolling bounce)"
     if k == "leave":
         return f"{who} closes for good"
+    if k == "downgrade":
+        return f"{who} closes to restart as a classic consumer (rolling downgrade)"
+    if k == "upgrade":
+        return f"{who} (classic) closes with LeaveGroup to restart on the consumer protocol (rolling upgrade)"
+    if k == "restart" and state.downgrading >> s & 1:
+        return f"{who} restarts as a classic consumer"
+    if k == "classic_send":
+        kind = {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat")
+        return f"{who} (classic, generation {c.generation}) sends {kind}"
+    if k == "classic_deliver":
+        return f"{who} (classic) reads the {c.reply.kind} ({c.reply.error})"
+    if k == "classic_expire":
+        return f"the session of classic member {member_id(s, action.arg)} times out"
     return f"{who} {k.replace('_', ' ')}"
 
 
 def describe_event(scope: ConsumerGroupScope, event) -> str | None:
     if event.kind in ("handle", "expire", "session_timeout", "rebalance_timeout"):
         return f"{name(scope, event.slot)}: {event.note}"
-    if event.data and event.kind in ("deliver", "reconcile", "leave", "roll"):
+    if event.data and event.kind in ("deliver", "reconcile", "leave", "roll", "downgrade"):
         calls = "; ".join(f"{c[0]} {_text(scope, c[1])}" + (f" epoch {c[2]}: {c[3] or 'ok'}" if c[0] == "commit" else "")
                           for c in event.data)
         return f"{name(scope, event.slot)}: {calls}"
@@ -101,7 +149,13 @@ def describe_state(scope: ConsumerGroupScope, state: State) -> str:
         lines.append(f"  {m.member_id}: {m.state} epoch {m.epoch} (previous {m.previous_epoch}), assigned "
                      f"{_text(scope, m.assigned)}, pending {_text(scope, m.pending_revocation)}, "
                      f"target {_text(scope, g.target_of(m.member_id))}")
+    if state.classic is not None:
+        lines.append(f"  classic: {_classic_group(scope, state.classic)}")
     for s, c in enumerate(state.clients):
+        if is_classic(c):
+            lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: classic {c.status}, generation "
+                         f"{c.generation}, owns {_text(scope, c.owned)}")
+            continue
         lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, owns "
                      f"{_text(scope, c.owned)}, target {_text(scope, c.target)}" + (", stalled" if c.stalled else ""))
     return "\n".join(lines)

@@ -14,7 +14,8 @@ response never arrives), ``session_timeout`` (a live member's session expires),
 so the coordinator's rebalance timeout may fire). Operations: ``join``, ``leave`` (close for
 good), ``roll`` (close and restart: a rolling bounce), ``subscription_change`` (a client
 subscribes to one more topic), ``topic_change`` (t0 gains a partition), ``failover`` (a new
-coordinator loads the log). ``switches``: rules switched away from the reference, the
+coordinator loads the log), ``downgrade`` (a client closes and restarts as a classic consumer:
+a rolling downgrade, ``classic_world.py``). ``switches``: rules switched away from the reference, the
 coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
 the known-bug variants (properties/consumer_group_known_bugs.py).
 """
@@ -28,7 +29,7 @@ from ..scopes import ScopeError
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash", "stall")
-OPERATIONS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover")
+OPERATIONS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover", "downgrade")
 ASSIGNORS = ("uniform", "range")
 
 
@@ -54,6 +55,10 @@ class ConsumerGroupScope:
     budget: int = 0
     max_epoch: int = 10                  # explore while the group epoch is below it
     switches: tuple[str, ...] = ()
+    # the first ``classic`` slots start as classic consumers of a STABLE classic group and may
+    # ``upgrade`` (classic_world.py); ``migration_policy``: group.consumer.migration.policy
+    classic: int = 0
+    migration_policy: str = "bidirectional"
     known_profiles: ClassVar[dict] = {}
 
     @property
@@ -94,10 +99,19 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("budget", f"{scope.budget} is outside 0..4")
     from .coordinator_update import SWITCHES
     from .member import CLIENT_SWITCHES
+    from .migration_state import MIGRATION_SWITCHES, POLICIES
     for i, name in enumerate(scope.switches):
-        if name not in SWITCHES and name not in CLIENT_SWITCHES:
+        if name not in SWITCHES and name not in CLIENT_SWITCHES and name not in MIGRATION_SWITCHES:
             raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "
-                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES))}")
+                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES))}")
+    if not 0 <= scope.classic <= scope.members - scope.joiners:
+        raise bad("classic", f"{scope.classic} is outside 0..{scope.members - scope.joiners} (the slots that start)")
+    if (scope.classic or "downgrade" in scope.operations) and (
+            scope.static or scope.regex or set(scope.operations) - {"leave", "downgrade"}):
+        raise bad("classic", "classic members run without static membership, regex, or operations other than "
+                             "leave and downgrade")
+    if scope.migration_policy not in POLICIES:
+        raise bad("migration_policy", f"{scope.migration_policy!r} is not one of {', '.join(POLICIES)}")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
     return scope

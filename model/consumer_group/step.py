@@ -20,27 +20,30 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from functools import lru_cache
 
+from . import classic_world as classic
 from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
                           session_timeout)
 from .coordinator_update import SWITCHES, switched
 from .group import UNREVOKED, Group, Member, group_state, mask_of, new_group, partition_index, topic_partitions_of
+from .migration_state import MIGRATION_SWITCHES
 from .member import (Subscription, after_send, can_reconcile, client_rules, close, new_client, on_response,
                      reconcile, request, running)
 from .profiles import REGEX_ASYNC
 from .scope import ConsumerGroupScope
 from .state import ERROR_NAMES, STABLE as GROUP_STABLE
-from .world import (ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
+from .world import (DOWNGRADED_ONLINE, UPGRADED_ONLINE, ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
                     UNSUBSCRIBED, Action, Client, Event, Reply, State, member_id, slot_of)
 
 GROUP_ID = "g"
 REGEX = "t[0-9]"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
 FAULT_KINDS = ("lose_response", "session_timeout", "crash", "stall")
-OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover")
+OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover", "downgrade")
 BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
-PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS
+PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve",
+            "classic_send", "classic_deliver", "classic_expire")
+ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS + ("upgrade",)
 
 
 # ---- the scope's fixed pieces ----
@@ -92,19 +95,25 @@ def init_states(scope: ConsumerGroupScope) -> tuple[State, ...]:
     topics = tuple((topic(i), p) for i, p in enumerate(scope.partitions))
     first = scope.members - scope.joiners
     clients = tuple(new_client(0) if s < first else new_client(-1, DOWN) for s in range(scope.members))
-    return (State(group, topics, clients, scope.budget, 0, 0),)
+    held = None
+    if scope.classic:   # classic consumers holding a classic group (classic_world.py)
+        group, held, first_slots = classic.init(scope, GROUP_ID, index(scope), topics)
+        clients = tuple(first_slots) + clients[scope.classic:]
+    return (State(group, topics, clients, scope.budget, 0, 0, classic=held),)
 
 
 # ---- actions ----
 
 def _idle(c: Client) -> bool:
-    return c.request is None and c.reply is None
+    return c.request is None and c.reply is None and c.status != "waiting"
 
 
 def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
     rules = client_rules(scope.switches)
     out = []
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         if running(c) and _idle(c):
             out.append(Action("send", s))
         if c.request is not None:
@@ -114,6 +123,8 @@ def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
         if can_reconcile(c, rules):
             out.append(Action("reconcile", s))
     out += _upkeep(scope, state)
+    if scope.classic or "downgrade" in scope.operations:
+        out += classic.actions(scope, state)
     if state.budget > 0:
         out += _budgeted(scope, state)
     return tuple(out)
@@ -123,6 +134,8 @@ def _upkeep(scope: ConsumerGroupScope, state: State) -> list[Action]:
     out = []
     g = state.group
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         if c.status == DOWN and c.incarnation >= 0 and c.request is None:
             out.append(Action("restart", s))
         if c.stalled:
@@ -130,6 +143,8 @@ def _upkeep(scope: ConsumerGroupScope, state: State) -> list[Action]:
     for m in () if g.dead else g.members:
         s, inc = slot_of(m.member_id)
         c = state.clients[s]
+        if classic.is_classic(c) or state.classic and dict(state.classic).get(m.member_id):
+            continue    # a classic member: classic_world's classic_expire
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
         elif m.state == UNREVOKED and (c.stalled or state.wedged >> s & 1):
@@ -146,6 +161,8 @@ def _budgeted(scope: ConsumerGroupScope, state: State) -> list[Action]:
     if "failover" in ops and not g.dead:
         out.append(Action("failover", 0))
     for s, c in enumerate(state.clients):
+        if classic.is_classic(c):
+            continue
         live = running(c)
         member = not g.dead and g.member(member_id(s, c.incarnation)) is not None
         if c.reply is not None and "lose_response" in faults:
@@ -163,6 +180,8 @@ def _budgeted(scope: ConsumerGroupScope, state: State) -> list[Action]:
             out.append(Action("leave", s))
         if quiet and "roll" in ops:
             out.append(Action("roll", s))
+        if quiet and "downgrade" in ops:
+            out.append(Action("downgrade", s))
         if quiet and c.sub == 0 and "subscription_change" in ops:
             out.append(Action("subscription_change", s))
     if grows(scope) and dict(state.topics)[topic(0)] == scope.partitions[0]:
@@ -177,6 +196,25 @@ _heartbeat = lru_cache(maxsize=1 << 14)(heartbeat)
 
 
 def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
+    nxt, events = _step(scope, state, action)
+    if scope.classic or "downgrade" in scope.operations:
+        nxt = nxt._replace(marks=nxt.marks | _conversions(events))
+    return nxt, events
+
+
+def _conversions(events) -> int:
+    """The online conversions a step's coordinator events name (witness marks)."""
+    marks = 0
+    for e in events:
+        for ev in (e.data[3] if e.data and len(e.data) == 4 and e.data[3] else ()):
+            if ev[0] == "converted_to_consumer":
+                marks |= UPGRADED_ONLINE
+            elif ev[0] == "converted_to_classic":
+                marks |= DOWNGRADED_ONLINE
+    return marks
+
+
+def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     k, s = action.kind, action.slot
     if k == "handle":
         return _handle(scope, state, s)
@@ -184,6 +222,15 @@ def step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[State
         return _expire(scope, state, action)
     if k in ("resolve", "failover"):
         return _coordinator(scope, state, action)
+    if k in classic.ACTION_KINDS:
+        nxt, events = classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
+        if k == "classic_send":     # a request of this round, like a heartbeat
+            nxt = nxt._replace(fresh=nxt.fresh | 1 << s)
+        elif k == "classic_deliver":
+            c = nxt.clients[s]
+            calm, beaten, fresh = _monitor(nxt, s, nxt.clients, c.status != "member" or c.reply is not None)
+            nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
+        return nxt, events
     clients = list(state.clients)
     c = clients[s]
     rules = client_rules(scope.switches)
@@ -221,10 +268,15 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     topics = dict(state.topics)
     wedged = state.wedged
     callbacks = ()
-    if k == "restart" or k == "join":
+    downgrading = state.downgrading
+    if k == "restart" and downgrading >> s & 1:     # back as a classic consumer (classic_world.py)
+        clients[s] = classic.restart(c.incarnation + 1)
+        downgrading &= ~(1 << s)
+    elif k == "restart" or k == "join":
         clients[s] = new_client(c.incarnation + 1, sub=c.sub)
-    elif k in ("leave", "roll"):
+    elif k in ("leave", "roll", "downgrade"):
         clients[s], callbacks = close(c, _commit(scope, state, s, c), for_good=k == "leave")
+        downgrading |= (k == "downgrade") << s
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=0, target=0, reply=None, sent=None, stalled=False)
     elif k == "lose_response":
@@ -241,14 +293,20 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
         topics[topic(0)] += 1
     budget = state.budget - (k in BUDGETED)
     nxt = state._replace(clients=tuple(clients), topics=tuple(sorted(topics.items())), budget=budget,
-                         calm=0, beaten=0, fresh=0, wedged=wedged)
+                         calm=0, beaten=0, fresh=0, wedged=wedged, downgrading=downgrading)
     return nxt, (Event(k, s, "", callbacks),)
 
 
 def _handle(scope: ConsumerGroupScope, state: State, s: int):
     c = state.clients[s]
     r = c.request
-    out = _heartbeat(state.group, r, Cluster(state.topics), scope.profile, Config(), coordinator_switches(scope))
+    before = state.group
+    if state.classic is not None:   # a classic group or classic members (classic_world.py)
+        out, state = classic.heartbeat(scope, state, r, scope.profile, coordinator_switches(scope) + tuple(
+            x for x in scope.switches if x in MIGRATION_SWITCHES), index(scope))
+        out = out._replace(group=state.group)
+    else:
+        out = _heartbeat(state.group, r, Cluster(state.topics), scope.profile, Config(), coordinator_switches(scope))
     resp = out.response
     error = ERROR_NAMES[resp.error_code] if resp.error_code else ""
     assignment = None if resp.assignment is None else mask_of(index(scope), resp.assignment)
@@ -257,7 +315,7 @@ def _handle(scope: ConsumerGroupScope, state: State, s: int):
     waiting = running(c) and r.member_epoch >= 0
     clients = list(state.clients)
     clients[s] = c._replace(request=None, reply=reply if waiting else None)
-    nxt = state._replace(group=out.group, clients=tuple(clients), marks=state.marks | _marks(state.group, r, out))
+    nxt = state._replace(group=out.group, clients=tuple(clients), marks=state.marks | _marks(before, r, out))
     if r.member_epoch < 0:
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)   # the membership changes
     note = f"epoch {r.member_epoch} -> {error or 'epoch ' + str(resp.member_epoch)}"
@@ -290,6 +348,9 @@ def _expire(scope: ConsumerGroupScope, state: State, action: Action):
     mid = member_id(s, inc)
     if action.kind == "rebalance_timeout":
         out = rebalance_timeout(state.group, mid, state.group.member(mid).epoch, profile_of(scope))
+    elif state.classic is not None:   # the last consumer-protocol member's expiry may downgrade
+        out, state = classic.session_timeout(scope, state, mid)
+        out = out._replace(group=state.group)
     else:
         out = session_timeout(state.group, mid, profile_of(scope))
     nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0, budget=state.budget - (action.kind in BUDGETED))
@@ -313,7 +374,7 @@ def _monitor(state: State, slot: int, clients, busy: bool) -> tuple[int, int, in
     beaten = state.beaten | (0 if busy else 1 << slot & state.fresh)
     if state.wedged:
         return 0, 0, 0
-    want = sum(1 << i for i, c in enumerate(clients) if running(c))
+    want = sum(1 << i for i, c in enumerate(clients) if active(c))
     if beaten & want == want:
         return min(K, state.calm + 1), 0, 0
     return state.calm, beaten, state.fresh
@@ -334,6 +395,8 @@ def _member_key(m) -> tuple:
 
 @lru_cache(maxsize=1 << 16)
 def _client_key(c: Client) -> tuple:
+    if classic.is_classic(c):
+        return c
     r = c.request
     if r is not None:
         r = r._replace(member_id="", instance_id=None if r.instance_id is None else "i")
@@ -357,17 +420,25 @@ def canonical(scope: ConsumerGroupScope, state: State):
                   for s, c in enumerate(state.clients))
     head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
     return (head, slots, state.beaten, state.fresh, state.wedged, state.topics, state.budget, state.calm,
-            state.marks)
+            state.marks, state.classic, state.downgrading)
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:
     return state.group.group_epoch < scope.max_epoch
 
 
+def active(c) -> bool:
+    """A client taking part in the group: a running consumer-protocol one, or a classic one
+    not closed (classic_world.active)."""
+    return classic.active(c) if classic.is_classic(c) else running(c)
+
+
 def converged(state: State, slot: int) -> bool:
     """A client in the group at the target assignment epoch, consuming exactly its target
     (judged after it reads the response it has in flight, if any)."""
     c = state.clients[slot]
+    if classic.is_classic(c):
+        return classic.converged(state, slot, state.group.partition_index)
     if c.reply is not None:
         c = on_response(c, c.reply)[0]
     g = state.group
@@ -379,13 +450,15 @@ def converged(state: State, slot: int) -> bool:
 def settled(scope: ConsumerGroupScope, state: State) -> bool:
     """Nothing left to do: no message in flight, every client converged or out for good, no
     stale session, the group STABLE (or EMPTY with nobody left)."""
-    if any(a.kind in PROGRESS and a.kind != "send" for a in actions(scope, state)):
+    if any(a.kind in PROGRESS and a.kind not in ("send", "classic_send") for a in actions(scope, state)):
         return False
     if any(not _idle(c) for c in state.clients):
         return False
-    live = [s for s, c in enumerate(state.clients) if running(c)]
+    live = [s for s, c in enumerate(state.clients) if active(c)]
     if not live:
         return True
+    if isinstance(state.classic, classic.ClassicGroup):
+        return all(converged(state, s) for s in live)   # a classic group: Stable (converged says so)
     return group_state(state.group) == GROUP_STABLE and all(converged(state, s) for s in live)
 
 
@@ -394,5 +467,5 @@ def is_terminal_ok(scope: ConsumerGroupScope, state: State) -> bool:
                                         for c in state.clients)
 
 
-__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "canonical", "converged", "index",
+__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "active", "canonical", "converged", "index",
            "init_states", "is_terminal_ok", "profile_of", "settled", "step", "subscription", "within_bounds"]

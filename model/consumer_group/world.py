@@ -62,11 +62,17 @@ class State(NamedTuple):
     fresh: int = 0             # slots whose heartbeat in flight was sent this round
     wedged: int = 0            # slots whose lost response may have carried an assignment they never saw
     marks: int = 0             # witnesses seen on the way (REVOKED | LOST_RECOVERED | STATIC_KEPT)
+    # scopes with classic members (classic_world.py): the ClassicGroup the id holds (``group``
+    # is then dead), or the classic members' metadata of a consumer group; None: neither
+    classic: object = None
+    downgrading: int = 0       # slots that closed to restart as classic consumers (operation downgrade)
 
 
 REVOKED = 1          # a member revoked partitions and the coordinator saw it (UNREVOKED -> not)
 LOST_RECOVERED = 2   # a heartbeat at the member's previous epoch was accepted (the lost-response rule)
 STATIC_KEPT = 4      # a static member's next incarnation took its assignment over without a bump
+UPGRADED_ONLINE = 8    # a classic group with members became a consumer group (fromClassicGroup)
+DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic group (convertToClassicGroup)
 
 
 class Action(NamedTuple):
@@ -88,6 +94,6 @@ class Event(NamedTuple):
 from ..streams_group.world import member_id, slot_of  # noqa: E402
 
 
-__all__ = ["ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
+__all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
            "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "State",
            "member_id", "slot_of"]
