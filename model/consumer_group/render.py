@@ -121,6 +121,8 @@ def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> 
         return f"{who} (classic) closes with LeaveGroup to restart on the consumer protocol (rolling upgrade)"
     if k == "restart" and state.downgrading >> s & 1:
         return f"{who} restarts as a classic consumer"
+    if k == "restart":
+        return f"{who} restarts on the consumer protocol"
     if k == "classic_send":
         kind = {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat")
         return f"{who} (classic, generation {c.generation}) sends {kind}"
