@@ -12,7 +12,9 @@ steps/s per core; every variant caught by BFS in <= 10 s; the shrunk Hypothesis
 counterexample as short as BFS's; under 10% of Hypothesis test cases discarded.
 Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-bug
 variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-group rows
-(KIP-1071) give BFS speed on its topology-update scope and its known-bug variants.
+(KIP-1071) give BFS speed on its topology-update scope and its known-bug variants; the
+consumer-group rows (KIP-848) the same on its largest scope (online-downgrade) and its
+variants and findings.
 The report gives the measured figures either way. ``--memory`` (opt-in, as it takes about
 three minutes of CPU, more wall time on a busy machine) measures the peak resident memory
 BFS adds over the first 1,000,000 states of the large consumer example (target: 200 MiB
@@ -39,17 +41,22 @@ from groupcheck.checker import bfs, resident, walks  # noqa: E402
 from groupcheck.protocols import get  # noqa: E402
 from groupcheck.scope_input import build_scopes, overrides  # noqa: E402
 from model.streams_classic.plans import upgrade_scope  # noqa: E402
+from properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS  # noqa: E402
 from properties.known_bugs import VARIANTS  # noqa: E402
 from properties.stateful import hunt  # noqa: E402
 from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS  # noqa: E402
 from properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
 
-TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": STREAMS_GROUP_VARIANTS}
+TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": STREAMS_GROUP_VARIANTS,
+          "consumer-group": CONSUMER_GROUP_VARIANTS + FINDINGS}
 RATE_SCOPES = {"consumer": lambda: get("consumer").default_scopes()["cooperative"],
                "streams-classic": lambda: upgrade_scope("2.4", "3.9", 1, instances=3, tasks=3),
-               "streams-group": lambda: get("streams-group").default_scopes()["topology-update"]}
+               "streams-group": lambda: get("streams-group").default_scopes()["topology-update"],
+               "consumer-group": lambda: get("consumer-group").default_scopes()["online-downgrade"]}
 RATE_NAMES = {"consumer": "`consumer/cooperative`", "streams-classic": "Streams one bounce 2.4 -> 3.9, 3 instances, 3 tasks",
-              "streams-group": "`streams-group/topology-update` (KIP-1071's rolling topology update)"}
+              "streams-group": "`streams-group/topology-update` (KIP-1071's rolling topology update)",
+              "consumer-group": "`consumer-group/online-downgrade` (KIP-848, classic and consumer clients; this model's "
+                                "canonical form drops member ids and incarnations but permutes no clients)"}
 
 
 def bfs_rates(lines: list[str], name: str) -> None:
@@ -131,7 +138,8 @@ def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
 
 STATEFUL = {"consumer": "properties/test_consumer_stateful.py",
             "streams-classic": "properties/test_streams_stateful.py",
-            "streams-group": "properties/test_streams_group_stateful.py"}
+            "streams-group": "properties/test_streams_group_stateful.py",
+            "consumer-group": "properties/test_consumer_group_stateful.py"}
 
 
 def discards(lines: list[str], name: str) -> None:
