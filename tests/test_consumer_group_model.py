@@ -156,3 +156,43 @@ def test_prescribed_error_follows_the_profiles_epoch_0_rule():
     assert prescribed_error(S(profile="kafka-4.1"), state, join) == "FENCED_MEMBER_EPOCH"
     assert prescribed_error(S(), state, join._replace(member_id="m9.0", member_epoch=3)) == "UNKNOWN_MEMBER_ID"
     assert prescribed_error(S(), state, join._replace(member_epoch=4, topic_partitions=None)) == "FENCED_MEMBER_EPOCH"
+
+
+def test_a_coordinator_lowering_a_member_epoch_is_reported():
+    """member_epoch_never_decreases's coordinator clause: a step whose group holds a member at a
+    lower epoch (not 0, not -2) breaks it; a step that left the group alone and a failover do not."""
+    from model.consumer_group.properties import member_epoch_never_decreases as claim
+    from model.consumer_group.world import Action
+
+    seen = []
+    scope = S(partitions=(1,))
+    bfs(MODEL, scope, on_state=seen.append)
+    prev = next(s for s in seen if not s.group.dead and any(m.epoch >= 2 for m in s.group.members))
+    m = next(m for m in prev.group.members if m.epoch >= 2)
+    lowered = replace(prev.group, members=tuple(replace(x, epoch=1) if x is m else x for x in prev.group.members))
+    nxt = prev._replace(group=lowered)
+    assert claim(scope, prev, Action("handle", 0), nxt, ()) == f"coordinator: {m.member_id} epoch {m.epoch} -> 1"
+    assert claim(scope, prev, Action("handle", 0), prev, ()) is None
+    assert claim(scope, prev, Action("failover", 0), nxt, ()) is None
+
+
+def test_a_reconciliation_that_steps_an_epoch_back_is_found(monkeypatch):
+    """The same clause over a search: a coordinator whose reconciliation answers a member that
+    stays at its epoch with the epoch before it."""
+    import sys
+
+    import model.consumer_group.coordinator_update as cu
+    cg_step = sys.modules["model.consumer_group.step"]     # the package re-exports a function named step
+    original = cu.reconcile_member
+
+    def back(g, m, owned, p):
+        out = original(g, m, owned, p)
+        return replace(out, epoch=out.epoch - 1) if out.epoch == m.epoch >= 2 else out
+    monkeypatch.setattr(cu, "reconcile_member", back)
+    cg_step._heartbeat.cache_clear()
+    try:
+        report = bfs(MODEL, S(partitions=(1,)))
+    finally:
+        cg_step._heartbeat.cache_clear()
+    assert report.violation.property == "member_epoch_never_decreases"
+    assert report.violation.message.startswith("coordinator:")
