@@ -14,7 +14,9 @@ client handled (librdkafka mirror 4c3b017c3; the wheel bundles 2.16.0).
 
 A member the driver does not poll (``stall``) keeps heartbeating from librdkafka's thread
 until ``max.poll.interval.ms``, then leaves the group (epoch -1) and learns so, with
-``on_lost``, when polled again.
+``on_lost``, when polled again; but only once an assignment callback has run since it
+subscribed: librdkafka starts that timer in ``rd_kafka_cgrp_incremental_assign``, so a
+member stalled with its first callback still queued heartbeats on indefinitely.
 
 **Which member's heartbeat an injected error hit.** The mock's request errors are
 cluster-wide (``rd_kafka_mock_next_request_error`` pops the cluster's error stack for the
