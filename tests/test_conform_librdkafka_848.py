@@ -79,6 +79,38 @@ def test_a_member_the_coordinator_fenced_before_telling_it_is_a_zombie_not_a_dou
     assert bad["no_double_ownership"]["verdict"] == bad["revoke_before_reassign"]["verdict"] == "violated"
 
 
+def _injected_fence_stream(got_it: str | None) -> list[dict]:
+    """The campaign's unsettled case (seed 200), as librdkafka logged it: c1 stalls before
+    its assignment callback is served; three FENCED_MEMBER_EPOCH are injected (the mock's
+    request errors are cluster-wide: the next heartbeats of any member get them); c1
+    resumes, is given the stale assignment, its acknowledging heartbeat is the one fenced
+    (``got_it``: whose heartbeat the client logged as answered with the error), on_lost."""
+    ev = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}},
+          {"t": 0.2, "kind": "op", "op": "join", "args": {"member": "c2"}},
+          _cb(0.5, "assign", "c2", [0, 1], [], [0, 1], "B", 4),
+          {"t": 1.8, "kind": "op", "op": "stall", "args": {"member": "c1"}},
+          {"t": 75.1, "kind": "op", "op": "heartbeat_errors", "args": {"errors": ["FENCED_MEMBER_EPOCH"] * 3}},
+          {"t": 75.1, "kind": "op", "op": "resume", "args": {"member": "c1"}},
+          _cb(75.1, "assign", "c1", [2, 3], [], [2, 3], "A", 7)]
+    if got_it:
+        ev.append({"t": 75.1, "kind": "heartbeat_error", "member": got_it, "error": "FENCED_MEMBER_EPOCH"})
+    return ev + [_cb(75.11, "lost", "c1", [2, 3], [2, 3], [], "A", 7),
+                 _cb(75.12, "assign", "c1", [2, 3], [], [2, 3], "A", 11)]
+
+
+def test_an_injected_heartbeat_error_fences_the_member_whose_heartbeat_got_it():
+    """An on_lost after the client logged its heartbeat answered FENCED_MEMBER_EPOCH is
+    legitimate, even with a (stale) on_assign between the injection and the fence; an
+    on_lost of a member whose heartbeats were all answered is still a violation."""
+    def in_order(got_it):
+        return judge(_injected_fence_stream(got_it), partitions=4, max_poll_interval_ms=5000,
+                     heartbeat_errors_observed=True).summary()["callbacks_in_order"]
+    assert in_order("c1")["verdict"] == "held", in_order("c1")
+    for someone_else in (None, "c2"):
+        r = in_order(someone_else)
+        assert r["verdict"] == "violated" and "no heartbeat of c1 answered with an error" in r["first"]["message"], r
+
+
 def test_converges_compares_with_the_injected_target():
     ev = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}}, _cb(0.1, "assign", "c1", [0, 1], [], [0, 1], "A", 2),
           {"t": 0.2, "kind": "op", "op": "target", "args": {"assignment": {"c1": [1]}}},
@@ -187,6 +219,24 @@ def test_broken_listeners_are_flagged():
     r = run_scenario(sc, FAST, IgnoresLost)
     assert verdicts(r)["callbacks_in_order"] == "violated", r.judgement.summary()
     assert verdicts(run_scenario(sc, FAST))["callbacks_in_order"] == "held"
+
+
+def test_the_client_says_whose_heartbeat_an_injected_error_hit():
+    """The campaign's unsettled on_lost (seed 200, 18 operations) in 10: c1 stalls just
+    before its assignment callback; three FENCED_MEMBER_EPOCH (cluster-wide in the mock);
+    on resume c1 runs the stale on_assign, its acknowledging heartbeat is fenced, on_lost,
+    rejoin. The client logs which heartbeat got each error, before the on_lost it causes."""
+    sc = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "unsubscribe", "member": "c1"},
+          {"op": "wait", "seconds": 1.0}, {"op": "subscribe", "member": "c1"}, {"op": "stall", "member": "c1"},
+          {"op": "wait", "seconds": 2.0}, {"op": "heartbeat_errors", "errors": ["FENCED_MEMBER_EPOCH"] * 3},
+          {"op": "resume", "member": "c1"}, {"op": "settle", "max_s": 15}]
+    r = run_scenario(sc, FAST)
+    errors = [e for e in r.events if e["kind"] == "heartbeat_error"]
+    assert [e["error"] for e in errors] == ["FENCED_MEMBER_EPOCH"] * 3, errors
+    for k, e in enumerate(r.events):
+        if e["kind"] == "lost":
+            assert any(x["kind"] == "heartbeat_error" and x["member"] == e["member"] for x in r.events[:k]), e
+    assert verdicts(r)["callbacks_in_order"] == "held", r.judgement.summary()
 
 
 def test_failed_leave_then_subscribe_leaves_partitions_unowned_on_the_mock():

@@ -103,6 +103,8 @@ def _describe(ev: dict) -> str:
         return f"{ev['member']}.on_{ev['kind']}({ev['partitions']}) generation {ev['generation']}"
     if ev["kind"] == "sample":
         return f"{ev['member']} now generation {ev['generation']} member id {ev['member_id'] or '-'}"
+    if ev["kind"] == "heartbeat_error":      # KIP-848 target: the client logged its heartbeat failed
+        return f"{ev['member']} heartbeat answered {ev['error']}"
     return f"{ev['member']} poll error {ev.get('error')}"
 
 

@@ -14,17 +14,33 @@ client handled (librdkafka mirror 4c3b017c3; the wheel bundles 2.16.0).
 
 A member the driver does not poll (``stall``) keeps heartbeating from librdkafka's thread
 until ``max.poll.interval.ms``, then leaves the group (epoch -1) and learns so, with
-``on_lost``, when polled again.
+``on_lost``, when polled again; but only once an assignment callback has run since it
+subscribed: librdkafka starts that timer in ``rd_kafka_cgrp_incremental_assign``, so a
+member stalled with its first callback still queued heartbeats on indefinitely.
+
+**Which member's heartbeat an injected error hit.** The mock's request errors are
+cluster-wide (``rd_kafka_mock_next_request_error`` pops the cluster's error stack for the
+next ConsumerGroupHeartbeat of any connection), so the operation alone does not say who
+was fenced. Each consumer therefore runs with ``debug=consumer`` and a ``logger``:
+confluent-kafka forwards librdkafka's log to the consumer's queue, served by ``poll()`` on
+the driver's thread, in the order librdkafka handled it, so the line
+``ConsumerGroupHeartbeat failed due to...`` (``rd_kafka_cgrp_handle_ConsumerGroupHeartbeat``)
+comes before the ``on_lost`` it causes. It is recorded as
+``{"kind": "heartbeat_error", "member", "error"}`` (the error's name, from its
+``rd_kafka_err2str`` text).
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 
 import confluent_kafka
 
 from ..librdkafka.client import GROUP, TOPIC, Group, Listener, Member
-from .mock848 import ConsumerGroupMock
+from .mock848 import ConsumerGroupMock, error_texts
+
+HEARTBEAT_FAILED = "ConsumerGroupHeartbeat failed"   # every failure line of the handler starts so
 
 
 @dataclass
@@ -50,6 +66,26 @@ class Settings848:
             raise ValueError(f"max.poll.interval.ms must be 1000..300000, not {self.max_poll_interval_ms}")
 
 
+class HeartbeatLog(logging.Handler):
+    """One member's librdkafka log: every ConsumerGroupHeartbeat answered with an error,
+    recorded in the group's observations as it is served (by ``poll()``, on the driver's
+    thread)."""
+
+    def __init__(self, group: "ConsumerGroup", name: str):
+        super().__init__(logging.DEBUG)
+        self.group, self.name = group, name
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        at = text.find(HEARTBEAT_FAILED)
+        if at < 0:
+            return
+        said = text[at + len(HEARTBEAT_FAILED):]
+        known = [n for t, n in self.group.error_texts.items() if t in said]
+        error = max(known, key=len) if known else "OTHER: " + said.strip(" :")
+        self.group.record("heartbeat_error", member=self.name, error=error)
+
+
 class ConsumerGroup(Group):
     """``Group`` with ``group.protocol=consumer`` members, broker-side timeouts, injected
     targets and unsubscribe."""
@@ -57,9 +93,11 @@ class ConsumerGroup(Group):
     def __init__(self, settings: Settings848, listener_class=Listener, deadline: float | None = None):
         super().__init__(settings, listener_class, deadline)
         self.target: dict[str, list[int]] | None = None     # the injected target, by member name
+        self.observes_heartbeat_errors = True                # each member's heartbeat errors are recorded
         try:
             self.cg = ConsumerGroupMock(self.mock)
             self.cg.set_timeouts(settings.session_timeout_ms, settings.heartbeat_interval_ms)
+            self.error_texts = error_texts()
         except Exception:
             self.mock.close()
             raise
@@ -72,7 +110,7 @@ class ConsumerGroup(Group):
             "bootstrap.servers": self.mock.bootstraps, "group.id": GROUP, "group.protocol": "consumer",
             "max.poll.interval.ms": s.max_poll_interval_ms, "auto.offset.reset": "earliest",
             "enable.auto.commit": False, "client.id": name, "topic.metadata.refresh.interval.ms": 1000,
-            "log_level": 2,
+            "debug": "consumer", "log_level": 7, "logger": self._logger(name),
         }
         consumer = confluent_kafka.Consumer(conf)
         member = Member(name, consumer)
@@ -80,6 +118,13 @@ class ConsumerGroup(Group):
         self.members[name] = member
         self._subscribe(member)
         member.last_poll = time.monotonic()
+
+    def _logger(self, name: str) -> logging.Logger:
+        """A logger of this member's own (not in logging's registry): nothing reaches stderr,
+        heartbeat errors reach the observations."""
+        logger = logging.Logger(f"librdkafka.{name}", logging.DEBUG)
+        logger.addHandler(HeartbeatLog(self, name))
+        return logger
 
     def _subscribe(self, member: Member) -> None:
         member.consumer.subscribe([TOPIC],

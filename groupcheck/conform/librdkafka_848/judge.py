@@ -16,7 +16,12 @@ each poll, and the driver's operations. Per member the replay keeps:
   member still heartbeats from librdkafka's thread: the coordinator still counts it).
 
 An injected heartbeat error, a broker fault or a stall gives a member a *fence cause*:
-the reason an on_lost or a reset epoch is legitimate.
+the reason an on_lost or a reset epoch is legitimate. The mock's injected request errors
+are cluster-wide (the next ConsumerGroupHeartbeats of *any* member get them), so when the
+observations carry the client's own ``heartbeat_error`` events (``heartbeat_errors_observed``:
+librdkafka logged that this member's heartbeat was answered with an error) an injected
+error fences exactly the member whose heartbeat got it, at the moment the client handled
+it; without them (older streams, fakes) it is attributed to every member at the injection.
 """
 from __future__ import annotations
 
@@ -64,12 +69,13 @@ class M:
     history: list = field(default_factory=list)
 
 
-def zombie_spans(events: list[dict]) -> dict[str, list[tuple[int, int]]]:
+def zombie_spans(events: list[dict], heartbeat_errors_observed: bool = False) -> dict[str, list[tuple[int, int]]]:
     """Per member, the event spans in which the coordinator had (as it later turned out)
     already fenced it: from the last fault before an ``on_lost`` (a stall of that member,
-    an injected fencing error, RTT or a broker down) to the ``on_lost``. The client cannot
-    know before it is told; the model's claims are over members the coordinator has not
-    fenced, so ownership inside a span is a zombie's, not a current member's."""
+    an injected fencing error - this member's heartbeat answered with it when observed -,
+    RTT or a broker down) to the ``on_lost``. The client cannot know before it is told; the
+    model's claims are over members the coordinator has not fenced, so ownership inside a
+    span is a zombie's, not a current member's."""
     spans: dict[str, list[tuple[int, int]]] = {}
     for k, ev in enumerate(events):
         if ev["kind"] != "lost":
@@ -79,7 +85,9 @@ def zombie_spans(events: list[dict]) -> dict[str, list[tuple[int, int]]]:
             e = events[j]
             if e["kind"] == "op" and (e["op"] in ("rtt", "broker_down") or e["op"] == "stall" and
                                       (e.get("args") or {}).get("member") == m or
-                                      e["op"] == "heartbeat_errors" and set(e["args"]["errors"]) & FENCING_ERRORS):
+                                      e["op"] == "heartbeat_errors" and not heartbeat_errors_observed
+                                      and set(e["args"]["errors"]) & FENCING_ERRORS) or \
+                    e["kind"] == "heartbeat_error" and e["member"] == m and e["error"] in FENCING_ERRORS:
                 spans.setdefault(m, []).append((j, k))
                 break
             if e["kind"] in ("assign", "revoke") and e.get("member") == m and e["partitions"]:
@@ -87,10 +95,14 @@ def zombie_spans(events: list[dict]) -> dict[str, list[tuple[int, int]]]:
     return spans
 
 
-def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_ignored) -> Judgement:
-    """Replay ``events`` (ConsumerGroup.events) and judge every property."""
+def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int,
+          heartbeat_errors_observed: bool = False, **_ignored) -> Judgement:
+    """Replay ``events`` (ConsumerGroup.events) and judge every property.
+    ``heartbeat_errors_observed``: the stream records, per member, every heartbeat the
+    coordinator answered with an error (``heartbeat_error`` events), so an injected error
+    fences only the member that got it."""
     res = {p: Result() for p in PROPERTIES}
-    spans = zombie_spans(events)
+    spans = zombie_spans(events, heartbeat_errors_observed)
     index = 0
 
     def zombie(name: str) -> bool:
@@ -154,7 +166,8 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
                 if op == "stall":
                     x.fence_cause = x.fence_cause or "stalled"
             elif op in ("broker_down", "rtt", "heartbeat_errors"):
-                fencing = op != "heartbeat_errors" or set(args["errors"]) & FENCING_ERRORS
+                fencing = op != "heartbeat_errors" or set(args["errors"]) & FENCING_ERRORS \
+                    and not heartbeat_errors_observed     # then the heartbeat_error events say whom
                 cause = f"{op} {args}" if fencing else None
                 for y in members.values():
                     y.fence_cause = y.fence_cause or cause
@@ -164,11 +177,13 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int, **_
                 _converges(res["converges"], i, t, args, members, current, partitions, target)
         elif kind == "sample":
             epoch_seen(i, t, name, m, ev["generation"], ev["member_id"])
+        elif kind == "heartbeat_error" and ev["error"] in FENCING_ERRORS:
+            m.fence_cause = f"its heartbeat was answered {ev['error']}"
         elif kind in ("assign", "revoke", "lost"):
             parts, before = frozenset(ev["partitions"]), frozenset(ev["owned_before"])
             if ev["member_id"]:
                 epoch_seen(i, t, name, m, ev["generation"], ev["member_id"])
-            _in_order(res["callbacks_in_order"], i, t, kind, name, m, parts, before)
+            _in_order(res["callbacks_in_order"], i, t, kind, name, m, parts, before, heartbeat_errors_observed)
             if kind == "assign" and parts:
                 w = res["assigned_within_subscription"]
                 w.checks += 1
@@ -217,7 +232,7 @@ def _shared(cur: dict) -> tuple | None:
     return next(((ab, both) for ab, both in pairs if both), None)
 
 
-def _in_order(r: Result, i, t, kind, name, m: M, parts, before) -> None:
+def _in_order(r: Result, i, t, kind, name, m: M, parts, before, observed: bool = False) -> None:
     """callbacks_in_order: on_assign only adds (incremental under KIP-848), on_revoke only
     owned partitions, on_lost only after a fence cause or on close, and a member that
     was lost or reset starts again owning nothing."""
@@ -231,8 +246,9 @@ def _in_order(r: Result, i, t, kind, name, m: M, parts, before) -> None:
     elif kind == "revoke" and not parts <= before:
         r.violations.append((i, t, f"{name} on_revoke({_show(parts)}) of partitions it did not own {_show(parts - before)}"))
     elif kind == "lost" and not (m.fence_cause or m.closing):
-        r.violations.append((i, t, f"{name} on_lost({_show(parts)}) without a fence (no stall, no injected"
-                                   " heartbeat error, no coordinator fault)"))
+        why = (f"no stall, no coordinator fault, no heartbeat of {name} answered with an error" if observed
+               else "no stall, no injected heartbeat error, no coordinator fault")
+        r.violations.append((i, t, f"{name} on_lost({_show(parts)}) without a fence ({why})"))
 
 
 def _converges(r: Result, i, t, args, members, current, partitions, target) -> None:

@@ -50,12 +50,20 @@ def lib848() -> ctypes.CDLL:
         "rd_kafka_mock_cgrp_consumer_target_assignment": ([vp, cp, vp], None),
         "rd_kafka_mock_push_request_errors_array": (
             [vp, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)], None),
+        "rd_kafka_err2str": ([ctypes.c_int], cp),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = args, res
     _READY = True
     return lib
+
+
+def error_texts() -> dict[str, str]:
+    """librdkafka's text of each ConsumerGroupHeartbeat error (``rd_kafka_err2str``), to its
+    name: what its log says a heartbeat was answered with."""
+    lib = lib848()
+    return {lib.rd_kafka_err2str(code).decode(): name for name, code in CGH_ERRORS.items()}
 
 
 class ConsumerGroupMock:

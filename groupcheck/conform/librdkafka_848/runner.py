@@ -36,6 +36,7 @@ def run_scenario(scenario: list[dict], settings: Settings848, listener_class=Lis
     settles = [e["args"] for e in group.events if e["kind"] == "op" and e["op"] == "settled"]
     return ScenarioRun(scenario, list(group.events),
                        judge(group.events, partitions=settings.partitions,
-                             max_poll_interval_ms=settings.max_poll_interval_ms),
+                             max_poll_interval_ms=settings.max_poll_interval_ms,
+                             heartbeat_errors_observed=group.observes_heartbeat_errors),
                        time.monotonic() - start, [(a["rounds"], a["seconds"]) for a in settles if a["ok"] and a["rounds"]],
                        complete, error)
