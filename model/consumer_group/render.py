@@ -164,3 +164,19 @@ def describe_state(scope: ConsumerGroupScope, state: State) -> str:
 
 
 __all__ = ["describe_action", "describe_event", "describe_state", "name", "state_to_itf"]
+
+
+def owners(scope: ConsumerGroupScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who holds each partition (the explorer's ownership timeline): every client, consumer
+    protocol or classic, whose owned partitions have it, live or not (``no_double_ownership``
+    judges the live ones)."""
+    out: dict[str, tuple[str, ...]] = {p: () for p in _parts(scope, (1 << len(_index(scope))) - 1)}
+    for slot, c in enumerate(state.clients):
+        for p in _parts(scope, c.owned):
+            out[p] = out.get(p, ()) + (name(scope, slot),)
+    return out
+
+
+def _index(scope):
+    from .step import index   # step imports this module's users; import late
+    return index(scope)

@@ -116,3 +116,14 @@ def describe_state(scope: StreamsScope, state: State) -> str:
     group = (f"group {g.status}, generation {g.generation}, leader {leader}, "
              f"version {'v' + str(g.version) if g.version else 'none'}, joined this round: {joined}")
     return "\n".join([group] + [_thread_line(scope, state, s) for s in range(len(state.members))])
+
+
+def owners(scope: StreamsScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who runs each task as active (the explorer's ownership timeline): every thread whose
+    active tasks hold it, failed or not; standby and warm-up (learner) tasks own nothing."""
+    out: dict[str, tuple[str, ...]] = {f"T{t + 1}": () for t in range(scope.tasks)}
+    for slot, m in enumerate(state.members):
+        for t in range(m.active.bit_length()):
+            if m.active >> t & 1:
+                out[f"T{t + 1}"] = out.get(f"T{t + 1}", ()) + (name(scope, slot),)
+    return out

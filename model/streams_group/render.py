@@ -142,3 +142,16 @@ def describe_state(scope: StreamsGroupScope, state: State) -> str:
                      f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
                      f"topology epoch {c.topology_epoch}")
     return "\n".join(lines)
+
+
+def owners(scope: StreamsGroupScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who runs each task as active (the explorer's ownership timeline): every client whose
+    owned active tasks hold it, classic or streams, live or not (``no_task_active_twice``
+    judges the live ones)."""
+    from .step import index   # step imports this module's users; import late
+    out: dict[str, tuple[str, ...]] = {f"T{t}": () for t in range(len(index(scope)))}
+    for slot, c in enumerate(state.clients):
+        for t in range(c.owned[0].bit_length()):
+            if c.owned[0] >> t & 1:
+                out[f"T{t}"] = out.get(f"T{t}", ()) + (name(scope, slot),)
+    return out

@@ -1,0 +1,111 @@
+"""The ownership timeline of a path: one row per partition or task, a bar per owner per step.
+
+Built from the model's ``owners(scope, state)`` at every state of the path; the same
+Timeline gives a table (``table()``, ``rich()``) and a plotly chart (``figure()``, and
+``figure_json()`` for the web page's plotly.js). An item held by two owners at one step
+is outlined in red; each step where a property broke carries a dashed line.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from rich.table import Table
+
+DOUBLE = "#d62728"           # the outline of two owners at once
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    items: tuple[str, ...]                             # rows, in the model's order
+    owners: tuple[dict[str, tuple[str, ...]], ...]     # per state index: item -> its owners
+    actions: tuple[str, ...]                           # per state index: the action into it ("init" for 0)
+    violations: tuple[tuple[int, str], ...] = ()       # (state index, property) first broken there
+
+    @property
+    def holders(self) -> tuple[str, ...]:
+        """Every owner that appears, in order of first appearance."""
+        seen: dict[str, None] = {}
+        for at in self.owners:
+            for item in self.items:
+                for o in at.get(item, ()):
+                    seen.setdefault(o, None)
+        return tuple(seen)
+
+    def doubles(self) -> list[tuple[int, str]]:
+        """(state index, item) wherever an item has two owners or more."""
+        return [(i, item) for i, at in enumerate(self.owners) for item in self.items if len(at.get(item, ())) > 1]
+
+    def table(self) -> list[dict]:
+        """One row per item: ``{"item": "t0-1", "0": "", "1": "C1", "2": "C1+C2", ...}`` (state
+        index -> its owners joined by "+", "" for none)."""
+        return [{"item": item, **{str(i): "+".join(at.get(item, ())) for i, at in enumerate(self.owners)}}
+                for item in self.items]
+
+    def rich(self) -> Table:
+        t = Table("item", *[str(i) for i in range(len(self.owners))], title="ownership by step")
+        doubled = set(self.doubles())
+        for row in self.table():
+            item = row["item"]
+            t.add_row(item, *[f"[bold red]{row[str(i)]}[/]" if (i, item) in doubled else row[str(i)]
+                              for i in range(len(self.owners))])
+        return t
+
+    def figure(self) -> go.Figure:
+        holders = self.holders
+        fig = go.Figure()
+        for k, owner in enumerate(holders):
+            xs, ys, bases, outline, hover, steps = [], [], [], [], [], []
+            for i, at in enumerate(self.owners):
+                for row, item in enumerate(self.items):
+                    who = at.get(item, ())
+                    if owner not in who:
+                        continue
+                    n, j = len(who), who.index(owner)
+                    ys.append(row + (j - (n - 1) / 2) * (0.8 / n))   # two owners: two thinner bars
+                    xs.append(1)
+                    bases.append(i - 0.5)
+                    outline.append(DOUBLE if n > 1 else "rgba(0,0,0,0)")
+                    steps.append(i)
+                    hover.append(f"step {i}: {item} owned by {' + '.join(who)}<br>{self.actions[i]}")
+            fig.add_trace(go.Bar(
+                name=owner, orientation="h", x=xs, y=ys, base=bases, width=0.8 / max(1, self._most()),
+                marker={"color": PALETTE[k % len(PALETTE)], "line": {"color": outline, "width": 2}},
+                customdata=steps, hovertext=hover, hoverinfo="text"))
+        broke: dict[int, list[str]] = {}
+        for i, name in self.violations:
+            broke.setdefault(i, []).append(name)
+        shapes = [{"type": "line", "x0": i, "x1": i, "yref": "paper", "y0": 0, "y1": 1,
+                   "line": {"color": DOUBLE, "dash": "dash", "width": 2}} for i in broke]
+        notes = [{"x": i, "y": 1, "yref": "paper", "text": ", ".join(names), "showarrow": False,
+                  "yanchor": "bottom", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
+        fig.update_layout(
+            barmode="overlay", shapes=shapes, annotations=notes, height=120 + 36 * len(self.items),
+            margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"title": {"text": "owner"}},
+            xaxis={"title": {"text": "step"}, "range": [-0.5, max(0.5, len(self.owners) - 0.5)], "dtick": 1},
+            yaxis={"tickvals": list(range(len(self.items))), "ticktext": list(self.items),
+                   "range": [len(self.items) - 0.5, -0.5]}, template="plotly_white")
+        return fig
+
+    def _most(self) -> int:
+        return max([len(at.get(item, ())) for at in self.owners for item in self.items] + [1])
+
+    def figure_json(self) -> dict:
+        """The chart as plotly.js takes it: ``{"data": [...], "layout": {...}}``."""
+        return json.loads(pio.to_json(self.figure(), validate=False))
+
+
+def timeline(model, scope, states: list, actions: list[str], violations=()) -> Timeline | None:
+    """The timeline of ``states`` (the action into each in ``actions``); None when the
+    model has no ``owners``."""
+    if model.owners is None:
+        return None
+    owners = tuple(model.owners(scope, s) for s in states)
+    items: dict[str, None] = {}
+    for at in owners:
+        for item in at:
+            items.setdefault(item, None)
+    return Timeline(tuple(items), owners, tuple(actions), tuple(violations))
