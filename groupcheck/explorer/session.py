@@ -37,7 +37,8 @@ class ExploreError(ValueError):
 
 @dataclass(frozen=True)
 class Move:
-    """An enabled action at the current state, and what taking it would break."""
+    """An enabled action at the current state, and the claim its step would break (one
+    already broken at the current state is not news, and not named)."""
 
     index: int
     text: str
@@ -204,10 +205,12 @@ class Session:
         moves = []
         if model.within_bounds(scope, state):
             faults = set(model.fault_kinds)
+            already = {name for name, _ in check_state(model, scope, state)}   # broken here: not news
             for i, a in enumerate(model.actions(scope, state)):
                 nxt, events = model.step(scope, state, a)
+                broken = self._claims.broken(scope, state, a, nxt, events)
                 moves.append(Move(i, model.describe_action(scope, state, a), a.kind, a.kind in faults,
-                                  self._claims.broken(scope, state, a, nxt, events)))
+                                  None if broken is None or broken[0] in already else broken))
         self._cache[key] = moves
         return moves
 

@@ -81,9 +81,9 @@ class Timeline:
         shapes = [{"type": "line", "x0": i, "x1": i, "yref": "paper", "y0": 0, "y1": 1,
                    "line": {"color": DOUBLE, "dash": "dash", "width": 2}} for i in broke]
         notes = [{"x": i, "y": 1, "yref": "paper", "text": ", ".join(names), "showarrow": False,
-                  "yanchor": "bottom", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
+                  "yanchor": "bottom", "xanchor": "right", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
         fig.update_layout(
-            barmode="overlay", shapes=shapes, annotations=notes, height=120 + 36 * len(self.items),
+            barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + 36 * len(self.items),
             margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"title": {"text": "owner"}},
             xaxis={"title": {"text": "step"}, "range": [-0.5, max(0.5, len(self.owners) - 0.5)], "dtick": 1},
             yaxis={"tickvals": list(range(len(self.items))), "ticktext": list(self.items),
