@@ -43,7 +43,10 @@ def _opener(target: Optional[str], variant: Optional[str], profile: Optional[str
     else:
         from ..protocols import get
         protocol = get(target or "consumer")
-        sc = scope_of(protocol, overrides(protocol, scope, flags), profile)
+        try:
+            sc = scope_of(protocol, overrides(protocol, scope, flags), profile)
+        except ExploreError as e:
+            raise fail(str(e)) from None
         make = lambda: Session(protocol, sc, [0], source=f"{protocol.name} scope")   # noqa: E731
     try:
         make()
@@ -97,8 +100,9 @@ def command(
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
-        server.serve_forever()
+        server.serve_forever()      # werkzeug's returns on KeyboardInterrupt
     except KeyboardInterrupt:
-        err.print("groupcheck explore: stopped", highlight=False)
+        pass
     finally:
         server.server_close()
+    err.print("groupcheck explore: stopped", highlight=False)
