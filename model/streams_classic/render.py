@@ -119,11 +119,14 @@ def describe_state(scope: StreamsScope, state: State) -> str:
 
 
 def owners(scope: StreamsScope, state: State) -> dict[str, tuple[str, ...]]:
-    """Who runs each task as active (the explorer's ownership timeline): every thread whose
-    active tasks hold it, failed or not; standby and warm-up (learner) tasks own nothing."""
+    """Who runs each task (the explorer's ownership timeline), judged as ``revoke_before_reassign``
+    judges it: every thread by its active tasks ("S1"), failed or not; standby and warm-up
+    (learner) tasks are shown as replicas ("S1 (standby)", "S1 (warm-up)"), not owners."""
     out: dict[str, tuple[str, ...]] = {f"T{t + 1}": () for t in range(scope.tasks)}
-    for slot, m in enumerate(state.members):
-        for t in range(m.active.bit_length()):
-            if m.active >> t & 1:
-                out[f"T{t + 1}"] = out.get(f"T{t + 1}", ()) + (name(scope, slot),)
+    for role, suffix in (("active", ""), ("standby", " (standby)"), ("learning", " (warm-up)")):
+        for slot, m in enumerate(state.members):
+            mask = getattr(m, role)
+            for t in range(mask.bit_length()):
+                if mask >> t & 1:
+                    out[f"T{t + 1}"] = out.get(f"T{t + 1}", ()) + (name(scope, slot) + suffix,)
     return out

@@ -145,13 +145,16 @@ def describe_state(scope: StreamsGroupScope, state: State) -> str:
 
 
 def owners(scope: StreamsGroupScope, state: State) -> dict[str, tuple[str, ...]]:
-    """Who runs each task as active (the explorer's ownership timeline): every client whose
-    owned active tasks hold it, classic or streams, live or not (``no_task_active_twice``
-    judges the live ones)."""
-    from .step import index   # step imports this module's users; import late
+    """Who runs each task (the explorer's ownership timeline), judged as ``no_task_active_twice``
+    judges it: the live clients, classic or streams, by their owned active tasks ("P1"); their
+    standby and warm-up tasks are shown as replicas ("P1 (standby)", "P1 (warm-up)"), not owners."""
+    from .properties import _live   # properties import step, which imports this module's users
+    from .step import index
     out: dict[str, tuple[str, ...]] = {f"T{t}": () for t in range(len(index(scope)))}
-    for slot, c in enumerate(state.clients):
-        for t in range(c.owned[0].bit_length()):
-            if c.owned[0] >> t & 1:
-                out[f"T{t}"] = out.get(f"T{t}", ()) + (name(scope, slot),)
+    live = list(_live(state))
+    for role, suffix in ((0, ""), (1, " (standby)"), (2, " (warm-up)")):
+        for slot, c in live:
+            for t in range(c.owned[role].bit_length()):
+                if c.owned[role] >> t & 1:
+                    out[f"T{t}"] = out.get(f"T{t}", ()) + (name(scope, slot) + suffix,)
     return out
