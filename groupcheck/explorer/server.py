@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from flask import Flask, Response, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
 
 from model import itf
 
@@ -27,20 +28,28 @@ from .readonly import Recording
 from .session import ExploreError, Session
 
 STATIC = Path(__file__).parent / "static"
-MAX_JOBS = 4                 # searches alive at once
-JOB_TTL = 120.0              # seconds a finished search's result is kept for the page to read
+MAX_JOBS = 4                 # searches running at once
+JOB_TTL = 60.0               # seconds a finished search's result is kept if nobody reads it
+MAX_BODY = 64 * 1024         # bytes of a POST body (a path of MAX_STEPS indices fits)
 
 
 class BadRequest(ValueError):
     """Input the server refuses (answered 400 with the message)."""
 
 
+def _index(p: str) -> bool:
+    return p.isascii() and p.isdigit() and len(p) <= 6
+
+
 def _path(text: str | None) -> list[int] | None:
-    """``"0.3.1"`` as ``[0, 3, 1]``; None for no path."""
-    if text is None or text == "":
+    """``"0.3.1"`` as ``[0, 3, 1]``; None for no path (an empty one is refused)."""
+    if text is None:
         return None
+    if not text.strip():
+        raise BadRequest("path is empty: give the initial-state index and action indices separated by dots, "
+                         "e.g. 0.3.1 (or leave path out for the start)")
     parts = text.split(".")
-    if len(parts) > traces.MAX_STEPS + 1 or not all(p.isdigit() and len(p) <= 6 for p in parts):
+    if len(parts) > traces.MAX_STEPS + 1 or not all(_index(p) for p in parts):
         raise BadRequest(f"path {text[:80]!r}: give the initial-state index and action indices separated by "
                          "dots, e.g. 0.3.1")
     return [int(p) for p in parts]
@@ -53,13 +62,18 @@ def _json_path(value) -> list[int]:
     return value
 
 
-def _name(session: Session, what: str) -> str:
+def _name(session: Session, what: str, n: int = 1) -> str:
+    """The export's file name, made of the protocol, the first property broken along the
+    path and a digest of scope and path (never of user input); ``n`` > 1 for the n-th
+    file of that name in a folder."""
     found = session.first_violation()
     prop = found.property if found is not None and found.step <= session.depth else "no_violation"
     digest = hashlib.sha256(json.dumps([session.model.scope_to_dict(session.scope), session.path],
                                        sort_keys=True).encode()).hexdigest()[:8]
-    stem = session.protocol.name.replace("-", "_")
-    return f"{stem}-{prop}-{digest}.itf.json" if what == "itf" else f"test_{stem}_{prop}_{digest}.py"
+    if what == "itf":
+        return f"{session.protocol.name}-{prop}-{digest}{f'-{n}' if n > 1 else ''}.itf.json"
+    # a test module's name: underscores only, so pytest imports it under any import mode
+    return f"test_{session.protocol.name.replace('-', '_')}_{prop}_{digest}{f'_{n}' if n > 1 else ''}.py"
 
 
 class _Jobs:
@@ -73,7 +87,7 @@ class _Jobs:
         with self.lock:
             now = time.monotonic()
             for k in [k for k, j in self.jobs.items() if j["done"] and now - j["ended"] > JOB_TTL]:
-                del self.jobs[k]
+                del self.jobs[k]                       # finished a minute ago and never read
             if sum(not j["done"] for j in self.jobs.values()) >= MAX_JOBS:
                 raise BadRequest(f"{MAX_JOBS} searches are running; stop one first")
             key = uuid.uuid4().hex[:12]
@@ -100,32 +114,47 @@ class _Jobs:
     def get(self, key: str) -> dict:
         job = self.jobs.get(key)
         if job is None:
-            raise BadRequest(f"no search {key!r} (finished searches are kept {JOB_TTL:.0f} s)")
+            raise BadRequest(f"no search {key[:20]!r}: a finished search is reported once, or kept "
+                             f"{JOB_TTL:.0f} s if nobody asks")
         return job
+
+    def report(self, key: str) -> dict:
+        """The search's progress; once it is done, its result (then it is forgotten)."""
+        job = self.get(key)
+        done = job["done"]
+        answer = {"done": done, "explored": job["explored"], "depth": job["depth"],
+                  "seconds": round((job["ended"] or time.monotonic()) - job["started"], 2),
+                  "result": job["result"], "error": job["error"]}
+        if done:
+            with self.lock:
+                self.jobs.pop(key, None)
+        return answer
 
 
 def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None = None) -> Flask:
     """The app serving the sessions ``opener`` makes; saved exports go into ``out_dir``."""
     app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     jobs = _Jobs()
 
     def at() -> Session | Recording:
+        """A fresh session at the state the query names (?path=0.3.1; a read-only trace: ?at=3)."""
         s = opener()
         if isinstance(s, Recording):
             raw = request.args.get("at", request.args.get("path"))
-            if raw not in (None, ""):
-                if not raw.isdigit():
+            if raw is not None:
+                if not _index(raw):
                     raise BadRequest(f"at {raw[:40]!r}: give a state index, e.g. at=3")
                 s.goto(int(raw))
             return s
         path = _path(request.args.get("path"))
         return s.goto(path) if path is not None else s
 
-    def session_for(path: list[int]) -> Session:
+    def session_for(path: list[int] | None) -> Session:
         s = opener()
         if isinstance(s, Recording):
             raise BadRequest("this trace is read-only: nothing to search or export")
-        return s.goto(path)
+        return s.goto(path) if path is not None else s
 
     @app.errorhandler(BadRequest)
     @app.errorhandler(ExploreError)
@@ -133,9 +162,8 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
     def refused(e):
         return jsonify({"error": str(e)}), 400
 
-    @app.errorhandler(404)
-    @app.errorhandler(405)
-    def not_here(e):
+    @app.errorhandler(HTTPException)
+    def not_here(e):             # 404, 405, 413, ...: said in JSON like every refusal
         return jsonify({"error": f"{request.method} {request.path}: {e.name.lower()}"}), e.code
 
     @app.errorhandler(Exception)
@@ -193,10 +221,7 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
 
     @app.get("/api/search/<key>")
     def search_status(key: str):
-        job = jobs.get(key)
-        return jsonify({"done": job["done"], "explored": job["explored"], "depth": job["depth"],
-                        "seconds": round((job["ended"] or time.monotonic()) - job["started"], 2),
-                        "result": job["result"], "error": job["error"]})
+        return jsonify(jobs.report(key))
 
     @app.delete("/api/search/<key>")
     def search_stop(key: str):
@@ -212,7 +237,7 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
 
     @app.get("/api/export/<what>")
     def download(what: str):
-        s = session_for(_path(request.args.get("path")) or [0])
+        s = session_for(_path(request.args.get("path")))
         body = export_text(s, what)
         kind = "application/json" if what == "itf" else "text/x-python"
         return Response(body, mimetype=kind,
@@ -228,18 +253,16 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
         s = session_for(_json_path(body.get("path")))
         text = export_text(s, body.get("what"))
         out_dir.mkdir(parents=True, exist_ok=True)
-        name = _name(s, body["what"])
-        stem, dot, ext = name.partition(".")
-        for n in range(1, 1000):
-            target = out_dir / (name if n == 1 else f"{stem}-{n}{dot}{ext}")
+        for n in range(1, 100):
+            target = out_dir / _name(s, body["what"], n)
             if target.exists() and target.read_text() == text:
-                return jsonify({"written": str(target)})
+                return jsonify({"written": str(target)})      # saved before: kept, not doubled
             try:
-                with target.open("x") as f:
+                with target.open("x") as f:                    # never overwrites
                     f.write(text)
                 return jsonify({"written": str(target)})
             except FileExistsError:
                 continue
-        raise BadRequest(f"{out_dir}: too many files named {stem}-N")
+        raise BadRequest(f"{out_dir}: 99 files named {_name(s, body['what'])} and its numbered copies already")
 
     return app
