@@ -7,6 +7,7 @@ const $ = (sel) => document.querySelector(sel);
 let V = null;          // the view shown
 let C = null;          // /api/config
 let job = null;        // the search in flight
+let loading = 0;       // the latest load(); an older one finishing later is dropped
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -40,9 +41,10 @@ function linkTo(target, text, attrs = {}) {
 }
 
 async function api(url, options) {
-  const r = await fetch(url, options);
-  const body = await r.json();
-  if (!r.ok) throw new Error(body && body.error ? body.error : `${r.status} ${r.statusText}`);
+  let r;
+  try { r = await fetch(url, options); } catch (e) { throw new Error(`the explorer's server does not answer (${e.message}); is groupcheck explore still running?`); }
+  const body = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(body && body.error ? body.error : `${url.split("?")[0]}: ${r.status} ${r.statusText}`);
   return body;
 }
 
@@ -50,20 +52,26 @@ function showError(message) {
   const box = $("#error");
   box.textContent = message;
   box.hidden = !message;
+  if (message && !V) box.append(" ", el("a", { href: "?", text: "go to the start" }));   // nothing shown yet
 }
 
 async function load() {
+  const mine = ++loading;
   document.body.dataset.ready = "0";
   try {
     if (!C) C = await api("/api/config");
     document.body.classList.toggle("readonly", C.readonly);
-    V = await api(`/api/view?${query()}`);
+    const view = await api(`/api/view?${query()}`);
+    if (mine !== loading) return;
+    V = view;
     showError("");
     render();
-    if (!C.readonly) await drawTimeline();
+    if (!C.readonly) await drawTimeline(mine);
   } catch (e) {
+    if (mine !== loading) return;
     showError(e.message);
   }
+  if (mine !== loading) return;
   document.body.dataset.path = V ? (V.readonly ? String(V.depth) : V.path.join(".")) : "";
   document.body.dataset.ready = "1";
 }
@@ -74,9 +82,12 @@ function render() {
   const length = V.readonly ? V.length : V.depth + V.ahead.length;
   $("#source").textContent = V.source + (V.protocol ? ` · ${V.protocol}` : "");
   $("#scope").textContent = V.readonly ? "" : `${V.scope_text} · behaviour ${V.profile_label}`;
+  document.title = `step ${V.depth} · ${V.source} · groupcheck explore`;
   $("#position").textContent = `step ${V.depth} of ${length}`;
   $("#back").disabled = V.depth === 0;
   $("#forward").disabled = V.readonly ? V.depth >= V.length : false;
+  $("#forward").title = V.readonly ? "the next state of the trace" : V.ahead.length
+    ? "the next step of the trace" : "nothing ahead on this path: the browser's forward";
   $("#note").hidden = !V.note;
   $("#note").textContent = V.note || "";
   $("#action").textContent = V.action;
@@ -101,17 +112,22 @@ function render() {
   }));
 }
 
-function renderBanner() {
-  const b = $("#violation-banner");
+function renderBanner() {        // #violation-banner exists only while there is a violation to show
+  const old = $("#violation-banner");
+  if (old) old.remove();
   const f = V.first_violation;
-  b.hidden = !f;
-  b.replaceChildren();
-  if (!f) return;
-  const where = f.step === V.depth ? "at this state" : `at step ${f.step}`;
-  b.append(el("strong", { text: `${f.property} violated ${where}: ` }), f.message, " ");
-  if (f.step !== V.depth) b.append(linkTo(whole().slice(0, f.step + 1), "go there", { id: "to-violation" }));
+  const recorded = V.recorded ? el("div", { class: "recorded", text: `the trace records ${V.recorded.property}: ${V.recorded.message}` }) : "";
+  if (!f) {
+    $("#recorded").replaceChildren(recorded);      // a recording the model no longer reproduces
+    return;
+  }
+  $("#recorded").replaceChildren();
+  const where = f.step === V.depth ? "at this state" : f.step < V.depth ? `back at step ${f.step}` : `at step ${f.step}`;
+  const b = el("div", { id: "violation-banner" }, el("strong", { text: `${f.property} violated ${where}: ` }), f.message, " ");
+  if (f.step !== V.depth) b.append(linkTo(whole().slice(0, f.step + 1), `go to step ${f.step}`, { id: "to-violation" }));
   else b.append(el("a", { id: "to-violation", href: href(V.path), text: "(here)" }));
-  if (V.recorded) b.append(el("div", { class: "recorded", text: `the trace records ${V.recorded.property}: ${V.recorded.message}` }));
+  b.append(recorded);
+  $("#note").after(b);
 }
 
 function renderDiff() {
@@ -122,14 +138,15 @@ function renderDiff() {
     if (c.removed && c.removed.length) li.append(" ", el("span", { class: "removed", text: `−${c.removed.join(", ")}` }));
     return li;
   });
-  $("#diff").replaceChildren(...(items.length ? items : [el("p", { class: "quiet", text: V.depth ? "no field changed" : "the initial state: nothing before it" })]));
+  $("#diff").replaceChildren(...items);
+  $("#no-diff").textContent = items.length ? "" : V.depth ? "no change" : "no change: the initial state";
 }
 
 function renderTables() {
   $("#tables").replaceChildren(...V.tables.map((t, i) => {
     const changed = t.rows.some((row) => row.some((c) => c.changed));
     const head = el("tr", {}, ...t.columns.map((c) => el("th", { text: c })));
-    const rows = t.rows.map((row) => el("tr", {}, ...row.map((c) => el("td", { class: c.changed ? "changed" : "", title: c.path, text: c.text }))));
+    const rows = t.rows.map((row) => el("tr", {}, ...row.map((c) => el("td", { class: (c.changed ? "changed" : "") + (c.text.length > 32 ? " long" : ""), title: c.path, text: c.text }))));
     const d = el("details", { class: "state-table", "data-title": t.title },
       el("summary", { text: t.title + (changed ? "  (changed)" : "") }),
       el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
@@ -140,10 +157,13 @@ function renderTables() {
 
 function renderProperties() {
   $("#properties tbody").replaceChildren(...V.properties.map((p) => {
-    const first = p.first_broken === null ? "" : linkTo(whole().slice(0, p.first_broken + 1), `step ${p.first_broken}`);
+    const first = p.first_broken === null ? "" : linkTo(whole().slice(0, p.first_broken + 1), `step ${p.first_broken}`,
+      { title: `first broken at step ${p.first_broken} of this path` });
+    // the message under the name; "not judged" says why in its tooltip (every step claim at step 0)
+    const name = el("td", {}, el("span", { class: "name", text: p.name }));
+    if (p.message && p.status !== "not judged") name.append(el("div", { class: "message", text: p.message }));
     return el("tr", { "data-property": p.name, "data-status": p.status, class: p.status.replace(" ", "-"), title: p.doc },
-      el("td", { text: p.name }), el("td", { text: p.kind }), el("td", { text: p.status }),
-      el("td", { text: p.message }), el("td", {}, first));
+      name, el("td", { text: p.kind }), el("td", { text: p.status, title: p.message || p.doc }), el("td", {}, first));
   }));
 }
 
@@ -161,12 +181,17 @@ function renderActions() {
   if (!V.actions.length) $("#actions").append(el("p", { class: "quiet", text: "no action is enabled here" }));
 }
 
-async function drawTimeline() {
+async function drawTimeline(mine) {
   const fig = await api(`/api/timeline?${query()}`);
+  if (mine !== loading) return;
   const box = $("#timeline");
   if (!fig || !window.Plotly) { box.textContent = "no ownership timeline for this model"; return; }
+  $("#timeline-note").textContent = fig.data.length ? "" : "nobody owns a partition or task at any step of this path";
   const layout = fig.layout;
-  layout.shapes = (layout.shapes || []).concat([{ type: "rect", xref: "x", yref: "paper", x0: V.depth - 0.5, x1: V.depth + 0.5, y0: 0, y1: 1, fillcolor: "rgba(255, 200, 0, 0.18)", line: { width: 0 }, layer: "below" }]);
+  // the current step: a band behind the bars and a vertical line through them
+  layout.shapes = (layout.shapes || []).concat([
+    { type: "rect", xref: "x", yref: "paper", x0: V.depth - 0.5, x1: V.depth + 0.5, y0: 0, y1: 1, fillcolor: "rgba(255, 200, 0, 0.18)", line: { width: 0 }, layer: "below" },
+    { type: "line", xref: "x", yref: "paper", x0: V.depth, x1: V.depth, y0: 0, y1: 1, line: { color: "#b08800", width: 2 } }]);
   await Plotly.react(box, fig.data, layout, { displaylogo: false, responsive: true });
   box.removeAllListeners && box.removeAllListeners("plotly_click");
   box.on("plotly_click", (ev) => {
@@ -182,9 +207,10 @@ async function runSearch(mode) {
     const { id } = await api("/api/search", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path: V.path, mode }) });
     job = id;
     $("#stop").hidden = false;
+    $("#run-bfs").disabled = $("#run-walks").disabled = true;
     for (;;) {
       const s = await api(`/api/search/${id}`);
-      $("#search-progress").textContent = `${mode}: ${s.explored.toLocaleString()} ${mode === "bfs" ? "states" : "steps"}, ${s.seconds} s`;
+      $("#search-progress").textContent = `${s.done ? "" : "searching… "}${mode}: ${s.explored.toLocaleString()} ${mode === "bfs" ? "states" : "steps"}, ${s.seconds} s`;
       if (s.done) { showResult(s); break; }
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -193,6 +219,7 @@ async function runSearch(mode) {
   }
   job = null;
   $("#stop").hidden = true;
+  $("#run-bfs").disabled = $("#run-walks").disabled = false;
 }
 
 function showResult(s) {
@@ -229,6 +256,11 @@ function wire() {
   $("#save-itf").addEventListener("click", () => save("itf"));
   $("#save-test").addEventListener("click", () => save("test"));
   window.addEventListener("popstate", load);
+  document.addEventListener("keydown", (e) => {     // arrow keys: back and forward
+    if (e.altKey || e.ctrlKey || e.metaKey || !V || /INPUT|TEXTAREA|SELECT/.test(e.target.tagName)) return;
+    if (e.key === "ArrowLeft") $("#back").click();
+    else if (e.key === "ArrowRight" && !$("#forward").disabled) $("#forward").click();
+  });
 }
 
 wire();
