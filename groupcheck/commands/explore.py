@@ -9,7 +9,9 @@ prints the URL and runs until Ctrl-C (exit 0). Bad input exits 2 with the reason
 """
 from __future__ import annotations
 
+import os
 import signal
+import socket
 from pathlib import Path
 from typing import Optional
 
@@ -81,20 +83,25 @@ def command(
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
     make = _opener(target, variant, profile, scope, flags)
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise fail(f"--out {out_dir}: not a folder")
+    if out_dir is not None:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise fail(f"--out {out_dir}: not a folder")
+        out_dir = out_dir.resolve()           # the page says where a save went
     from werkzeug.serving import make_server
 
     from ..explorer.server import create_app
-    try:
-        server = make_server(host, port, create_app(make, out_dir), threaded=True)
-    except (OSError, SystemExit) as e:
-        raise fail(f"cannot listen on {host}:{port}: {e}") from None
+    listening = _listen(host, port)           # our own socket: a refusal is one line, not werkzeug's exit
+    server = make_server(host, port, create_app(make, out_dir), threaded=True, fd=listening.fileno())
+    listening.close()                         # the server holds its own copy
     source = target or (f"variant {variant}" if variant else "consumer scope")
-    out.print(f"groupcheck explore: serving {source} at http://{host}:{server.server_port}/ (Ctrl-C to stop)",
+    shown = f"[{host}]" if ":" in host else host
+    out.print(f"groupcheck explore: serving {source} at http://{shown}:{server.port}/ (Ctrl-C to stop)",
               markup=False, highlight=False, soft_wrap=True)
+    out.file.flush()
 
     def stop(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C while stopping changes nothing
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, stop)
@@ -106,3 +113,18 @@ def command(
     finally:
         server.server_close()
     err.print("groupcheck explore: stopped", highlight=False)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port``; exit 2 saying why it cannot be had."""
+    from werkzeug.serving import select_address_family
+    family = select_address_family(host, port)          # the family werkzeug will wrap the socket as
+    try:
+        address = socket.getaddrinfo(host, port, family=family, type=socket.SOCK_STREAM)[0][4]
+        return socket.create_server(address, family=family, backlog=128)
+    except (OSError, OverflowError) as e:
+        if isinstance(e, OSError) and not isinstance(e, socket.gaierror) and e.errno:
+            reason = os.strerror(e.errno)          # create_server's own text repeats the address
+        else:
+            reason = getattr(e, "strerror", None) or str(e)
+        raise fail(f"cannot listen on {host}:{port}: {reason}") from None
