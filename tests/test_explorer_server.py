@@ -3,6 +3,7 @@ searches, downloads and saves."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +68,8 @@ def test_a_branch_drops_the_way_ahead(client, trace):
     ("5", "initial-state index 5 out of range"),
     ("0..1", "separated by dots"),
     ("-1", "separated by dots"),
+    ("", "path is empty"),
+    ("0.\u00b2", "separated by dots"),            # a digit to str.isdigit, not to int()
 ])
 def test_a_malformed_path_is_a_400_naming_what_is_wrong(client, bad, words):
     answer = client.get(f"/api/view?path={bad}")
@@ -74,9 +77,19 @@ def test_a_malformed_path_is_a_400_naming_what_is_wrong(client, bad, words):
     assert words in answer.get_json()["error"] and "Traceback" not in answer.get_data(as_text=True)
 
 
-def test_unknown_routes_answer_json(client):
+def test_unknown_routes_and_http_errors_answer_json(client):
     answer = client.get("/api/nothing")
     assert answer.status_code == 404 and "not found" in answer.get_json()["error"]
+    assert client.delete("/api/view").status_code == 405 and "error" in client.delete("/api/view").get_json()
+    huge = client.post("/api/search", data=b"[" + b"0," * 100_000 + b"0]", content_type="application/json")
+    assert huge.status_code == 413 and "too large" in huge.get_json()["error"]
+
+
+def test_the_config_names_the_out_folder(trace, tmp_path):
+    assert create_app(lambda: open_trace(trace[0])).test_client().get("/api/config").get_json() == {
+        "out_dir": None, "readonly": False, "modes": ["bfs", "walks"], "max_states": 200_000, "max_seconds": 60.0}
+    saving = create_app(lambda: open_trace(trace[0]), out_dir=tmp_path).test_client()
+    assert saving.get("/api/config").get_json()["out_dir"] == str(tmp_path)
 
 
 def test_the_page_and_plotly_are_served_from_the_package(client):
@@ -103,9 +116,12 @@ def test_a_read_only_trace_is_navigated_by_state_index(tmp_path):
     assert c.get("/api/config").get_json()["readonly"] is True
     v = c.get("/api/view?at=1").get_json()
     assert v["readonly"] and v["action"] == "inc" and v["diff"][0]["field"] == "x"
-    assert c.get("/api/view?at=7").status_code == 400
+    assert c.get("/api/view").get_json()["depth"] == 0 and c.get("/api/view?path=1").get_json()["depth"] == 1
+    assert c.get("/api/view?at=7").status_code == 400 and "out of range 0..1" in c.get("/api/view?at=7").get_json()["error"]
+    assert "give a state index" in c.get("/api/view?at=0.1").get_json()["error"]
     assert c.get("/api/timeline?at=1").get_json() is None
     assert c.post("/api/search", json={"path": [0]}).status_code == 400
+    assert "read-only" in c.get("/api/export/itf?at=1").get_json()["error"]
 
 
 def _wait(c, key: str, limit: float = 60.0) -> dict:
@@ -123,8 +139,16 @@ def test_a_search_runs_to_the_violation_and_reports_progress():
     key = c.post("/api/search", json={"path": [0], "mode": "bfs"}).get_json()["id"]
     done = _wait(c, key)
     r = done["result"]
-    assert r["property"] == "empty_epochs_equal" and done["explored"] > 0
+    assert r["property"] == "empty_epochs_equal" and done["explored"] > 0 and "violated" in r["text"]
     assert c.get(f"/api/view?path={_q(r['path'])}").get_json()["first_violation"]["property"] == r["property"]
+    assert c.get(f"/api/search/{key}").status_code == 400          # reported once, then forgotten
+
+
+def test_a_search_from_a_state_continues_its_path():
+    c = create_app(lambda: open_variant("KAFKA-20442")).test_client()
+    key = c.post("/api/search", json={"path": [0, 0], "mode": "bfs", "max_states": 10**9}).get_json()["id"]
+    r = _wait(c, key)["result"]
+    assert r["path"][:2] == [0, 0] and r["property"] == "empty_epochs_equal"
 
 
 def test_a_search_can_be_stopped():
@@ -146,18 +170,48 @@ def test_a_bad_search_request_is_refused(client, body, words):
     assert answer.status_code == 400 and words in answer.get_json()["error"]
 
 
-def test_the_test_download_replays_the_violation_and_passes(client, trace, tmp_path):
+def _download(client, url: str) -> tuple[str, bytes]:
+    answer = client.get(url)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    match = re.fullmatch(r'attachment; filename="([^"/]+)"', answer.headers["Content-Disposition"])
+    assert match, answer.headers["Content-Disposition"]
+    return match.group(1), answer.data
+
+
+def test_the_downloaded_tests_go_red_and_green_as_the_bug_comes_and_goes(client, trace, tmp_path):
     _, path = trace
-    answer = client.get(f"/api/export/test?path={_q(path)}")
-    name = answer.headers["Content-Disposition"].split('filename="')[1].rstrip('"')
-    assert name.startswith("test_consumer_no_double_ownership_") and name.endswith(".py")
-    target = tmp_path / name
-    target.write_bytes(answer.data)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
-    itf_answer = client.get(f"/api/export/itf?path={_q(path)}")
-    assert json.loads(itf_answer.data)["#meta"]["violation"]["property"] == "no_double_ownership"
+    caught, text = _download(client, f"/api/export/test?path={_q(path)}")
+    assert re.fullmatch(r"test_consumer_no_double_ownership_[0-9a-f]{8}\.py", caught)
+    assert "no_double_ownership" in text.decode() and str(path) in text.decode()
+    before, quiet = _download(client, f"/api/export/test?path={_q(path[:-1])}")   # one step short of it
+    assert re.fullmatch(r"test_consumer_no_violation_[0-9a-f]{8}\.py", before)
+    files = {"caught": (caught, text.decode()),
+             # KAFKA-13419 fixed (no late SyncGroup applied): the known-bug test goes red
+             "fixed": ("test_fixed.py", text.decode().replace("'apply_late_sync': True", "'apply_late_sync': False")),
+             "quiet": (before, quiet.decode()),
+             # the last step put back: the no-violation test goes red
+             "broken": ("test_broken.py", quiet.decode().replace(str(path[:-1]), str(path)))}
+    assert files["fixed"][1] != files["caught"][1] and files["broken"][1] != files["quiet"][1]
+    for name, body in files.values():
+        (tmp_path / name).write_text(body)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "."],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"})
+    outcome = {name: "PASSED" if f"PASSED {name}::" in run.stdout else "FAILED" if f"FAILED {name}::" in run.stdout
+               else None for name, _ in files.values()}
+    assert [outcome[files[k][0]] for k in ("caught", "fixed", "quiet", "broken")] == \
+        ["PASSED", "FAILED", "PASSED", "FAILED"], run.stdout + run.stderr
+
+
+def test_the_itf_download_is_the_path_with_its_violation(client, trace):
+    _, path = trace
+    name, data = _download(client, f"/api/export/itf?path={_q(path)}")
+    assert re.fullmatch(r"consumer-no_double_ownership-[0-9a-f]{8}\.itf\.json", name)
+    exported = json.loads(data)
+    assert exported["#meta"]["violation"]["property"] == "no_double_ownership"
+    assert exported["#meta"]["path"] == path and len(exported["states"]) == len(path)
+    start, data = _download(client, "/api/export/itf")                 # no path: the state the trace opens at
+    assert "no_violation" in start and json.loads(data)["#meta"]["path"] == path[:1]
 
 
 def test_saves_go_into_the_out_folder_only(trace, tmp_path):
@@ -169,5 +223,10 @@ def test_saves_go_into_the_out_folder_only(trace, tmp_path):
     again = c.post("/api/export", json={"path": trace[1], "what": "test"}).get_json()["written"]
     assert again == written[1] and len(list(out.iterdir())) == 2              # the same content: kept, not doubled
     assert c.post("/api/export", json={"path": trace[1], "what": "exe"}).status_code == 400
+    edited = Path(written[0])
+    edited.write_text("edited by hand")                                        # never overwritten
+    third = Path(c.post("/api/export", json={"path": trace[1], "what": "itf"}).get_json()["written"])
+    assert edited.read_text() == "edited by hand" and third.name == edited.name.replace(".itf.json", "-2.itf.json")
+    assert third.parent == out and len(list(out.iterdir())) == 3
     refused = create_app(lambda: open_trace(trace[0])).test_client().post("/api/export", json={"path": [0], "what": "itf"})
     assert refused.status_code == 400 and "--out" in refused.get_json()["error"]
