@@ -62,7 +62,7 @@ def serve():
 
     def start(opener, out_dir: Path | None = None) -> str:
         server = make_server("127.0.0.1", 0, create_app(opener, out_dir), threaded=True)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()   # quick to stop
         servers.append(server)
         return f"http://127.0.0.1:{server.server_port}/"
 
