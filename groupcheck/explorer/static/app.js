@@ -33,6 +33,7 @@ function href(path) {
 
 function go(target) {            // target: a path (array) or, read-only, a state index
   history.pushState(null, "", href(target));
+  $("#saved").textContent = "";    // it named the file saved from the state left
   load();
 }
 
