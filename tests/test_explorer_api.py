@@ -304,3 +304,12 @@ def test_the_view_is_json_and_agrees_with_the_api(tmp_path):
     assert any(cell["changed"] for t in v["tables"] for row in t["rows"] for cell in row)
     first, steps = replay(s.model, s.scope, path)
     assert v["state"] == s.itf_state(steps[-1].next)
+
+
+@pytest.mark.parametrize("mode", ["bfs", "walks"])
+def test_a_search_from_a_state_that_already_violates_answers_this_state(tmp_path, mode):
+    f, path, prop = _trace_file(tmp_path, "KAFKA-13419")       # a state claim, broken at the last step
+    s = open_trace(f).to_violation()
+    result = s.run_to_violation(mode)
+    assert (result.path, result.property, result.explored) == (path, prop, 0)
+    assert f"violated {len(path) - 1} steps from the initial state" in result.text()

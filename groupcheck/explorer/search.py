@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from model.core import check_state
+
 from ..checker import Budget, bfs, walks
 
 MAX_STATES = 200_000
@@ -33,7 +35,8 @@ class SearchResult:
         unit = "states" if self.mode == "bfs" else "steps"
         done = f"{self.explored:,} {unit} in {self.seconds:.1f} s"
         if self.path is not None:
-            return f"{self.property} violated {len(self.path) - 1} steps from the initial state ({done})"
+            n = len(self.path) - 1
+            return f"{self.property} violated {n} step{'s' * (n != 1)} from the initial state ({done})"
         if self.complete:
             return f"no violation reachable from here within the scope's bounds ({done})"
         return f"no violation found ({done}; stopped by {self.cut or 'the walk count'})"
@@ -47,6 +50,10 @@ def run(session, mode: str = "bfs", *, max_states: int = MAX_STATES, max_seconds
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: give one of {', '.join(MODES)}")
     here = session.state
+    broken = check_state(session.model, session.scope, here)
+    if broken:                # already broken here: the answer is this state (walks would take a step first)
+        (name, message), = broken[:1]
+        return SearchResult(mode, session.path, name, message, 0, 0.0, None, False)
     # the model from here: one initial state, no settle check (can_settle needs the whole graph)
     model = replace(session.model, init_states=lambda scope: (here,), settled=None)
     budget = budget or Budget()
