@@ -1,4 +1,4 @@
-"""groupcheck's command line: check, replay, regression, list, upgrade-plan, conform (one module each).
+"""groupcheck's command line: check, replay, regression, explore, list, upgrade-plan, conform (one module each).
 
 Exit codes (every command; ``console`` names them):
 
@@ -32,7 +32,7 @@ signal.signal(signal.SIGINT, _interrupted_early)
 import typer  # noqa: E402
 
 from . import upgrade_plan  # noqa: E402
-from .commands import check, conform, listing, regression, replay  # noqa: E402
+from .commands import check, conform, explore, listing, regression, replay  # noqa: E402
 from .commands.guard import user_code_errors  # noqa: E402
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
@@ -53,6 +53,8 @@ app.command(name="replay")(user_code_errors(replay.command))
 # groupcheck regression TRACE -o tests/test_x.py: a counterexample as a pytest regression test
 app.command(name="regression")(user_code_errors(regression.command))
 app.command(name="list")(listing.command)
+# groupcheck explore TRACE | PROTOCOL: step through, branch from and export states in a local web page
+app.command(name="explore")(user_code_errors(explore.command))
 # groupcheck conform --target kafka-python:sticky: judge a real implementation by the model's properties
 app.command(name="conform")(user_code_errors(conform.conform))
 # groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?

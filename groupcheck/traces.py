@@ -237,6 +237,14 @@ def _diff(recorded: Any, reproduced: Any, where: str, out: list[tuple[str, Any, 
         _diff(a[1].get(key, ABSENT), b[1].get(key, ABSENT), where + key, out)
 
 
+def changed_fields(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    """(field path, old, new) for every leaf where two ITF values differ (ABSENT where
+    one side lacks it): the explorer's diff of consecutive states."""
+    found: list[tuple[str, Any, Any]] = []
+    _diff(before, after, "", found)
+    return found
+
+
 def differences(recorded: list[dict], reproduced: list[dict]) -> list[Difference]:
     """Every field, action_taken included, in which the recorded states and the
     reproduced ones differ, state by state (each state's own #meta is left out)."""

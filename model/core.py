@@ -94,6 +94,10 @@ class Model:
     # the group has settled: nothing left to do (the checker's can_settle asks whether
     # such a state stays reachable from every state without further faults)
     settled: Callable[[Scope, State], bool] | None = None
+    # who owns what at a state, for the explorer's ownership timeline: {partition or task
+    # name: owner labels}, e.g. {"t0-0": ("C1",), "t0-1": ()}; every item of the scope appears.
+    # Labels are the model's texts' names; "P1 (standby)" / "P1 (warm-up)" mark a replica, not an owner
+    owners: Callable[[Scope, State], dict[str, tuple[str, ...]]] | None = None
 
     def property(self, name: str) -> Property:
         for prop in self.properties:

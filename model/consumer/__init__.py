@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core import Model
 from . import scope as _scope
 from .properties import PROPERTIES, quiescent
-from .render import describe_action, describe_event, describe_state, state_to_itf
+from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import ConsumerScope
 from .step import ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
 
@@ -25,6 +25,7 @@ MODEL = Model(
     describe_action=describe_action,
     describe_event=describe_event,
     describe_state=describe_state,
+    owners=owners,
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=("receive", "deliver", "join", "restart", "resume"),

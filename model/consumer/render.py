@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..itf import itf_map, itf_set
-from ..partitions import names, show
+from ..partitions import existing, names, show
 from .scope import ConsumerScope
 from .state import Action, State
 
@@ -141,3 +141,14 @@ def describe_state(scope: ConsumerScope, state: State) -> str:
     group = (f"group {g.status}, generation {g.generation}, leader {_member(g.leader) or 'none'}, "
              f"protocol {g.protocol or 'none'}, members {members or 'none'}")
     return "\n".join([group] + [_consumer_line(scope, state, s) for s in range(len(state.consumers))])
+
+
+def owners(scope: ConsumerScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who holds each existing partition (the explorer's ownership timeline): every consumer
+    whose ownedPartitions has it, live, paused or left behind alike (``no_double_ownership``
+    judges which of them count)."""
+    out: dict[str, tuple[str, ...]] = {p: () for p in names(existing(state.partitions, scope.stride), scope.stride)}
+    for slot, c in enumerate(state.consumers):
+        for p in names(c.owned, scope.stride):
+            out[p] = out.get(p, ()) + (f"C{slot + 1}",)
+    return out

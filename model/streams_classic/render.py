@@ -116,3 +116,17 @@ def describe_state(scope: StreamsScope, state: State) -> str:
     group = (f"group {g.status}, generation {g.generation}, leader {leader}, "
              f"version {'v' + str(g.version) if g.version else 'none'}, joined this round: {joined}")
     return "\n".join([group] + [_thread_line(scope, state, s) for s in range(len(state.members))])
+
+
+def owners(scope: StreamsScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who runs each task (the explorer's ownership timeline), judged as ``revoke_before_reassign``
+    judges it: every thread by its active tasks ("S1"), failed or not; standby and warm-up
+    (learner) tasks are shown as replicas ("S1 (standby)", "S1 (warm-up)"), not owners."""
+    out: dict[str, tuple[str, ...]] = {f"T{t + 1}": () for t in range(scope.tasks)}
+    for role, suffix in (("active", ""), ("standby", " (standby)"), ("learning", " (warm-up)")):
+        for slot, m in enumerate(state.members):
+            mask = getattr(m, role)
+            for t in range(mask.bit_length()):
+                if mask >> t & 1:
+                    out[f"T{t + 1}"] = out.get(f"T{t + 1}", ()) + (name(scope, slot) + suffix,)
+    return out

@@ -142,3 +142,19 @@ def describe_state(scope: StreamsGroupScope, state: State) -> str:
                      f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
                      f"topology epoch {c.topology_epoch}")
     return "\n".join(lines)
+
+
+def owners(scope: StreamsGroupScope, state: State) -> dict[str, tuple[str, ...]]:
+    """Who runs each task (the explorer's ownership timeline), judged as ``no_task_active_twice``
+    judges it: the live clients, classic or streams, by their owned active tasks ("P1"); their
+    standby and warm-up tasks are shown as replicas ("P1 (standby)", "P1 (warm-up)"), not owners."""
+    from .properties import _live   # properties import step, which imports this module's users
+    from .step import index
+    out: dict[str, tuple[str, ...]] = {f"T{t}": () for t in range(len(index(scope)))}
+    live = list(_live(state))
+    for role, suffix in ((0, ""), (1, " (standby)"), (2, " (warm-up)")):
+        for slot, c in live:
+            for t in range(c.owned[role].bit_length()):
+                if c.owned[role] >> t & 1:
+                    out[f"T{t}"] = out.get(f"T{t}", ()) + (name(scope, slot) + suffix,)
+    return out

@@ -1,0 +1,43 @@
+"""The counterexample explorer: step through, branch from and compare any state of any
+protocol, from Python (``Session``) or in a local web page (``groupcheck explore``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from model import itf
+
+from .. import traces
+from ..files import InputError, read_text
+from .readonly import Recording
+from .session import ExploreError, Session, open_scope, open_variant
+
+__all__ = ["ExploreError", "Recording", "Session", "open_scope", "open_trace", "open_variant"]
+
+
+def open_trace(path: str | Path) -> Session | Recording:
+    """A trace file: a groupcheck trace opens at its initial state with its path ahead (and
+    its recorded violation); any other ITF trace, or one the current model cannot replay,
+    opens read-only (``Recording``). ExploreError names what is wrong with a file that is
+    not an ITF trace at all."""
+    path = Path(path)
+    try:
+        tr = itf.load(read_text(path))
+    except (InputError, itf.TraceError) as e:
+        raise ExploreError(f"{path}: {e}") from None
+    meta = tr.get("#meta", {})
+    if all(k in meta for k in ("protocol", "scope", "path")):
+        try:
+            rec = traces.load(path)
+        except traces.ReplayError as e:
+            return _recording(tr, path, f"opened read-only: {e}")
+        return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name,
+                       recorded=rec.violation)
+    return _recording(tr, path, "opened read-only: no groupcheck #meta (protocol, scope, path), so the "
+                                "states are shown as recorded, with no actions or properties")
+
+
+def _recording(tr: dict, path: Path, note: str) -> Recording:
+    try:
+        return Recording(tr, path.name, note)
+    except ValueError as e:
+        raise ExploreError(f"{path}: {e}") from None
