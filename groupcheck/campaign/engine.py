@@ -160,12 +160,16 @@ def spark_session(master: str, conf: dict | None = None):
     return spark
 
 
-def _walk_partition(protocol: str, scope: dict, length: int, fail_first_attempt: bool):
+def _walk_partition(protocol: str, scope: dict, length: int, fail_first_attempt: str | None):
     def run(seeds):
-        if fail_first_attempt:     # tests: the first attempt of every task fails, Spark retries it
+        seeds = list(seeds)
+        if fail_first_attempt:     # tests: the first attempt of every task fails after its walks, Spark retries it
             from pyspark import TaskContext
             ctx = TaskContext.get()
             if ctx is not None and ctx.attemptNumber() == 0:
+                rows = [run_walk(protocol, scope, s, length) for s in seeds]   # the work done, then lost
+                marker = Path(fail_first_attempt) / f"stage{ctx.stageId()}-part{ctx.partitionId()}-walks{len(rows)}"
+                marker.touch()
                 raise RuntimeError("injected failure on a task's first attempt")
         for s in seeds:
             yield run_walk(protocol, scope, s, length)
@@ -176,7 +180,9 @@ def _spark(results: Results, seeds: range, size: int, out: Path, master: str, pa
            progress, budget: Budget, conf: dict) -> None:
     from pyspark.sql import functions as F
 
-    fail_first = bool(conf.pop("groupcheck.test.failFirstAttempt", False))
+    conf = dict(conf)
+    # tests: a folder where the first attempt of each walk task leaves a mark before it fails
+    fail_first = conf.pop("groupcheck.test.failFirstAttempt", None)
     spark = spark_session(master, conf)
     sc = spark.sparkContext
     first = seeds.start
