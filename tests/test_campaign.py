@@ -108,6 +108,9 @@ def test_the_local_engine_finds_and_dedupes_the_violation(local_run):
     assert [d["property"] for d in results.distinct] == ["empty_epochs_equal"]
     d = results.distinct[0]
     assert d["count"] == len(results.violations) and d["shrunk_depth"] <= 9
+    # the shortest violating walk (then the first seed) stands for the signature
+    assert (d["depth"], d["seed"]) == min((v["depth"], v["seed"]) for v in results.violations)
+    assert d["first_walk"] == results.violations[0]["walk"]
     assert seen[-1] == (60, len(results.violations)) and len(seen) == 60
     assert sum(results.new_states) == results.distinct_states > 100
 
