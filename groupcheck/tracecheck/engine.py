@@ -67,8 +67,12 @@ def precheck(paths: Iterable[Path]) -> None:
     """Every line parses (the driver reads the input once, so a bad line is named with its
     file and line number before Spark starts)."""
     for path in paths:
+        count = 0
         for where, text in lines(Path(path)):
             parse_line(text, where)
+            count += 1
+        if not count:
+            raise InputError(f"{path}: no events")
 
 
 def _judge_partition(max_states: int, max_seconds: float | None):

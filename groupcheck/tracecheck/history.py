@@ -22,12 +22,20 @@ class Group:
     events: list[dict]          # sorted by seq, the book-keeping fields included
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def parse_line(text: str, where: str) -> dict:
     """One JSON line as an event; ``where`` ("file:line") names it in errors."""
     try:
-        event = json.loads(text)
+        event = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise InputError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+    except ValueError as e:      # NaN / Infinity
+        raise InputError(f"{where}: {e}") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
     if not isinstance(event, dict):
         raise InputError(f"{where}: an event must be a JSON object, got {type(event).__name__}")
     if not isinstance(event.get("group"), str) or not event["group"]:
@@ -43,6 +51,8 @@ def lines(path: Path) -> Iterator[tuple[str, str]]:
     """(where, JSON text) of every event in ``path``."""
     if not path.exists():
         raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: a directory; give history files (JSON lines or Parquet)")
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
         try:
@@ -90,9 +100,13 @@ def read(paths: Iterable[Path]) -> list[Group]:
     """Every group of the files, in order of first appearance."""
     by: dict[str, list[tuple[str, dict]]] = {}
     for path in paths:
+        count = 0
         for where, text in lines(Path(path)):
             e = parse_line(text, where)
             by.setdefault(e["group"], []).append((where, e))
+            count += 1
+        if not count:
+            raise InputError(f"{path}: no events")
     return [assemble(name, evs) for name, evs in by.items()]
 
 
