@@ -51,12 +51,28 @@ def fingerprint(model: Model, scope, state) -> int:
 
 @lru_cache(maxsize=8)
 def _setup(protocol: str, scope_json: str):
-    """The model and scope of a JSON scope (a cache of pure values: the same inputs
-    give the same model and scope, so a walk stays a function of its inputs)."""
+    """The model, scope, claims and initial states of a JSON scope, and a memo of
+    fingerprints: caches of pure values (the same inputs give the same values), so a
+    walk stays a function of its inputs."""
     import json
     model = get(protocol).model
     scope = model.scope_from_dict(json.loads(scope_json))
-    return model, scope, Claims(model), model.init_states(scope)
+    return model, scope, Claims(model), model.init_states(scope), {}
+
+
+MEMO = 1 << 16      # fingerprints remembered per scope (a pure function of the state; then it starts over)
+
+
+def _fingerprint(model: Model, scope, state, memo: dict) -> int:
+    """``fingerprint``, remembered by canonical state (walks meet the same states again and again)."""
+    key = model.canonical(scope, state)
+    fp = memo.get(key)
+    if fp is None:
+        if len(memo) >= MEMO:
+            memo.clear()
+        fp = memo[key] = int.from_bytes(hashlib.blake2b(stable_text(key).encode(), digest_size=8).digest(),
+                                        "big", signed=True)
+    return fp
 
 
 def scope_key(scope: dict) -> str:
@@ -68,12 +84,12 @@ def run_walk(protocol: str, scope: dict, seed: int, length: int) -> dict:
     """Walk ``length`` steps from ``seed``; return its row: seed, steps, action-kind
     counts, the claims checked, the distinct state fingerprints met (sorted), and the
     violation (property, message, path, depth; None when the walk broke nothing)."""
-    model, sc, claims, inits = _setup(protocol, scope_key(scope))
+    model, sc, claims, inits, memo = _setup(protocol, scope_key(scope))
     kinds = swarm_kinds(model, random.Random(seed))
     path, violation, steps = walk(model, sc, seed, length, kinds, claims, inits)
     first, replayed = replay(model, sc, path)
-    states = {fingerprint(model, sc, first)}
-    states.update(fingerprint(model, sc, s.next) for s in replayed)
+    states = {_fingerprint(model, sc, first, memo)}
+    states.update(_fingerprint(model, sc, s.next, memo) for s in replayed)
     counts = Counter(s.action.kind for s in replayed)
     row = {"seed": int(seed), "steps": int(steps), "kinds": sorted(kinds),
            "action_kinds": dict(sorted(counts.items())), "properties": list(claims.checked),
