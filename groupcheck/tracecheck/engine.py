@@ -113,7 +113,18 @@ def run_spark(paths: Iterable[Path], max_states: int, max_seconds: float | None 
     paths = [Path(p) for p in paths]
     if check_input:
         precheck(paths)
+    from pyspark.sql import SparkSession
+    mine = spark is None and SparkSession.getActiveSession() is None    # a session this call starts, it stops
     spark = spark or spark_session(master)
+    try:
+        return _on_spark(spark, paths, max_states, max_seconds)
+    finally:
+        if mine:
+            spark.stop()
+
+
+def _on_spark(spark, paths: list[Path], max_states: int, max_seconds: float | None) -> list[dict]:
+    from pyspark.sql import functions as F
     frames = []
     text = [str(p) for p in paths if p.suffix != ".parquet"]
     parquet = [str(p) for p in paths if p.suffix == ".parquet"]
