@@ -31,12 +31,13 @@ def _figures(results) -> list[go.Figure]:
         at = [v["walk"] + 1 for v in results.violations if v["property"] == prop]
         over.add_trace(go.Scatter(x=at, y=list(range(1, len(at) + 1)), mode="lines+markers", name=prop,
                                   line_shape="hv"))
-    over.update_layout(title=TITLES[2], xaxis_title="walk", yaxis_title="violating walks so far",
+    over.update_layout(title=TITLES[2], xaxis_title="walk", yaxis_title="violating walks so far", showlegend=True,
                        xaxis_range=[0, max(1, results.walks)])
     depth = go.Figure()
-    depth.add_trace(go.Histogram(x=results.depths, name="steps per walk", opacity=0.7))
+    bins = {"start": -0.5, "end": results.length + 0.5, "size": max(1, results.length // 40)}   # both on one grid
+    depth.add_trace(go.Histogram(x=results.depths, name="steps per walk", opacity=0.7, xbins=bins))
     depth.add_trace(go.Histogram(x=[v["depth"] for v in results.violations], name="depth of violations",
-                                 opacity=0.7))
+                                 opacity=0.7, xbins=bins))
     depth.update_layout(title=TITLES[3], barmode="overlay", xaxis_title="steps", yaxis_title="walks")
     return [states, freq, over, depth]
 
