@@ -215,3 +215,14 @@ def test_bad_options_exit_2(tmp_path, monkeypatch, args, message):
     result = runner.invoke(app, ["trace-check", *args])
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and message in text, text
+
+
+def test_a_recorders_timestamp_is_not_compared(tmp_path):
+    model, scope = reference("consumer-group", "join-leave")
+    path, _, _ = walk(model, scope, 7, 80)
+    lines = [{"group": "g", "seq": i, "ts": 1000 + i, "protocol": "consumer-group", "scope": model.scope_to_dict(scope), **e}
+             for i, e in enumerate(history_of("consumer-group", scope, path))]
+    f = tmp_path / "h.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    rows = engine.run_local([f], 200_000)
+    assert [r["verdict"] for r in rows] == ["valid"]

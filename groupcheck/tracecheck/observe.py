@@ -28,7 +28,7 @@ from typing import Any, Callable
 from model import partitions as bits
 
 CALLBACKS = ("revoked", "assigned", "lost", "commit")
-BOOK = ("group", "seq", "protocol", "scope")     # the fields of a line that are not the observation
+BOOK = ("group", "seq", "protocol", "scope", "ts")     # the fields of a line that are not the observation ("ts": a recorder's timestamp, not compared)
 
 
 def to_json(x: Any) -> Any:
