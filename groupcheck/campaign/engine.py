@@ -24,6 +24,7 @@ from .signature import signature
 from .walks import run_walk
 
 ENGINES = ("local", "spark")
+BATCH = 2_000       # walks per Spark job: after Ctrl-C the job under way finishes, the rest is not started
 
 
 @dataclass
@@ -90,7 +91,7 @@ def run_campaign(protocol: str, scope: dict, profile: str | None, seeds: range, 
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     results = Results(protocol, scope, profile, length, seeds, engine)
     budget = budget or Budget()
-    size = batch or max(1, min(len(seeds), 10_000))
+    size = batch or BATCH
     if engine == "local":
         _local(results, seeds, size, out, progress, budget)
     else:

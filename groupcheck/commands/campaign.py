@@ -94,6 +94,11 @@ def command(
     if run.exists() and not run.is_dir():
         raise fail(f"--out: {run} is a file, not a folder")
     limits = Budget()
+    if engine == "spark":
+        # the session first: SparkContext installs its own Ctrl-C handler (cancel every job),
+        # which interruptible() below replaces with ours (finish the batch under way, write it)
+        from ..campaign.engine import spark_session
+        spark_session(master)
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} walks"),
                    TextColumn("{task.fields[violations]:,} violations"), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
