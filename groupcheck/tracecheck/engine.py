@@ -98,7 +98,9 @@ def spark_session(master: str = "local[*]"):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     root = str(Path(__file__).resolve().parents[2])
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in paths:       # the Python workers import groupcheck and model from here
+        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
     from pyspark.sql import SparkSession
     return (SparkSession.builder.master(master).appName("groupcheck-trace-check")
             .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
