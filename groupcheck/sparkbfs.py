@@ -10,10 +10,11 @@ stable 64-bit fingerprint of the canonical state (``fingerprint``). Each level
 2. keeps one successor per fingerprint (``reduceByKey``: the one reached by the smallest
    (parent fingerprint, action index), with its concrete state), anti-joins the visited
    set (``subtractByKey``) and checks the state claims on the new states only;
-3. unions the new fingerprints into the visited set and keeps a (fingerprint -> parent
-   fingerprint, action index) table of the level, from which a shortest path is rebuilt.
+3. unions the new states into the visited set, which maps each fingerprint to the
+   (parent fingerprint, action index) it was first reached by: a shortest path is
+   rebuilt from it, one partition read per step.
 
-The new states, the level's table and the visited set are persisted and locally
+The new states and the visited set are persisted and locally
 checkpointed (``localCheckpoint``: lineage stays one level long; the blocks live on the
 executors, so a lost executor fails the search rather than recomputing it). Spark does
 the scheduling and the shuffles; nothing here distributes work by hand.
@@ -23,7 +24,7 @@ is reported is deterministic (a deadlock at the level expanded, then the transit
 the smallest (parent fingerprint, action index); at one transition a state claim before
 a transition claim, as ``Claims.broken``) but not necessarily the one ``checker.bfs``
 meets first; its depth is the same, the shallowest. The path is rebuilt from the level
-tables and replayed through the model (``model.core.replay``), which must break the same
+links and replayed through the model (``model.core.replay``), which must break the same
 claim at the same step. ``can_settle`` (the checker's AG EF settled check) needs the
 whole graph of protocol steps and is not checked here: it is left out of
 ``Report.checked``. Limits (``max_states``, the ``Budget``) are looked at between levels,
@@ -148,10 +149,6 @@ def _link(value):
     return value[0], value[1]
 
 
-def _seen(value):
-    return None
-
-
 def _state(value):
     return value[2]
 
@@ -213,13 +210,16 @@ def session(master: str = "local[*]"):
     return spark
 
 
-def _materialize(*rdds) -> int:
-    """Persist and locally checkpoint ``rdds`` and compute them in one job; the number of
-    rows they hold together."""
+def _keep(rdd):
+    """``rdd`` persisted and marked for a local checkpoint (done by the next job that
+    computes it). Mark an RDD before deriving others from it, or they recompute it."""
     from pyspark import StorageLevel
-    for rdd in rdds:
-        rdd.persist(StorageLevel.MEMORY_AND_DISK).localCheckpoint()
-    return rdds[0].context.union(list(rdds)).count() if len(rdds) > 1 else rdds[0].count()
+    return rdd.persist(StorageLevel.MEMORY_AND_DISK).localCheckpoint() or rdd
+
+
+def _materialize(*rdds) -> int:
+    """Compute ``rdds`` (each ``_keep``) in one job; the number of rows they hold together."""
+    return rdds[0].context.union(list(rdds)).count()
 
 
 def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]", partitions: int | None = None,
@@ -252,10 +252,9 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
         found = claims.broken(scope, None, None, init, ())
         if found is not None and broken is None:
             broken = (NONE, i, 0, *found)
-    new = sc.parallelize(rows, parts).partitionBy(parts)
-    links = [new.mapValues(_link)]
-    visited = new.mapValues(_seen)
-    _materialize(new, links[0], visited)
+    new = _keep(sc.parallelize(rows, parts).partitionBy(parts))
+    visited = _keep(new.mapValues(_link))
+    _materialize(new, visited)
     states, depth, deadlock = len(rows), 0, None
     report.states = states
     if progress is not None:
@@ -273,13 +272,12 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
         frontier = new.mapValues(_state)
         reps = (frontier.mapPartitions(lambda it, a=acc: _expand(ctx, a, it))
                 .reduceByKey(_smaller, parts))
-        fresh = (reps.subtractByKey(visited, parts)
-                 .mapPartitions(lambda it, a=acc: _check_new(ctx, a, it), preservesPartitioning=True))
-        link = fresh.mapValues(_link)
-        grown = visited.union(fresh.mapValues(_seen))
-        total = _materialize(fresh, link, grown)
+        fresh = _keep(reps.subtractByKey(visited, parts)
+                      .mapPartitions(lambda it, a=acc: _check_new(ctx, a, it), preservesPartitioning=True))
+        grown = _keep(visited.union(fresh.mapValues(_link)))
+        total = _materialize(fresh, grown)
         before = report.states
-        states = (total - before) // 3       # fresh + its links + (visited before + fresh)
+        states = (total - before) // 2       # fresh + (visited before + fresh)
         witnessed, transitions, deadlock, broken = acc.value
         for name in witnessed:
             report.witnessed[name] = True
@@ -287,7 +285,6 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
         for old in (new, visited):
             old.unpersist()
         new, visited = fresh, grown
-        links.append(link)
         report.states = before + states
         if deadlock is not None:
             broken = None        # the shallower violation: a state of the level expanded
@@ -298,28 +295,27 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
         if progress is not None:
             progress(report.states, depth)
 
-    def path_to(fp: int, level: int) -> list[int]:
+    def path_to(fp: int) -> list[int]:
+        """Back from ``fp`` to an initial state through the visited set's parent links,
+        one partition read per step (the set is partitioned by portable_hash, which is
+        hash() for an int; RDD.lookup would insist on PYTHONHASHSEED)."""
         out = []
-        for table in reversed(links[:level + 1]):
-            # the one partition that holds fp (the tables are partitioned by portable_hash,
-            # which is hash() for an int; RDD.lookup insists on PYTHONHASHSEED)
-            part = hash(fp) % table.getNumPartitions()
-            parent, index = sc.runJob(table, lambda rows, fp=fp: [v for k, v in rows if k == fp], [part])[0]
+        while fp != NONE:
+            part = hash(fp) % visited.getNumPartitions()
+            fp, index = sc.runJob(visited, lambda rows, fp=fp: [v for k, v in rows if k == fp], [part])[0]
             out.append(index)
-            fp = parent
         return out[::-1]
 
     if deadlock is not None:
-        report.violation = Violation("no_deadlock", "no action is enabled", path_to(deadlock, depth), "deadlock")
+        report.violation = Violation("no_deadlock", "no action is enabled", path_to(deadlock), "deadlock")
     elif broken is not None:
         parent, index, _, name, message = broken
-        level = len(links) - 1        # the level the broken transition (or initial state) reached
-        path = [index] if parent == NONE else path_to(parent, level - 1) + [index]
+        path = [index] if parent == NONE else path_to(parent) + [index]
         report.violation = Violation(name, message, path, checker._kind(model, name))
     if report.violation is not None:
         _confirm(model, scope, report.violation)
         report.depth = len(report.violation.path) - 1
-    for rdd in [new, visited, *links]:
+    for rdd in (new, visited):
         rdd.unpersist()
     report.collision = checker.collision_probability(report.states)
     report.complete = report.cut is None and report.violation is None

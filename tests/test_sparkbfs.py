@@ -41,7 +41,7 @@ def test_fingerprints_do_not_depend_on_object_sharing():
 
 
 def test_same_states_and_depth_as_in_process_bfs(spark):
-    local, on_spark = _both("consumer-group", get("consumer-group").default_scopes()["lost-response"])
+    local, on_spark = _both("streams-classic", get("streams-classic").default_scopes()["standbys"])
     assert local.complete and on_spark.complete
     assert (on_spark.states, on_spark.depth, on_spark.transitions) == (local.states, local.depth, local.transitions)
     assert on_spark.witnessed == local.witnessed
