@@ -3,6 +3,7 @@ or as Spark tasks; violations deduplicated and shrunk; Parquet datasets, ITF tra
 an HTML report in one run folder (``groupcheck.campaign``)."""
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Optional
@@ -14,7 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from ..campaign import output
 from ..campaign.engine import ENGINES, run_campaign
 from ..checker import Budget
-from ..console import FAILED, INTERRUPTED, err, fail, interruptible, out
+from ..console import FAILED, INTERRUPTED, PROGRESS_EVERY, err, fail, interruptible, out
 from ..protocols import PROTOCOLS, UnknownProtocol, get
 from ..scope_input import build_scopes
 from ..scope_input import overrides as _overrides
@@ -104,9 +105,18 @@ def command(
                    console=err, transient=True, disable=not err.is_terminal)
     with interruptible(limits), bar:
         task = bar.add_task(f"campaign {p.name}", total=walks, violations=0)
+        last = [time.monotonic()]
+
+        def progress(done: int, found: int) -> None:
+            if err.is_terminal:
+                bar.update(task, completed=done, violations=found)
+            elif time.monotonic() - last[0] >= PROGRESS_EVERY:     # CI logs, pipes: a line now and then
+                last[0] = time.monotonic()
+                print(f"progress campaign {p.name}: {done:,}/{walks:,} walks, {found:,} violations, "
+                      f"{limits.elapsed():.1f} s", file=sys.stderr, flush=True)
+
         results = run_campaign(p.name, scope_dict, profile, range(seed, seed + walks), length, run, engine=engine,
-                               master=master, partitions=partitions, budget=limits,
-                               progress=lambda done, found: bar.update(task, completed=done, violations=found))
+                               master=master, partitions=partitions, budget=limits, progress=progress)
         s = output.finish(run, results)
     out.print(f"{results.walks:,} walks, {results.steps:,} steps, {results.distinct_states:,} distinct states, "
               f"{len(results.violations):,} violating walks, {len(results.distinct)} distinct violations "
