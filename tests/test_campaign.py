@@ -18,7 +18,7 @@ from groupcheck.campaign.engine import run_campaign
 from groupcheck.campaign.report import TITLES
 from groupcheck.campaign.shrink import shrink
 from groupcheck.campaign.signature import signature
-from groupcheck.campaign.walks import run_walk, run_walks
+from groupcheck.campaign.walks import fingerprint, run_walk, run_walks
 from groupcheck.checker import Budget, bfs
 from groupcheck.cli import app
 from groupcheck.protocols import get, variant_job
@@ -40,6 +40,10 @@ def test_a_walk_is_a_function_of_its_inputs_whatever_the_grouping():
     assert sorted(grouped, key=lambda r: r["seed"]) == whole
     assert len({tuple(r["fingerprints"]) for r in whole}) > 10        # the seeds do differ
     assert all(r["fingerprints"] and r["steps"] > 0 for r in whole)
+    model = get("consumer").model
+    sc = model.scope_from_dict(scope)
+    inits = {fingerprint(model, sc, s) for s in model.init_states(sc)}
+    assert all(inits & set(r["fingerprints"]) for r in whole)          # each walk starts at an initial state
 
 
 @pytest.mark.parametrize("protocol", ["consumer", "consumer-group", "streams-classic", "streams-group"])

@@ -45,7 +45,11 @@ def stable_text(value) -> str:
 def fingerprint(model: Model, scope, state) -> int:
     """A 64-bit signed fingerprint of the state's canonical (symmetry-reduced) form:
     blake2b of its ``stable_text``, the same in every process."""
-    digest = hashlib.blake2b(stable_text(model.canonical(scope, state)).encode(), digest_size=8).digest()
+    return _digest(model.canonical(scope, state))
+
+
+def _digest(canonical) -> int:
+    digest = hashlib.blake2b(stable_text(canonical).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -70,8 +74,7 @@ def _fingerprint(model: Model, scope, state, memo: dict) -> int:
     if fp is None:
         if len(memo) >= MEMO:
             memo.clear()
-        fp = memo[key] = int.from_bytes(hashlib.blake2b(stable_text(key).encode(), digest_size=8).digest(),
-                                        "big", signed=True)
+        fp = memo[key] = _digest(key)
     return fp
 
 
