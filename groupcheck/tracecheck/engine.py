@@ -4,7 +4,9 @@ the verdict table (``verdicts.parquet``) and the report (``report.html``).
 Both engines judge each group with ``judge`` and sort the rows by group, so they give the
 same table (but for ``seconds``). Spark reads the lines as text (JSON lines) or the
 ``group, seq, event`` columns (Parquet), groups them by ``group`` with the events sorted by
-``seq``, and validates each group in the Python workers (``mapPartitions``).
+``seq``, spreads the groups over ``4 x defaultParallelism`` partitions (adaptive execution
+would coalesce them by bytes into one) and validates each group in the Python workers
+(``mapPartitions``).
 """
 from __future__ import annotations
 
@@ -104,7 +106,7 @@ def spark_session(master: str = "local[*]"):
     from pyspark.sql import SparkSession
     return (SparkSession.builder.master(master).appName("groupcheck-trace-check")
             .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.shuffle.partitions", "8")
+            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.shuffle.partitions", "64")
             .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
             .getOrCreate())
 
@@ -141,7 +143,13 @@ def _on_spark(spark, paths: list[Path], max_states: int, max_seconds: float | No
     for other in frames[1:]:
         df = df.unionByName(other)
     grouped = df.groupBy("group").agg(F.sort_array(F.collect_list(F.struct("seq", "event"))).alias("events"))
-    rows = grouped.rdd.mapPartitions(_judge_partition(max_states, max_seconds)).collect()
+    # validation is CPU work on little data: adaptive execution coalesces the grouped rows into
+    # as few partitions as their bytes need (one, for a few hundred groups), so spread them again
+    rdd = grouped.rdd
+    want = spark.sparkContext.defaultParallelism * 4
+    if rdd.getNumPartitions() < want:
+        rdd = rdd.repartition(want)
+    rows = rdd.mapPartitions(_judge_partition(max_states, max_seconds)).collect()
     return sorted(rows, key=lambda r: r["group"])
 
 
