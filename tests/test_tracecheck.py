@@ -156,6 +156,7 @@ def test_the_cli_writes_the_verdict_table_and_the_report_and_exits_1(fleet_dir, 
     table = pq.read_table(tmp_path / "verdicts.parquet")
     assert table.num_rows == 40 and table.column_names == list(engine.COLUMNS)
     html = (tmp_path / "report.html").read_text()
+    assert html.count('class="plotly-graph-div"') == 3
     assert "Verdicts by protocol" in html and "Plotly.newPlot" in html and 'src="https://cdn.plot.ly' not in html
 
 
