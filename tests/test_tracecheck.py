@@ -233,3 +233,16 @@ def test_a_recorders_timestamp_is_not_compared(tmp_path):
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
     rows = engine.run_local([f], 200_000)
     assert [r["verdict"] for r in rows] == ["valid"]
+
+
+def test_a_history_past_the_scopes_bounds_is_invalid_there_and_says_so():
+    """Judged at a smaller scope (max_epoch 2), a walk of the larger one needs states past its
+    bounds: invalid at that scope, with ``beyond`` saying a larger scope might explain more."""
+    from dataclasses import replace
+    model, scope = reference("consumer-group", "join-leave")
+    path, _, _ = walk(model, scope, 1, 80)
+    history = history_of("consumer-group", scope, path)
+    assert validate("consumer-group", model, scope, history).beyond == 0
+    small = replace(scope, max_epoch=2)
+    r = validate("consumer-group", model, small, history)
+    assert r.verdict == "invalid" and r.beyond > 0 and r.explained < len(history)

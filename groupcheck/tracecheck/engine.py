@@ -24,7 +24,7 @@ from .observe import BOOK
 from .validate import validate
 
 COLUMNS = ("group", "protocol", "verdict", "events", "explained", "first_unexplained", "violations",
-           "violation_detail", "path", "states", "seconds", "cut", "error")
+           "violation_detail", "path", "states", "beyond_bounds", "seconds", "cut", "error")
 VERDICTS = ("valid", "invalid", "unknown", "error")
 
 
@@ -42,7 +42,7 @@ def judge(g: Group, max_states: int, max_seconds: float | None) -> dict:
     history = [{k: v for k, v in e.items() if k not in BOOK} for e in g.events]
     r = validate(g.protocol, protocol.model, scope, history, max_states=max_states, max_seconds=max_seconds)
     row.update(verdict=r.verdict, explained=r.explained, violations=r.properties, states=r.states,
-               seconds=round(r.seconds, 6), cut=r.cut,
+               seconds=round(r.seconds, 6), cut=r.cut, beyond_bounds=r.beyond,
                first_unexplained=None if r.first_unexplained is None else json.dumps(
                    {**r.first_unexplained, "seq": g.events[r.first_unexplained["index"]]["seq"]}, sort_keys=True),
                violation_detail=json.dumps(r.violations, sort_keys=True) if r.violations else None,
@@ -159,7 +159,8 @@ def write_verdicts(rows: list[dict], path: Path) -> None:
     schema = pa.schema([("group", pa.string()), ("protocol", pa.string()), ("verdict", pa.string()),
                         ("events", pa.int64()), ("explained", pa.int64()), ("first_unexplained", pa.string()),
                         ("violations", pa.list_(pa.string())), ("violation_detail", pa.string()),
-                        ("path", pa.string()), ("states", pa.int64()), ("seconds", pa.float64()),
+                        ("path", pa.string()), ("states", pa.int64()), ("beyond_bounds", pa.int64()),
+                        ("seconds", pa.float64()),
                         ("cut", pa.string()), ("error", pa.string())])
     table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in rows], schema=schema)
     path.parent.mkdir(parents=True, exist_ok=True)

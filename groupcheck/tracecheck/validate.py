@@ -12,7 +12,9 @@ tried. Verdicts:
 ``valid``    some path explains every event; ``path`` is one (``[init, action, ...]``,
              replayable with ``model.core.replay``), ``violations`` the claims broken
              along it (state and transition claims, as the checker checks them);
-``invalid``  no interleaving explains the history: ``explained`` events are the longest
+``invalid``  no interleaving within the scope's bounds explains the history (``beyond``
+             counts the states met past them, not expanded: when it is not 0, a larger
+             scope, e.g. a higher ``max_epoch``, might explain more); ``explained`` events are the longest
              prefix some path explains (a step's observations match as a whole; a step
              whose first few match counts those), ``first_unexplained`` the next event;
 ``unknown``  a bound (``max_states`` pairs, ``max_seconds``) was hit first.
@@ -42,6 +44,7 @@ class Result:
     states: int = 0                    # (state, position) pairs kept
     seconds: float = 0.0
     cut: str | None = None             # max-states | max-seconds
+    beyond: int = 0                    # states met past the scope's bounds (not expanded)
 
     @property
     def properties(self) -> list[str]:
@@ -74,6 +77,7 @@ def validate(protocol: str, model: Model, scope, history: list[dict], *, max_sta
     heap: list = []
     best = (0, -1)                     # (furthest position, a node there)
     partial = 0                        # the furthest position a step's observations matched in part
+    beyond = 0                         # states past the scope's bounds met (not expanded)
     memo: dict = {}                    # state -> [(action index, next state, observation keys)]
 
     def keep(state, pos, up, index) -> int | None:
@@ -100,7 +104,7 @@ def validate(protocol: str, model: Model, scope, history: list[dict], *, max_sta
 
     def done(verdict: str, node: int | None, cut: str | None = None) -> Result:
         pos = max(best[0], partial)
-        r = Result(verdict, n, n if verdict == "valid" else pos, states=len(nodes), cut=cut)
+        r = Result(verdict, n, n if verdict == "valid" else pos, states=len(nodes), cut=cut, beyond=beyond)
         if verdict != "valid" and pos < n:
             r.first_unexplained = {"index": pos, **history[pos]}
         if verdict == "valid":
@@ -121,7 +125,9 @@ def validate(protocol: str, model: Model, scope, history: list[dict], *, max_sta
         succ = memo.get(state)
         if succ is None:
             succ = []
-            if model.within_bounds(scope, state):
+            if not model.within_bounds(scope, state):
+                beyond += 1
+            else:
                 for index, action in enumerate(model.actions(scope, state)):
                     nxt, events = model.step(scope, state, action)
                     succ.append((index, nxt, tuple(key(o) for o in observe(state, action, nxt, events))))
