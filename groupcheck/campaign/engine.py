@@ -151,6 +151,11 @@ def spark_session(master: str, conf: dict | None = None):
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # the workers run this interpreter (the one groupcheck is installed in), not the PATH's python3
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # and import groupcheck from where this process did (a checkout run without installing it)
+    root = str(Path(__file__).resolve().parents[2])
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
     builder = (SparkSession.builder.master(master).appName("groupcheck-campaign")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8")
                .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.showConsoleProgress", "false"))
