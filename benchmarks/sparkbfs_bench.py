@@ -73,15 +73,17 @@ def main() -> None:
     parser.add_argument("--protocol", default="consumer")
     parser.add_argument("--scope", default="cooperative")
     parser.add_argument("--masters", nargs="*", default=["local[1]", "local[2]"])
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.protocol, args.scope, *args.child)
         return
     rows = []
-    for engine, master in [("local", "-"), *(("spark", m) for m in args.masters)]:
+    for engine, master in [("local", "none"), *(("spark", m) for m in args.masters)]:
         out = subprocess.run([sys.executable, __file__, "--protocol", args.protocol, "--scope", args.scope,
-                              "--child", engine, master], capture_output=True, text=True, check=True)
+                              "--child", engine, master], capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(f"{engine} {master} failed:\n{out.stderr[-3000:]}")
         r = json.loads(out.stdout.strip().splitlines()[-1])
         rows.append((engine if engine == "local" else f"spark {master}", r))
         print(f"{rows[-1][0]}: {r}", file=sys.stderr, flush=True)
