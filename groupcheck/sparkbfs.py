@@ -23,9 +23,11 @@ The search stops after the first level with a violation. Which violation of that
 is reported is deterministic (a deadlock at the level expanded, then the transition with
 the smallest (parent fingerprint, action index); at one transition a state claim before
 a transition claim, as ``Claims.broken``) but not necessarily the one ``checker.bfs``
-meets first; its depth is the same, the shallowest. The path is rebuilt from the level
-links and replayed through the model (``model.core.replay``), which must break the same
-claim at the same step. ``can_settle`` (the checker's AG EF settled check) needs the
+meets first; its depth is the same, the shallowest. The path is rebuilt from the parent
+links and replayed through the model (``model.core.replay``), which must break a claim
+at the same step (the claim replay finds first there is the one reported: a transition
+other than the one kept for a new state may break a transition claim where the new
+state also breaks a state claim, which ``model.core`` orders first). ``can_settle`` (the checker's AG EF settled check) needs the
 whole graph of protocol steps and is not checked here: it is left out of
 ``Report.checked``. Limits (``max_states``, the ``Budget``) are looked at between levels,
 so a cut search may hold more than ``max_states`` states (the whole last level).
@@ -313,7 +315,7 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
         path = [index] if parent == NONE else path_to(parent) + [index]
         report.violation = Violation(name, message, path, checker._kind(model, name))
     if report.violation is not None:
-        _confirm(model, scope, report.violation)
+        report.violation = _confirm(model, scope, report.violation)
         report.depth = len(report.violation.path) - 1
     for rdd in (new, visited):
         rdd.unpersist()
@@ -323,12 +325,16 @@ def spark_bfs(protocol_name: str, scope_dict: dict, *, master: str = "local[*]",
     return report
 
 
-def _confirm(model, scope, violation: Violation) -> None:
-    """The rebuilt path must break the reported claim at its last step when replayed."""
+def _confirm(model, scope, violation: Violation) -> Violation:
+    """The rebuilt path replayed must break a claim at its last step, and none before;
+    the violation as replay finds it (the first claim broken there, ``model.core``'s order)."""
     from .regression import violation_along
     found = violation_along(model, scope, violation.path)
     step = len(violation.path) - 1
-    if found is None or (found.property, found.step) != (violation.property, step):
+    if found is None or found.step != step:
         got = f"{found.property} at step {found.step}" if found else "nothing"
         raise RuntimeError(f"spark BFS: the rebuilt path {violation.path} replays to {got}, "
                            f"not {violation.property} at step {step}")
+    if found.property == violation.property:
+        return violation
+    return Violation(found.property, found.message, violation.path, checker._kind(model, found.property))
