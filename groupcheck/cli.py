@@ -32,7 +32,7 @@ signal.signal(signal.SIGINT, _interrupted_early)
 import typer  # noqa: E402
 
 from . import upgrade_plan  # noqa: E402
-from .commands import check, conform, explore, listing, regression, replay  # noqa: E402
+from .commands import campaign, check, conform, explore, listing, regression, replay, trace_check  # noqa: E402
 from .commands.guard import user_code_errors  # noqa: E402
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
@@ -50,6 +50,8 @@ Exit codes:
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help=HELP)
 app.command(name="check")(user_code_errors(check.check))
 app.command(name="replay")(user_code_errors(replay.command))
+# groupcheck campaign PROTOCOL --walks N [--engine spark]: many seeded walks, deduplicated and shrunk, with a report
+app.command(name="campaign")(user_code_errors(campaign.command))
 # groupcheck regression TRACE -o tests/test_x.py: a counterexample as a pytest regression test
 app.command(name="regression")(user_code_errors(regression.command))
 app.command(name="list")(listing.command)
@@ -59,6 +61,8 @@ app.command(name="explore")(user_code_errors(explore.command))
 app.command(name="conform")(user_code_errors(conform.conform))
 # groupcheck upgrade-plan --from 0.10.2 --to 3.9: is a Kafka Streams rolling upgrade safe?
 app.command(name="upgrade-plan")(upgrade_plan.command)
+# groupcheck trace-check HISTORY... --out DIR: recorded group histories validated against the model
+app.command(name="trace-check")(trace_check.command)
 
 
 def main() -> None:

@@ -40,6 +40,9 @@ class Settings:
     seed: int = 0
     progress_every: float = 10.0
     exact: bool = False          # BFS keeps whole states, not 64-bit fingerprints
+    engine: str = "local"        # BFS in this process, or "spark" (groupcheck.sparkbfs)
+    master: str = "local[*]"     # the Spark master (engine "spark")
+    spark_partitions: int | None = None    # of the frontier and the visited set (None: Spark's parallelism)
 
 
 @dataclass
@@ -77,8 +80,15 @@ def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
     model, label = job.protocol.model, f"{job.protocol.name}/{job.name}"
     with Ticker(f"{label} bfs", "states", settings.progress_every) as tick:
         try:
-            report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
-                                 progress=tick, budget=limits.budget, exact=settings.exact)
+            if settings.engine == "spark":
+                from . import sparkbfs
+                report = sparkbfs.spark_bfs(job.protocol.name, model.scope_to_dict(job.scope),
+                                            master=settings.master, partitions=settings.spark_partitions,
+                                            max_states=limits.max_states, budget=limits.budget, progress=tick,
+                                            symmetry=settings.symmetry)
+            else:
+                report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
+                                     progress=tick, budget=limits.budget, exact=settings.exact)
         except NotSettled as e:     # no state to start from: can_settle fails before the search
             report = checker.Report(model.name, "bfs", complete=False,
                                     violation=checker.Violation("can_settle", str(e), [], "liveness"))

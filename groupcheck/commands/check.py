@@ -78,6 +78,21 @@ def _jobs(protocol: str | None, variant: str | None, profile: str | None, scope:
     return jobs
 
 
+def _engine(engine: str, master: str, exact: bool) -> None:
+    """--engine and --master: a bad value exits 2; with spark, the session starts here."""
+    if engine not in ("local", "spark"):
+        raise fail(f"--engine: {engine!r} is not an engine; give local or spark")
+    if engine == "local":
+        return
+    if exact:
+        raise fail("--exact is not supported with --engine spark (it tells states apart by 64-bit fingerprints)")
+    from .. import sparkbfs
+    try:
+        sparkbfs.session(master)
+    except sparkbfs.BadMaster as e:
+        raise fail(f"--master: {e}") from None
+
+
 def check(
     protocol: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(PROTOCOLS)} (default: the main job)"),
     profile: Optional[str] = typer.Option(None, help="behaviour profile, e.g. kafka-3.5+ (see `groupcheck list`)"),
@@ -110,6 +125,11 @@ def check(
     progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on "
                                          "stderr when it is not a terminal (a terminal shows a bar)"),
     out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where counterexamples are written"),
+    engine: str = typer.Option("local", help="where BFS runs: local (this process) or spark (level by level "
+                               "on Spark; no can_settle; the walks stay local)"),
+    master: str = typer.Option("local[*]", help="--engine spark: the Spark master, e.g. local[4], spark://host:7077"),
+    spark_partitions: Optional[int] = typer.Option(None, min=1, help="--engine spark: partitions of the frontier "
+                                                   "and the visited set (default: Spark's parallelism)"),
 ) -> None:
     """Explore protocols exhaustively (BFS) and by random walks, within limits.
 
@@ -121,7 +141,9 @@ def check(
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
     jobs = _jobs(protocol, variant, profile, scope, flags)
-    settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every, exact)
+    _engine(engine, master, exact)
+    settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every, exact, engine, master,
+                             spark_partitions)
     out.print(limits.line(), markup=False, highlight=False)
     with interruptible(limits.budget):
         outcomes = runs.run(jobs, settings, limits)
