@@ -529,15 +529,9 @@ class Compiler:
         d = self.defs[name]
         if len(args) != len(d.params):
             raise self.err(node, file, f"{name} takes {len(d.params)} argument(s), given {len(args)}")
-        if self.def_level(name) == 2:
-            raise self.err(node, file, f"{name} is an action; it can only be a conjunct of an action")
         compiled = [self.expr(a, scope, file) for a in args]
         params = d.params
-        cache = self._expr_cache
-        if name in cache:
-            body = cache[name]
-        else:
-            body = None
+        body = None         # looked up when first run: a RECURSIVE operator is still being compiled here
 
         def run(ctx, loc):
             nonlocal body

@@ -138,6 +138,8 @@ class Spec:
         defs: dict[str, Definition] = {}
         for file, tree in _modules(path):
             for unit in tree.units:
+                if isinstance(unit, str):      # a separator line (----)
+                    continue
                 kind = _name(unit)
                 if kind == "Constants":
                     declared += [n.operator for n in unit.names]
@@ -256,6 +258,16 @@ class Spec:
         if name not in self._c.defs:
             raise SpecError(f"{self.path.name}: no definition of {name}")
         value = self._c.define(name)(Ctx(state), {})
+        if not isinstance(value, bool):
+            raise SpecError(f"{self.path.name}: {name} is not a predicate (it gives {show(value)})")
+        return value
+
+    def holds_step(self, name: str, state: State, nxt: State) -> bool:
+        """The step predicate ``name`` (an action-level claim, e.g. an epoch that never
+        decreases) on ``state -> nxt``."""
+        if name not in self._c.defs:
+            raise SpecError(f"{self.path.name}: no definition of {name}")
+        value = self._c.define(name)(Ctx(state, dict(nxt.items())), {})
         if not isinstance(value, bool):
             raise SpecError(f"{self.path.name}: {name} is not a predicate (it gives {show(value)})")
         return value
