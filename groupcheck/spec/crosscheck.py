@@ -96,10 +96,12 @@ def _explore(inits: Iterable, successors: Callable, expand: Callable[[Any], bool
 
 def model_graph(model: Model, scope, limit: int = MAX_STATES, on_edge=None) -> Graph:
     """The model's BFS without symmetry: states are told apart whole. States outside the
-    scope's bounds are reached but not expanded, as in ``groupcheck check``."""
+    scope's bounds are reached but not expanded, as in ``groupcheck check``. Labels are
+    (action, events)."""
     def successors(s):
         for a in model.actions(scope, s):
-            yield a, model.step(scope, s, a)[0]
+            t, events = model.step(scope, s, a)
+            yield (a, events), t
     return _explore(model.init_states(scope), successors, lambda s: model.within_bounds(scope, s), limit, on_edge)
 
 
@@ -179,10 +181,23 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES) -> Rep
         return mapped[s]
 
     unsatisfied: list[str] = []
-    other_action: list[str] = []
+    broken: dict[str, str] = {}             # claims both sides find broken at this scope
     names = set(spec.action_names)
 
-    def on_edge(s, action, t):
+    step_claims = _linked_steps(bundle, spec)
+    wrong_steps: list[str] = []
+
+    def on_edge(s, label, t):
+        action, events = label
+        for prop in step_claims:
+            says = prop.check(scope, s, action, t, events)
+            holds = spec.holds_step(prop.name, to_spec(s), to_spec(t))
+            if (says is None) != holds:
+                wrong_steps.append(f"step claim {prop.name} on {model.describe_action(scope, s, action)}: the model "
+                                   f"says {'it holds' if says is None else repr(says)}, the spec "
+                                   f"{'TRUE' if holds else 'FALSE'}")
+            elif says is not None:
+                broken.setdefault(prop.name, says)
         name = camel(action.kind)
         if name not in names:
             unsatisfied.append(f"the model takes {action.kind} ({model.describe_action(scope, s, action)}), "
@@ -200,6 +215,7 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES) -> Rep
         report.problems.append(f"the model has over {limit:,} states at {config.name}: not a tiny scope")
         return report
     report.add("steps that are not the named spec action", unsatisfied)
+    report.add("step-claim verdicts that differ", wrong_steps)
 
     images: dict = {}
     clashes = []
@@ -228,26 +244,36 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES) -> Rep
         for t in only_spec[:SHOWN]] + ["..."] * max(0, len(only_spec) - SHOWN))
     report.add("states only the model reaches", [
         _explain(spec, to_spec(s), sg.parent,
-                 "only the model reaches a state, by " + (" -> ".join(a.kind for a in mg.path(s)) or "its initial state"))
+                 "only the model reaches a state, by " + (" -> ".join(a.kind for a, _ in mg.path(s)) or "its initial state"))
         for s in only_model[:SHOWN]] + ["..."] * max(0, len(only_model) - SHOWN))
     report.figures["only in spec"] = len(only_spec)
     report.figures["only in model"] = len(only_model)
 
     from groupcheck.checker import bfs
     checked = bfs(model, scope, symmetry=False)
-    report.figures["model BFS (no symmetry)"] = checked.states
-    for name, count in (("the spec", len(sg.order)), ("the model's BFS (symmetry off)", checked.states)):
-        if count != config.distinct_states:
+    if checked.violation is None:
+        report.figures["model BFS (no symmetry)"] = checked.states
+    else:     # the checker stops at a violation: the full graph above is the count to compare
+        report.figures["model BFS stops at"] = checked.violation.property
+    for name, count in (("the spec", len(sg.order)), ("the model", len(mg.order)),
+                        ("the model's BFS (symmetry off)", checked.states if checked.violation is None else None)):
+        if count is not None and count != config.distinct_states:
             report.problems.append(f"{name} has {count:,} distinct states; the manifest pins {config.distinct_states:,}")
 
     report.add("verdicts that differ", _verdicts(bundle, spec, scope, mg.order, to_spec, report))
+    report.figures["claims broken on both sides"] = sorted(broken)
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _linked(bundle: Bundle, spec: Spec) -> list:
-    """The model's properties the spec defines (the rest are in leaves_out)."""
+    """The model's state properties the spec defines (the rest are in leaves_out)."""
     return [p for p in bundle.model.properties if p.on == "state" and p.name in spec.definitions]
+
+
+def _linked_steps(bundle: Bundle, spec: Spec) -> list:
+    """The model's claims on steps the spec defines (step predicates)."""
+    return [p for p in bundle.model.properties if p.on == "step" and p.name in spec.definitions]
 
 
 def _verdicts(bundle: Bundle, spec: Spec, scope, states: list, to_spec, report: Report) -> list[str]:
@@ -299,8 +325,14 @@ def validate_path(bundle: Bundle, scope, path: list[int], spec: Spec, *, named: 
                                 f"spec, the model says {'it holds' if says is None else repr(says)}")
 
     verdicts(first, prev, "initial state")
+    on_steps = _linked_steps(bundle, spec)
     for i, st in enumerate(steps, start=1):
         nxt = as_state(spec, bundle, scope, st.next)
+        for prop in on_steps:
+            says = prop.check(scope, st.prev, st.action, st.next, st.events)
+            if (says is None) != spec.holds_step(prop.name, prev, nxt):
+                problems.append(f"step {i}: step claim {prop.name} is {'FALSE' if says is None else 'TRUE'} in the "
+                                f"spec, the model says {'it holds' if says is None else repr(says)}")
         said = model.describe_action(scope, st.prev, st.action)
         if named:
             name = camel(st.action.kind)

@@ -40,18 +40,31 @@ def read_cfg(path: Path) -> dict[str, list[str]]:
     return out
 
 
+def section(source: str, title: str) -> list[str]:
+    """The names defined after the spec's ``\\* <title>`` comment line, up to the next
+    such section (``Witnesses``, ``Step claims``, ``For TLC``) or the end."""
+    names: list[str] = []
+    inside = False
+    for line in source.splitlines():
+        header = re.match(r"\s*\\\*\s*(Witnesses|Step claims|For TLC)\s*$", line)
+        if header:
+            inside = header.group(1) == title
+            continue
+        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*==", line)
+        if inside and m:
+            names.append(m.group(1))
+    return names
+
+
 def witnesses(source: str) -> list[str]:
     """The names defined after the spec's ``\\* Witnesses`` comment line."""
-    lines = source.splitlines()
-    for i, line in enumerate(lines):
-        if re.match(r"\s*\\\*\s*Witnesses\b", line):
-            names = []
-            for rest in lines[i + 1:]:
-                m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\([^)]*\))?\s*==", rest)
-                if m:
-                    names.append(m.group(1))
-            return names
-    return []
+    return section(source, "Witnesses")
+
+
+def step_claims(source: str) -> list[str]:
+    """The names defined after the spec's ``\\* Step claims`` comment line: claims on a
+    step (primed and unprimed variables), as the model's ``on="step"`` properties."""
+    return section(source, "Step claims")
 
 
 @dataclass
@@ -96,18 +109,29 @@ def check(bundle: Bundle, action_names: tuple[str, ...]) -> Names:
     problems += p
 
     cfg_path = bundle.folder / f"MC{bundle.module}.cfg"
-    invariants = read_cfg(cfg_path).get("INVARIANT", []) if cfg_path.is_file() else []
+    # TypeOK is the spec's own (the model's states are typed by Python)
+    invariants = [n for n in (read_cfg(cfg_path).get("INVARIANT", []) if cfg_path.is_file() else []) if n != "TypeOK"]
     if not cfg_path.is_file():
         problems.append(f"{cfg_path.name} is missing (the MC config lists the invariants)")
-    seen = witnesses(bundle.path.read_text())
+    source = bundle.path.read_text()
+    seen = witnesses(source)
+    steps = step_claims(source)
     kinds_of = {p.name: p.kind for p in model.properties}
+    on = {p.name: p.on for p in model.properties}
+    for name in invariants:
+        if on.get(name) == "step":
+            problems.append(f"invariant {name} of {cfg_path.name} is a claim on steps in the model (list it under "
+                            "the spec's \\* Step claims)")
+    for name in steps:
+        if name in on and on[name] != "step":
+            problems.append(f"step claim {name} is a claim on states in the model (an invariant)")
     for name in invariants:
         if kinds_of.get(name) == "sometimes":
             problems.append(f"invariant {name} of {cfg_path.name} is a sometimes claim of the model (a witness)")
     for name in seen:
         if name in kinds_of and kinds_of[name] != "sometimes":
             problems.append(f"witness {name} is an {kinds_of[name]} claim of the model (an invariant)")
-    properties, p = _compare("property", "properties", list(kinds_of), invariants + seen, out["properties"])
+    properties, p = _compare("property", "properties", list(kinds_of), invariants + steps + seen, out["properties"])
     problems += p
 
     keys = [v.key for v in bundle.protocol.variants()]

@@ -36,9 +36,23 @@ class Definition:
 
 @dataclass(frozen=True)
 class LetOp:
-    """An operator defined by LET: compiled where it is defined, called where used."""
+    """An operator defined by LET: compiled where it is defined, called where used. A
+    definition without parameters is computed once per evaluation of its LET: its value
+    is kept in a ``Cell`` the LET puts in ``loc`` under ``key`` (copies of ``loc`` below
+    share the cell)."""
     params: tuple[str, ...]
     body: Callable
+    key: str = ""
+    node: Any = None            # the definiens, for an action LET (it mentions a primed variable)
+    scope: Any = None
+    action: bool = False
+
+
+class Cell:
+    __slots__ = ("value", "done")
+
+    def __init__(self):
+        self.done = False
 
 
 class Ctx:
@@ -405,16 +419,31 @@ class Compiler:
             params = tuple(p.operator for p in (d.arity or []))
             body_scope = dict(inner)
             body_scope.update({p: None for p in params})
-            values = {k: None for k, v in body_scope.items() if not isinstance(v, tuple)}
-            if self.level(d.definiens, values) == 2:
-                inner[d.name] = ("action-let", params, d.definiens, body_scope)
-            else:
-                inner[d.name] = LetOp(params, self.expr(d.definiens, body_scope, file))
+            values = {k: None for k, v in body_scope.items() if not (isinstance(v, LetOp) and v.action)}
+            action = self.level(d.definiens, values) == 2
+            key = f"#let{id(d)}" if not params and not action else ""
+            inner[d.name] = LetOp(params, self.expr(d.definiens, body_scope, file), key, d.definiens, body_scope,
+                                  action)
         return inner
+
+    @staticmethod
+    def let_cells(inner: dict, scope: dict) -> tuple[str, ...]:
+        """The cell keys of the parameterless definitions a LET adds to ``scope``."""
+        return tuple(v.key for k, v in inner.items() if isinstance(v, LetOp) and v.key and scope.get(k) is not v)
 
     def e_Let(self, node, scope, file):
         inner = self.let_scope(node, scope, file)
-        return self.expr(node.expression, inner, file)
+        body = self.expr(node.expression, inner, file)
+        keys = self.let_cells(inner, scope)
+        if not keys:
+            return body
+
+        def run(ctx, loc):
+            loc2 = dict(loc)
+            for k in keys:
+                loc2[k] = Cell()
+            return body(ctx, loc2)
+        return run
 
     def e_Quantification(self, node, scope, file):
         bounds, inner = self.bounds(node.declarations, scope, file)
@@ -487,8 +516,6 @@ class Compiler:
                 if args:
                     raise self.err(node, file, f"{op} is a value, not an operator")
                 return lambda ctx, loc: loc[op]
-            if isinstance(bound, tuple):           # an action LET operator used as a value
-                raise self.err(node, file, f"{op} is an action; it can only be a conjunct of an action")
             return self.call_let(node, bound, args, scope, file)
         if op in B.LOGIC:
             a, b = (self.expr(x, scope, file) for x in args)
@@ -547,8 +574,18 @@ class Compiler:
             raise self.err(node, file, f"the LET operator takes {len(let.params)} argument(s), given {len(args)}")
         compiled = [self.expr(a, scope, file) for a in args]
         params, body = let.params, let.body
-        if not params:
+        if not params and not let.key:
             return body
+        if not params:
+            key = let.key
+
+            def cached(ctx, loc):
+                cell = loc[key]
+                if not cell.done:
+                    cell.value = body(ctx, loc)
+                    cell.done = True
+                return cell.value
+            return cached
 
         def run(ctx, loc):
             loc2 = dict(loc)
@@ -572,9 +609,10 @@ class Compiler:
         mentions a variable may; in Next, those that mention a primed variable."""
         if init:
             return True
-        if _name(node) == "OperatorApplication" and node.operator in scope and isinstance(scope[node.operator], tuple):
+        if _name(node) == "OperatorApplication" and isinstance(scope.get(node.operator), LetOp) \
+                and scope[node.operator].action:
             return True
-        return self.level(node, {k: None for k, v in scope.items() if not isinstance(v, tuple)}) == 2
+        return self.level(node, {k: None for k, v in scope.items() if not (isinstance(v, LetOp) and v.action)}) == 2
 
     def act(self, node, scope: dict, file: str, init: bool) -> Callable:
         kind = _name(node)
@@ -593,7 +631,7 @@ class Compiler:
                 return self.a_unchanged(node, scope, file)
             if op in ("=", "\\in") and self._target(args[0], init):
                 return self.a_assign(node, scope, file, init)
-            if op in scope and isinstance(scope[op], tuple):
+            if isinstance(scope.get(op), LetOp) and scope[op].action:
                 return self.a_call_let(node, scope[op], args, scope, file, init)
             if op in self.defs and op not in scope and (init or self.def_level(op) == 2):
                 return self.a_call(node, op, args, scope, file, init)
@@ -638,7 +676,17 @@ class Compiler:
         if kind == "Let":
             inner = self.let_scope(node, scope, file)
             if self.is_action(node.expression, inner, init):
-                return self.act(node.expression, inner, file, init)
+                body = self.act(node.expression, inner, file, init)
+                keys = self.let_cells(inner, scope)
+                if not keys:
+                    return body
+
+                def let_action(ctx, loc, primed, label):
+                    loc2 = dict(loc)
+                    for k in keys:
+                        loc2[k] = Cell()
+                    yield from body(ctx, loc2, primed, label)
+                return let_action
         if kind in ("Fairness", "SubscriptedAction"):
             raise self.unsupported(node, file, "a temporal formula in an action")
         return self.a_test(node, scope, file, init)
@@ -793,7 +841,7 @@ class Compiler:
         return run
 
     def a_call_let(self, node, let, args, scope, file, init):
-        _, params, definiens, body_scope = let
+        params, definiens, body_scope = let.params, let.node, let.scope
         if len(args) != len(params):
             raise self.err(node, file, f"the LET operator takes {len(params)} argument(s), given {len(args)}")
         compiled = [self.expr(a, scope, file) for a in args]

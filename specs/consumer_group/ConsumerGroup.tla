@@ -12,11 +12,12 @@
 (*                                                                         *)
 (* Covers: dynamic members subscribed by name to one topic, the `kip-848`   *)
 (* profile (Kafka trunk's rules), the steps Send, Handle, Deliver,          *)
-(* Reconcile and the fault LoseResponse (a heartbeat response lost, the     *)
-(* next heartbeat sent in full: the previous-epoch rule), the convergence   *)
-(* monitor of converges_within_k. Leaves out (see README.md): static        *)
-(* members, regular expressions, several topics, the range assignor,        *)
-(* session and rebalance timeouts, crashes, restarts, leaving, stalls,     *)
+(* Reconcile, the fault LoseResponse (a heartbeat response lost, the next   *)
+(* heartbeat sent in full: the previous-epoch rule) and the rebalance       *)
+(* timeout it may lead to, the convergence monitor of converges_within_k.  *)
+(* Leaves out (see README.md): static members, regular expressions,        *)
+(* several topics, the range assignor, session timeouts, crashes,        *)
+(* restarts, leaving, stalls,                                              *)
 (* subscription and topic changes, coordinator failover, classic members    *)
 (* and online migration, the other profiles and the known-bug switches.     *)
 (***************************************************************************)
@@ -355,12 +356,39 @@ LoseResponse(s) ==
     /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
     /\ UNCHANGED <<group, marks>>
 
+(***************************************************************************)
+(* The coordinator's rebalance timer (scheduleConsumerGroupRebalanceTimeout) *)
+(* of a member that must revoke but cannot: its response was lost, so it   *)
+(* may never see the assignment that asks it to. The member is removed     *)
+(* (consumerGroupFenceMember: its assignment and target entry go, the group *)
+(* epoch is bumped; an emptied group's assignment epoch catches up,         *)
+(* KAFKA-20442's fix).                                                     *)
+(***************************************************************************)
+RemoveMember(g, id) ==
+    LET left == DOMAIN g.members \ {id}
+        epoch == g.epoch + 1
+    IN [g EXCEPT !.members = [x \in left |-> g.members[x]],
+                 !.target = [x \in DOMAIN g.target \ {id} |-> g.target[x]],
+                 !.epoch = epoch,
+                 !.assignmentEpoch = IF left = {} THEN epoch ELSE @]
+
+RebalanceTimeout(s) ==
+    /\ ~group.dead
+    /\ IdOf(s) \in DOMAIN group.members
+    /\ Running(clients[s])
+    /\ group.members[IdOf(s)].state = "UNREVOKED"
+    /\ s \in wedged
+    /\ group' = RemoveMember(group, IdOf(s))
+    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ UNCHANGED <<clients, budget, wedged, marks>>
+
 Next ==
     \/ \E s \in Slots : Send(s)
     \/ \E s \in Slots : Handle(s)
     \/ \E s \in Slots : Deliver(s)
     \/ \E s \in Slots : Reconcile(s)
     \/ \E s \in Slots : LoseResponse(s)
+    \/ \E s \in Slots : RebalanceTimeout(s)
 
 Spec == Init /\ [][Next]_vars
 
@@ -402,6 +430,10 @@ converges_within_k ==
         (/\ \A s \in Slots : Running(clients[s]) => Converged(s)
          /\ (\E s \in Slots : Running(clients[s])) => GroupState(group) = "STABLE")
 
+\* the OffsetCommit a consumer sends before it reconciles is accepted (validateOffsetCommit)
+CommitAccepted(s) ==
+    ~group.dead /\ IdOf(s) \in DOMAIN group.members /\ group.members[IdOf(s)].epoch = clients[s].epoch
+
 \* Step claims
 \* KIP-848: the member epoch only moves forward as the member reconciles to newer targets.
 member_epoch_never_decreases ==
@@ -420,6 +452,23 @@ revoke_before_reassign ==
                 new == group'.members[id].assigned \ before
             IN \A o \in DOMAIN group'.members \ {id} :
                    new \cap (group'.members[o].assigned \cup group'.members[o].pendingRevocation) = {}
+
+\* KIP-848 (OffsetCommit): "the member epoch ... is used to fence zombie members: an
+\* OffsetCommit with a stale member epoch is rejected with STALE_MEMBER_EPOCH". The commit a
+\* consumer sends before it reconciles (RECONCILING -> ACKNOWLEDGING) is accepted when its
+\* member exists at that epoch. Claims: an accepted commit is of partitions its member holds,
+\* and no other live client owns any of them.
+commits_only_by_owner ==
+    \A s \in Slots :
+        (/\ clients[s].status = "RECONCILING" /\ clients'[s].status = "ACKNOWLEDGING"
+         /\ clients[s].owned # {} /\ CommitAccepted(s))
+        => /\ clients[s].owned \subseteq group.members[IdOf(s)].assigned \cup group.members[IdOf(s)].pendingRevocation
+           /\ \A o \in Live \ {s} : clients[o].owned \cap clients[s].owned = {}
+
+\* For TLC
+\* the step claims as one temporal property (MCConsumerGroup.cfg: PROPERTY StepClaims)
+StepClaimsAction == member_epoch_never_decreases /\ revoke_before_reassign /\ commits_only_by_owner
+StepClaims == [][StepClaimsAction]_vars
 
 \* Witnesses
 \* a member revoked partitions and the coordinator saw it leave UNREVOKED_PARTITIONS
