@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from typer.testing import CliRunner
 
@@ -34,20 +35,22 @@ def test_a_trace_file_that_is_missing_or_not_ours_exits_2(tmp_path):
 def test_a_spec_with_unsupported_tla_exits_2_naming_the_construct(tmp_path, monkeypatch):
     """A spec the evaluator cannot read is bad input: one line naming the construct and
     its line, no traceback."""
-    folder = next(iter(manifest.folders().values()))
+    folder = manifest.folders()["consumer-group"]
     copy = tmp_path / folder.name
-    copy.mkdir()
-    for f in folder.iterdir():
-        copy.joinpath(f.name).write_text(f.read_text()) if f.is_file() else None
-    data = json.loads((copy / "manifest.json").read_text())
-    module = copy / f"{data['module']}.tla"
-    lines = module.read_text().splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("Init"))
-    lines.insert(at, "Broken == [][TRUE]_<<>> \\cdot TRUE")
-    lines.insert(at + 1, "Init2 == Broken")
-    module.write_text("\n".join(lines).replace("Init ==", "Init == Broken /\\", 1))
+    shutil.copytree(folder, copy)
+    module = copy / "ConsumerGroup.tla"
+    lines = module.read_text().replace("\nInit ==", "\nInit0 ==", 1).splitlines()
+    end = max(i for i, line in enumerate(lines) if line.startswith("===="))
+    lines.insert(end, "Init == Init0 /\\ ENABLED Next")
+    module.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(manifest, "SPECS", tmp_path)
-    code, text = _run("check", data["protocol"], "--walks", "0")
+    code, text = _run("check", "consumer-group", "--walks", "0")
     assert code == 2, text
-    assert f"{data['module']}.tla:{at + 1}" in text
+    assert f"ConsumerGroup.tla:{end + 1}: unsupported TLA+ construct: ENABLED" in text
     assert "Traceback" not in text
+
+
+def test_spec_check_of_the_consumer_group_spec_agrees():
+    code, text = _run("check", "consumer-group", "--walks", "2", "--length", "20")
+    assert code == 0, text
+    assert "consumer-group names: agrees" in text and "differs" not in text
