@@ -167,12 +167,13 @@ def _explain(spec: Spec, state, others, route: str) -> str:
 
 # ---------------------------------------------------------------- the cross-checks
 
-def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES) -> Report:
-    """Reachable states, transitions, invariants and witnesses at one pinned scope."""
+def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, variant: Variant | None = None) -> Report:
+    """Reachable states, transitions, invariants and witnesses at one pinned scope (of a
+    known bug's ``variant`` module: then any action of its next may take a step)."""
     started = time.perf_counter()
     model, scope = bundle.model, config.scope
     report = Report(f"{bundle.protocol.name} {config.name}")
-    spec = load_spec(bundle, scope)
+    spec = load_spec(bundle, scope, variant.module, variant.next) if variant else load_spec(bundle, scope)
 
     mapped: dict = {}              # model state -> spec state
     def to_spec(s):
@@ -199,6 +200,10 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES) -> Rep
             elif says is not None:
                 broken.setdefault(prop.name, says)
         name = camel(action.kind)
+        if variant is not None:
+            if not any(u == to_spec(t) for _, u in spec.successors(to_spec(s))):
+                unsatisfied.append(f"{model.describe_action(scope, s, action)}: not a step of {variant.next}")
+            return
         if name not in names:
             unsatisfied.append(f"the model takes {action.kind} ({model.describe_action(scope, s, action)}), "
                                f"which the spec has no action {name} for")
@@ -283,6 +288,7 @@ def _verdicts(bundle: Bundle, spec: Spec, scope, states: list, to_spec, report: 
     wrong = []
     found_model: set[str] = set()
     found_spec: set[str] = set()
+    broken: set[str] = set()
     linked = _linked(bundle, spec)
     for s in states:
         t = to_spec(s)
@@ -296,11 +302,14 @@ def _verdicts(bundle: Bundle, spec: Spec, scope, states: list, to_spec, report: 
                     wrong.append(f"witness {prop.name}: the model {'finds' if says else 'does not find'} it at a "
                                  f"state where the spec's predicate is {'TRUE' if holds else 'FALSE'} "
                                  f"({model.describe_state(scope, s) or s})")
+            elif says is not None and not holds:
+                broken.add(prop.name)
             elif (says is None) != holds and len(wrong) < 50:
                 wrong.append(f"invariant {prop.name}: the model says {'it holds' if says is None else repr(says)}, "
                              f"the spec {'TRUE' if holds else 'FALSE'} ({model.describe_state(scope, s) or s})")
     report.figures["properties compared"] = len(linked)
     report.figures["witnesses reached"] = sorted(found_model)
+    report.figures["invariants broken on both sides"] = sorted(broken)
     return wrong
 
 
@@ -378,7 +387,9 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
     if variant.key not in known:
         report.problems.append(f"the model has no variant {variant.key}")
         return report
-    scope = known[variant.key].buggy_scope()
+    scope = variant.scope if variant.scope is not None else known[variant.key].buggy_scope()
+    if variant.scope is not None:
+        report.figures["scope"] = "the bug's switch at the spec's profile"
     found = bfs(bundle.model, scope)
     if found.violation is None or found.violation.property != variant.property:
         got = found.violation.property if found.violation else "nothing"
@@ -404,6 +415,12 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
         report.problems.append(f"the counterexample's last state (step {len(steps)}) does not break "
                                f"{variant.property} in the spec")
     report.figures["steps"] = len(steps)
+    if variant.distinct_states is not None:
+        whole = check_config(bundle, Config(variant.key, scope, variant.distinct_states), variant=variant)
+        report.problems += whole.problems
+        report.figures["states (spec = model)"] = whole.figures.get("spec states")
+        report.figures["broken on both sides"] = sorted(set(whole.figures.get("claims broken on both sides", []))
+                                                        | set(whole.figures.get("invariants broken on both sides", [])))
     report.seconds = time.perf_counter() - started
     return report
 

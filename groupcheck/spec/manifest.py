@@ -34,6 +34,10 @@ class Variant:
     module: str               # the module that EXTENDS the base and replaces one action
     next: str                 # its next-state operator
     property: str             # the claim its counterexample breaks, on both sides
+    # the bug's rule switched on at the spec's profile, where the model's own scope for the
+    # bug needs a profile the spec does not state (None: the model's scope)
+    scope: Any = None
+    distinct_states: int | None = None   # the variant's reachable states at that scope, if compared
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,9 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     walks = tuple(_scope(protocol, s, f"{where}.walk_scopes[{i}]")
                   for i, s in enumerate(data.get("walk_scopes", [])))
     variants = tuple(
-        Variant(*(_need(v, k, str, f"{where}.variants[{i}]") for k in ("variant", "module", "next", "property")))
+        Variant(*(_need(v, k, str, f"{where}.variants[{i}]") for k in ("variant", "module", "next", "property")),
+                _scope(protocol, v["scope"], f"{where}.variants[{i}].scope") if "scope" in v else None,
+                v.get("distinct_states"))
         for i, v in enumerate(data.get("variants", [])))
     leaves_out = data.get("leaves_out", {})
     for kind in ("actions", "properties", "variants"):

@@ -14,10 +14,11 @@
 (* profile (Kafka trunk's rules), the steps Send, Handle, Deliver,          *)
 (* Reconcile, the fault LoseResponse (a heartbeat response lost, the next   *)
 (* heartbeat sent in full: the previous-epoch rule) and the rebalance       *)
-(* timeout it may lead to, the convergence monitor of converges_within_k.  *)
-(* Leaves out (see README.md): static members, regular expressions,        *)
-(* several topics, the range assignor, session timeouts, crashes,        *)
-(* restarts, leaving, stalls,                                              *)
+(* timeout it may lead to, the operation Leave (a consumer closes for good) *)
+(* and the session expiry that may follow it, the convergence monitor of   *)
+(* converges_within_k. Leaves out (see README.md): static members, regular *)
+(* expressions, several topics, the range assignor, the session-timeout    *)
+(* fault, crashes, restarts, stalls,                                       *)
 (* subscription and topic changes, coordinator failover, classic members    *)
 (* and online migration, the other profiles and the known-bug switches.     *)
 (***************************************************************************)
@@ -27,7 +28,8 @@ CONSTANTS
     Slots,          \* the clients, by slot number (0 .. members-1)
     Partitions,     \* the partitions of the one topic t0, as numbers 0 .. n-1
     Faults,         \* the faults the scope allows: a subset of {"lose_response"}
-    Budget,         \* how many faults may happen
+    Operations,     \* the operations the scope allows: a subset of {"leave"}
+    Budget,         \* how many faults and operations may happen
     MaxEpoch,       \* the scope's bound on the group epoch (TLC: CONSTRAINT)
     K               \* heartbeat rounds converges_within_k allows (5)
 
@@ -49,7 +51,7 @@ vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks>>
 NoFn == [x \in {} |-> 0]                 \* the empty function
 None == "none"
 MemberStates == {"STABLE", "UNREVOKED", "UNRELEASED"}
-ClientStates == {"JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "FATAL"}
+ClientStates == {"JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "LEAVING", "UNSUBSCRIBED", "FATAL"}
 InGroup == {"RECONCILING", "ACKNOWLEDGING", "STABLE"}
 
 \* A member id: the client's slot and incarnation ("m<slot>.<incarnation>");
@@ -92,7 +94,7 @@ Init ==
 -----------------------------------------------------------------------------
 (* Helpers: the group *)
 
-Running(c) == c.status \in {"JOINING"} \cup InGroup
+Running(c) == c.status \in {"JOINING", "LEAVING"} \cup InGroup
 Idle(c) == c.request = None /\ c.reply = None
 
 \* ConsumerGroup.maybeUpdateGroupState
@@ -194,6 +196,17 @@ Reconciled(g, id, m, owned) ==
 (* (GroupMetadataManager#consumerGroupHeartbeat): the group after it and    *)
 (* the response.                                                           *)
 (***************************************************************************)
+\* consumerGroupFenceMember / removeMember: the member's assignment and target entry go and
+\* the group epoch is bumped; an emptied group's assignment epoch catches up (KAFKA-20442's
+\* fix, "Update consumer group assignment epoch when last member leaves")
+RemoveMember(g, id) ==
+    LET left == DOMAIN g.members \ {id}
+        epoch == g.epoch + 1
+    IN [g EXCEPT !.members = [x \in left |-> g.members[x]],
+                 !.target = [x \in DOMAIN g.target \ {id} |-> g.target[x]],
+                 !.epoch = epoch,
+                 !.assignmentEpoch = IF left = {} THEN epoch ELSE @]
+
 ErrorOutcome(g, error) == [group |-> g, error |-> error, epoch |-> 0, hasAssignment |-> FALSE, assignment |-> {}]
 
 \* the member's epoch check, with KIP-848's lost-response rule: "the member may send its
@@ -220,8 +233,15 @@ Update(g0, id, old, r) ==
     IN [group |-> g3, error |-> "", epoch |-> m1.epoch,
         hasAssignment |-> sent, assignment |-> IF sent THEN m1.assigned ELSE {}]
 
+\* consumerGroupLeave: the member is removed; the response echoes the epoch sent
+LeaveGroup(g, id, r) ==
+    IF g.dead THEN ErrorOutcome(g, "GROUP_ID_NOT_FOUND")
+    ELSE IF id \notin DOMAIN g.members THEN ErrorOutcome(g, "UNKNOWN_MEMBER_ID")
+    ELSE [group |-> RemoveMember(g, id), error |-> "", epoch |-> r.epoch, hasAssignment |-> FALSE, assignment |-> {}]
+
 Heartbeat(g, id, r) ==
-    IF g.dead
+    IF r.epoch = -1 THEN LeaveGroup(g, id, r)
+    ELSE IF g.dead
     THEN IF r.epoch # 0
          THEN ErrorOutcome(g, "GROUP_ID_NOT_FOUND")
          ELSE Update([dead |-> FALSE, epoch |-> 0, assignmentEpoch |-> 0, members |-> NoFn, target |-> NoFn],
@@ -238,13 +258,15 @@ Heartbeat(g, id, r) ==
 \* HeartbeatState#buildRequestData: all fields when joining or after an error; otherwise
 \* the owned partitions only if they changed since last sent
 RequestOf(c) ==
+    IF c.status = "LEAVING" THEN [epoch |-> -1, full |-> FALSE, reports |-> FALSE, owned |-> {}] ELSE
     LET every == c.status = "JOINING" \/ c.sent.kind = "none"
         reports == every \/ c.sent.kind = "changed" \/ c.sent.owned # c.owned
     IN [epoch |-> IF c.status = "JOINING" THEN 0 ELSE c.epoch, full |-> every,
         reports |-> reports, owned |-> IF reports THEN c.owned ELSE {}]
 
-\* onHeartbeatRequestSent
+\* onHeartbeatRequestSent; the leave heartbeat, once sent, ends the membership
 AfterSend(c, r) ==
+    IF c.status = "LEAVING" THEN [c EXCEPT !.status = "UNSUBSCRIBED", !.epoch = 0, !.request = r, !.sent = NoSent] ELSE
     [c EXCEPT !.status = IF @ = "ACKNOWLEDGING" THEN IF c.target = c.owned THEN "STABLE" ELSE "RECONCILING" ELSE @,
               !.request = r,
               !.sent = [kind |-> "owned", owned |-> IF r.reports THEN c.owned ELSE c.sent.owned]]
@@ -324,7 +346,10 @@ Handle(s) ==
                                                            assignment |-> out.assignment]
                                                      ELSE None]
           /\ marks' = marks \cup seen
-    /\ UNCHANGED <<budget, calm, beaten, fresh, wedged>>
+          \* the membership changes: a new round begins
+          /\ IF r.epoch < 0 THEN calm' = 0 /\ beaten' = {} /\ fresh' = {}
+             ELSE UNCHANGED <<calm, beaten, fresh>>
+    /\ UNCHANGED <<budget, wedged>>
 
 \* the client reads the response
 Deliver(s) ==
@@ -359,25 +384,33 @@ LoseResponse(s) ==
 (***************************************************************************)
 (* The coordinator's rebalance timer (scheduleConsumerGroupRebalanceTimeout) *)
 (* of a member that must revoke but cannot: its response was lost, so it   *)
-(* may never see the assignment that asks it to. The member is removed     *)
-(* (consumerGroupFenceMember: its assignment and target entry go, the group *)
-(* epoch is bumped; an emptied group's assignment epoch catches up,         *)
-(* KAFKA-20442's fix).                                                     *)
+(* may never see the assignment that asks it to. The member is removed.   *)
 (***************************************************************************)
-RemoveMember(g, id) ==
-    LET left == DOMAIN g.members \ {id}
-        epoch == g.epoch + 1
-    IN [g EXCEPT !.members = [x \in left |-> g.members[x]],
-                 !.target = [x \in DOMAIN g.target \ {id} |-> g.target[x]],
-                 !.epoch = epoch,
-                 !.assignmentEpoch = IF left = {} THEN epoch ELSE @]
-
 RebalanceTimeout(s) ==
     /\ ~group.dead
     /\ IdOf(s) \in DOMAIN group.members
     /\ Running(clients[s])
     /\ group.members[IdOf(s)].state = "UNREVOKED"
     /\ s \in wedged
+    /\ group' = RemoveMember(group, IdOf(s))
+    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ UNCHANGED <<clients, budget, wedged, marks>>
+
+\* operation: the consumer closes for good (close(): commit, onPartitionsRevoked, then its
+\* leave heartbeat, epoch -1)
+Leave(s) ==
+    /\ "leave" \in Operations /\ budget > 0
+    /\ clients[s].status \in InGroup /\ Idle(clients[s])
+    /\ clients' = [clients EXCEPT ![s].status = "LEAVING", ![s].owned = {}, ![s].target = {}]
+    /\ budget' = budget - 1
+    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ UNCHANGED <<group, wedged, marks>>
+
+\* the session of a member whose process is gone expires (consumerGroupSessionTimeoutExpired)
+Expire(s) ==
+    /\ ~group.dead
+    /\ IdOf(s) \in DOMAIN group.members
+    /\ ~Running(clients[s])
     /\ group' = RemoveMember(group, IdOf(s))
     /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
     /\ UNCHANGED <<clients, budget, wedged, marks>>
@@ -389,6 +422,8 @@ Next ==
     \/ \E s \in Slots : Reconcile(s)
     \/ \E s \in Slots : LoseResponse(s)
     \/ \E s \in Slots : RebalanceTimeout(s)
+    \/ \E s \in Slots : Leave(s)
+    \/ \E s \in Slots : Expire(s)
 
 Spec == Init /\ [][Next]_vars
 
@@ -422,7 +457,8 @@ empty_epochs_equal ==
 \* once the group is quiet: after K full heartbeat rounds every running client is at its
 \* target and the group is STABLE.
 MembershipStable ==
-    ~group.dead => \A id \in DOMAIN group.members :
+    /\ \A s \in Slots : clients[s].status # "LEAVING"
+    /\ ~group.dead => \A id \in DOMAIN group.members :
                        clients[id[1]].incarnation = id[2] /\ Running(clients[id[1]])
 
 converges_within_k ==

@@ -8,4 +8,5 @@ EXTENDS ConsumerGroup
 MCSlots == {0, 1}
 MCPartitions == {0, 1}
 MCFaults == {}
+MCOperations == {}
 =============================================================================

@@ -118,3 +118,26 @@ def test_a_trace_of_the_model_is_a_behaviour_of_the_spec(tmp_path):
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of ConsumerGroup" in result.stdout
     assert f"{len(found.violation.path) - 1} steps" in result.stdout
+
+
+def test_the_kafka_20442_variant_module_breaks_empty_epochs_equal_as_the_model_does():
+    """The variant module (EXTENDS the base, replaces the removal of a member) against the
+    model with the kafka-20442 switch: the model's 6-step counterexample is a behaviour of
+    the variant and breaks empty_epochs_equal on both sides; the reachable states agree."""
+    (variant,) = BUNDLE.variants
+    report = crosscheck.check_variant(BUNDLE, variant)
+    assert report.problems == []
+    assert report.figures["steps"] == 6
+    assert report.figures["states (spec = model)"] == variant.distinct_states == 4674
+    assert report.figures["broken on both sides"] == ["empty_epochs_equal"]
+
+
+def test_the_base_spec_rejects_the_kafka_20442_counterexample():
+    """The same path under the base spec: the last member's removal is not a step of Handle
+    (the fixed rule catches the assignment epoch up)."""
+    from groupcheck.checker import bfs
+    (variant,) = BUNDLE.variants
+    found = bfs(BUNDLE.model, variant.scope)
+    spec = crosscheck.load_spec(BUNDLE, variant.scope)
+    steps, problems = crosscheck.validate_path(BUNDLE, variant.scope, list(found.violation.path), spec)
+    assert problems and "not a step of Handle" in problems[0] and steps == 6

@@ -34,7 +34,7 @@ def constants(scope) -> dict:
     if len(scope.partitions) != 1:
         raise OutsideSpec(f"the spec has one topic; the scope has {len(scope.partitions)}")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
-            "Faults": tset(scope.faults), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5}
+            "Faults": tset(scope.faults), "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5}
 
 
 def _member(m) -> object:
@@ -55,8 +55,8 @@ def _group(g) -> object:
 def _request(r) -> object:
     if r is None:
         return NONE
-    if r.instance_id is not None or r.subscribed_topic_regex is not None or r.member_epoch < 0:
-        raise OutsideSpec("a static, regex or leave heartbeat is outside the spec")
+    if r.instance_id is not None or r.subscribed_topic_regex is not None or r.member_epoch < -1:
+        raise OutsideSpec("a static or regex heartbeat is outside the spec")
     full = r.rebalance_timeout_ms != -1
     reports = r.topic_partitions is not None
     owned = frozenset(p for t in (r.topic_partitions or ()) for p in t.partitions)
@@ -80,7 +80,8 @@ def _sent(sent) -> object:
 
 
 def _client(c) -> object:
-    if c.stalled or c.sub != 0 or not isinstance(c.status, str) or c.status in ("DOWN", "LEAVING", "UNSUBSCRIBED"):
+    closed = c.status in ("LEAVING", "UNSUBSCRIBED")
+    if c.stalled or not isinstance(c.status, str) or c.status == "DOWN" or c.sub != (-1 if closed else 0):
         raise OutsideSpec(f"a client {c.status} / stalled / with a changed subscription is outside the spec")
     return rec(status=c.status, incarnation=c.incarnation, epoch=c.epoch, owned=_parts(c.owned),
                target=_parts(c.target), sent=_sent(c.sent), request=_request(c.request), reply=_reply(c.reply))
