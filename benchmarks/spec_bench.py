@@ -26,8 +26,9 @@ def measure(bundle: manifest.Bundle, config: manifest.Config) -> dict:
     mg = crosscheck.model_graph(model, scope)
     model_s = time.perf_counter() - started
 
-    spec = crosscheck.load_spec(bundle, scope)
+    from groupcheck.spec import tla_eval
     crosscheck._SPECS.clear()
+    tla_eval._PARSED.clear()
     started = time.perf_counter()
     spec = crosscheck.load_spec(bundle, scope)
     load_s = time.perf_counter() - started
@@ -43,7 +44,7 @@ def measure(bundle: manifest.Bundle, config: manifest.Config) -> dict:
         if s not in mapped:
             mapped[s] = crosscheck.as_state(spec, bundle, scope, s)
         return mapped[s]
-    pairs = [(camel(a.kind), to_spec(s), to_spec(t)) for s, a, t in edges]
+    pairs = [(camel(a.kind), to_spec(s), to_spec(t)) for s, (a, _events), t in edges]
     started = time.perf_counter()
     for name, s, t in pairs:
         spec.steps_by(name, s, t)
