@@ -1,4 +1,5 @@
-"""groupcheck's command line: check, replay, regression, explore, list, upgrade-plan, conform (one module each).
+"""groupcheck's command line: check, replay, regression, explore, list, upgrade-plan, conform, campaign,
+trace-check, spec (one module each).
 
 Exit codes (every command; ``console`` names them):
 
@@ -32,7 +33,7 @@ signal.signal(signal.SIGINT, _interrupted_early)
 import typer  # noqa: E402
 
 from . import upgrade_plan  # noqa: E402
-from .commands import campaign, check, conform, explore, listing, regression, replay, trace_check  # noqa: E402
+from .commands import campaign, check, conform, explore, listing, regression, replay, spec, trace_check  # noqa: E402
 from .commands.guard import user_code_errors  # noqa: E402
 
 HELP = """Check Kafka group rebalance protocols against their KIPs.
@@ -63,6 +64,8 @@ app.command(name="conform")(user_code_errors(conform.conform))
 app.command(name="upgrade-plan")(upgrade_plan.command)
 # groupcheck trace-check HISTORY... --out DIR: recorded group histories validated against the model
 app.command(name="trace-check")(trace_check.command)
+# groupcheck spec check [PROTOCOL] | spec trace TRACE: the TLA+ specs (specs/) cross-checked against the model
+app.add_typer(spec.app, name="spec")
 
 
 def main() -> None:

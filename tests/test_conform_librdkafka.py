@@ -96,7 +96,7 @@ def test_skips_revoke_is_flagged():
 def test_ignores_lost_is_flagged():
     sc = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 20},
           {"op": "stall", "member": "c2"}, {"op": "wait", "seconds": 9}, {"op": "resume", "member": "c2"},
-          {"op": "settle", "max_s": 8}]
+          {"op": "settle", "max_s": 20}]
     r = run_scenario(sc, Settings(assignor="range", **FAST), IgnoresLost)
     assert IgnoresLost.expected in r.judgement.violated()
     assert "rejoined after a reset still owning" in r.judgement.results["lost_only_when_fenced"].violations[0][2]

@@ -1,0 +1,141 @@
+"""``groupcheck spec``: the TLA+ specs in ``specs/`` held against the Python model.
+
+``groupcheck spec check [PROTOCOL ...]`` runs every cross-check of each spec (names in
+both directions, reachable states at the pinned scopes, every transition and verdict,
+walks of larger scopes, each covered known bug's counterexample); ``groupcheck spec
+trace TRACE.itf.json`` asks whether one recorded groupcheck trace (a counterexample, a
+conformance divergence, an explorer export) is a behaviour of the spec.
+
+Exit 0: the spec and the model agree; 1: a cross-check found a difference (each is
+printed); 2: bad input (an unknown protocol, no spec, a spec the evaluator cannot read:
+the message names the construct and its line); 130: interrupted (the checks done are
+reported)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from .. import traces
+from ..console import FAILED, INTERRUPTED, err, fail, out
+from ..spec import link, manifest
+
+MAX_STATES = 200_000       # states per side at a pinned scope (crosscheck.MAX_STATES)
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="The TLA+ specs (specs/) cross-checked against the Python model.")
+
+
+def _bundle(name: str) -> manifest.Bundle:
+    try:
+        return manifest.load(name)
+    except ValueError as e:        # ManifestError, an unknown protocol
+        raise fail(str(e)) from None
+
+
+def _names(bundle: manifest.Bundle):
+    from ..spec import crosscheck
+    started = time.perf_counter()
+    spec = crosscheck.load_spec(bundle, bundle.configs[0].scope if bundle.configs else bundle.model.default_scope())
+    names = link.check(bundle, spec.action_names)
+    report = crosscheck.Report(f"{bundle.protocol.name} names", names.problems)
+    model = bundle.model
+    report.figures = {"actions": f"{len(names.actions)}/{len(model.action_kinds)}",
+                      "properties": f"{len(names.properties)}/{len(model.properties)}",
+                      "variants": f"{len(names.variants)}/{len(bundle.protocol.variants())}"}
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def run_checks(bundle: manifest.Bundle, walks: int, length: int, max_states: int):
+    """Every cross-check of one spec, one report at a time."""
+    from ..spec import crosscheck
+    yield _names(bundle)
+    for config in bundle.configs:
+        yield crosscheck.check_config(bundle, config, max_states)
+    for scope in bundle.walk_scopes:
+        if walks:
+            yield crosscheck.check_walks(bundle, scope, walks, length)
+    for variant in bundle.variants:
+        yield crosscheck.check_variant(bundle, variant)
+
+
+def _figures(report) -> str:
+    return ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in report.figures.items()
+                     if not isinstance(v, list))
+
+
+@app.command(name="check")
+def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec to check (default: every spec)"),
+          walks: int = typer.Option(20, min=0, help="seeded walks validated per walk scope of the manifest"),
+          length: int = typer.Option(60, min=1, help="steps per walk"),
+          max_states: int = typer.Option(MAX_STATES, min=1,
+                                         help="states per side at a pinned scope before the check stops")) -> None:
+    """Cross-check each spec against the model: names, reachable states, transitions,
+    verdicts, walks and known-bug counterexamples."""
+    from ..spec import crosscheck
+    from ..spec.tla_eval import SpecError
+    names = protocols or list(manifest.folders())
+    if not names:
+        raise fail(f"no spec folder with a manifest.json under {manifest.SPECS}")
+    bundles = [_bundle(n) for n in names]
+    table = Table("check", "result", "figures", "seconds", title="TLA+ specs against the model")
+    failed = False
+    try:
+        for bundle in bundles:
+            for report in run_checks(bundle, walks, length, max_states):
+                failed |= not report.ok
+                table.add_row(escape(report.title), "[green]agrees[/]" if report.ok else "[bold red]differs[/]",
+                              escape(_figures(report)), f"{report.seconds:.1f}")
+                err.print(f"{report.title}: {'agrees' if report.ok else 'differs'} ({_figures(report)})",
+                          markup=False, highlight=False)
+                for problem in report.problems:
+                    out.print(f"  {report.title}: {problem}", markup=False, highlight=False)
+    except SpecError as e:
+        raise fail(str(e)) from None
+    except KeyboardInterrupt:
+        out.print(table)
+        out.print("interrupted: the checks above are the ones done", highlight=False)
+        raise typer.Exit(INTERRUPTED) from None
+    out.print(table)
+    if failed:
+        raise typer.Exit(FAILED)
+
+
+@app.command(name="trace")
+def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupcheck (check, conform, explore, campaign)")) -> None:
+    """Is a recorded trace a behaviour of the spec? Each step must satisfy the spec action
+    named after the model's action kind (under a known bug's scope: a step of the bug's
+    variant module), and each invariant must give the model's verdict at every state."""
+    from ..spec import crosscheck
+    from ..spec.tla_eval import SpecError
+    try:
+        rec = traces.load(path)
+    except traces.ReplayError as e:
+        raise fail(str(e)) from None
+    bundle = _bundle(rec.protocol.name)
+    by_scope = {v.key: v for v in rec.protocol.variants()}
+    variant = next((v for v in bundle.variants if v.key in by_scope and by_scope[v.key].buggy_scope() == rec.scope),
+                   None)
+    try:
+        if variant is not None:
+            spec = crosscheck.load_spec(bundle, rec.scope, variant.module, variant.next)
+            steps, problems = crosscheck.validate_path(bundle, rec.scope, rec.path, spec, named=False)
+            what = f"{variant.module} ({variant.key})"
+        else:
+            spec = crosscheck.load_spec(bundle, rec.scope)
+            steps, problems = crosscheck.validate_path(bundle, rec.scope, rec.path, spec)
+            what = bundle.module
+    except SpecError as e:
+        raise fail(str(e)) from None
+    if problems:
+        for p in problems:
+            out.print(f"{path}: {p}", markup=False, highlight=False)
+        out.print(f"[bold red]not a behaviour of {escape(what)}[/] (checked {steps} of {len(rec.path) - 1} steps)",
+                  highlight=False)
+        raise typer.Exit(FAILED)
+    out.print(f"[green]a behaviour of {escape(what)}[/]: {steps} steps, every one a step of the spec, "
+              f"every invariant as the model says", highlight=False)

@@ -1,0 +1,139 @@
+"""A protocol's TLA+ spec folder (``specs/<package>/``) as the cross-checks read it.
+
+``manifest.json`` ties the spec to the model: the spec module, the Python mapping of a
+model state onto the spec's variables, the pinned tiny scopes whose reachable states are
+compared (``configs``), the scopes whose walks are validated, the known-bug variants the
+spec has a module for, and what the spec leaves out (each with its reason)."""
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..protocols import Protocol, get
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+class ManifestError(ValueError):
+    """A spec folder that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str                 # the MC module whose constants it fixes, e.g. MCConsumer
+    scope: Any                # the model's scope
+    distinct_states: int      # reachable states, the same on both sides (no symmetry)
+
+
+@dataclass(frozen=True)
+class Variant:
+    key: str                  # the known bug, e.g. KAFKA-13419
+    module: str               # the module that EXTENDS the base and replaces one action
+    next: str                 # its next-state operator
+    property: str             # the claim its counterexample breaks, on both sides
+    # the bug's rule switched on at the spec's profile, where the model's own scope for the
+    # bug needs a profile the spec does not state (None: the model's scope)
+    scope: Any = None
+    distinct_states: int | None = None   # the variant's reachable states at that scope, if compared
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """One protocol's spec and everything needed to hold it against the model."""
+
+    protocol: Protocol
+    folder: Path
+    module: str
+    constants: Callable[[Any], dict]            # scope -> {constant: value}
+    variables: Callable[[Any, Any], dict]       # (scope, model state) -> {variable: value}
+    configs: tuple[Config, ...]
+    walk_scopes: tuple[Any, ...]
+    variants: tuple[Variant, ...]
+    leaves_out: dict[str, dict[str, str]] = field(default_factory=dict)
+    constraint: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"{self.module}.tla"
+
+    @property
+    def model(self):
+        return self.protocol.model
+
+
+def folders() -> dict[str, Path]:
+    """protocol name -> its spec folder, for every folder with a manifest."""
+    out = {}
+    for manifest in sorted(SPECS.glob("*/manifest.json")):
+        try:
+            name = json.loads(manifest.read_text())["protocol"]
+        except (ValueError, KeyError):
+            continue
+        out[name] = manifest.parent
+    return out
+
+
+def _need(data: dict, key: str, kind: type, where: str):
+    if key not in data:
+        raise ManifestError(f"{where}: no {key!r}")
+    if not isinstance(data[key], kind):
+        raise ManifestError(f"{where}.{key}: expected {kind.__name__}, got {type(data[key]).__name__}")
+    return data[key]
+
+
+def _scope(protocol: Protocol, value: Any, where: str):
+    if not isinstance(value, dict):
+        raise ManifestError(f"{where}: expected a scope object")
+    base = protocol.model.scope_to_dict(protocol.model.default_scope())
+    try:
+        return protocol.model.scope_from_dict({**base, **value})
+    except ValueError as e:
+        raise ManifestError(f"{where}: {e}") from None
+
+
+def load(protocol_name: str, folder: Path | None = None) -> Bundle:
+    """Read ``specs/<package>/manifest.json`` of ``protocol_name`` (or ``folder``)."""
+    if folder is None:
+        known = folders()
+        if protocol_name not in known:
+            have = ", ".join(known) or "none"
+            raise ManifestError(f"no TLA+ spec for protocol {protocol_name!r} under {SPECS}; specs exist for: {have}")
+        folder = known[protocol_name]
+    where = f"{folder / 'manifest.json'}"
+    try:
+        data = json.loads((folder / "manifest.json").read_text())
+    except OSError as e:
+        raise ManifestError(f"cannot read {where}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ManifestError(f"{where}: not valid JSON ({e})") from None
+    try:
+        protocol = get(_need(data, "protocol", str, where))
+    except ValueError as e:
+        raise ManifestError(f"{where}: {e}") from None
+    module = _need(data, "module", str, where)
+    if not (folder / f"{module}.tla").is_file():
+        raise ManifestError(f"{where}: module {module!r} has no file {module}.tla in {folder}")
+    try:
+        mapping = importlib.import_module(_need(data, "mapping", str, where))
+    except ImportError as e:
+        raise ManifestError(f"{where}.mapping: cannot import {data['mapping']!r}: {e}") from None
+    configs = tuple(
+        Config(_need(c, "name", str, f"{where}.configs[{i}]"),
+               _scope(protocol, c.get("scope"), f"{where}.configs[{i}].scope"),
+               _need(c, "distinct_states", int, f"{where}.configs[{i}]"))
+        for i, c in enumerate(_need(data, "configs", list, where)))
+    walks = tuple(_scope(protocol, s, f"{where}.walk_scopes[{i}]")
+                  for i, s in enumerate(data.get("walk_scopes", [])))
+    variants = tuple(
+        Variant(*(_need(v, k, str, f"{where}.variants[{i}]") for k in ("variant", "module", "next", "property")),
+                _scope(protocol, v["scope"], f"{where}.variants[{i}].scope") if "scope" in v else None,
+                v.get("distinct_states"))
+        for i, v in enumerate(data.get("variants", [])))
+    leaves_out = data.get("leaves_out", {})
+    for kind in ("actions", "properties", "variants"):
+        leaves_out.setdefault(kind, {})
+    return Bundle(protocol, folder, module, mapping.constants, mapping.variables, configs, walks, variants,
+                  leaves_out, data.get("constraint"))

@@ -1,0 +1,1 @@
+"""Each protocol's model state as its TLA+ spec's variables (``specs/<package>/``)."""

@@ -1,0 +1,88 @@
+"""A classic consumer-group model state (``model/consumer``) as the variables of
+``specs/consumer/Consumer.tla``.
+
+Partition bitmasks of the one topic become sets of partition numbers; a subscription
+becomes [owned, generation] (its version, topics and userData are the scope's constants
+for the one EAGER range config the spec covers); requests and responses become records
+named by the request they belong to ("JoinGroup", "SyncGroup", "Heartbeat"). Fields the
+spec leaves out must keep their starting values: ``variables`` refuses a state where one
+does not, naming it."""
+from __future__ import annotations
+
+from model.consumer.state import State
+
+from ..values import fcn, rec, tset
+
+
+class OutsideSpec(ValueError):
+    """A model state or scope using a feature the spec leaves out."""
+
+
+def _parts(mask: int) -> frozenset:
+    return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+def constants(scope) -> dict:
+    if len(scope.partitions) != 1 or len(scope.plan) != 1 or tuple(scope.plan[0].assignors) != ("range",) \
+            or scope.plan[0].version != 3:
+        raise OutsideSpec("the spec covers one topic and one config of the range assignor (subscription v3)")
+    return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
+            "Faults": tset(scope.faults), "Budget": scope.budget,
+            "MaxGeneration": scope.max_generation, "CalmCap": 3}
+
+
+def _subscription(sub) -> object:
+    if sub.version != 3 or sub.user_data or sub.user_generation != -1:
+        raise OutsideSpec("a subscription other than v3 without userData is outside the spec")
+    return rec(owned=_parts(sub.owned), generation=sub.generation)
+
+
+def _request(r) -> object:
+    if r.kind == "JoinGroup":
+        return rec(kind="JoinGroup", memberId=r.member_id, subscription=_subscription(r.subscription))
+    if r.kind == "SyncGroup":
+        return rec(kind="SyncGroup", memberId=r.member_id, generation=r.generation,
+                   assignments=fcn({mid: _parts(mask) for mid, mask in r.assignments}))
+    if r.kind == "Heartbeat":
+        return rec(kind="Heartbeat", memberId=r.member_id, generation=r.generation)
+    raise OutsideSpec(f"a {r.kind} request is outside the spec")
+
+
+def _response(r) -> object:
+    kind = r.kind.removesuffix("Response")
+    if kind == "JoinGroup":
+        return rec(kind=kind, to=r.to, error=r.error, generation=r.generation, memberId=r.member_id,
+                   leader=r.leader, protocol=r.protocol,
+                   members=fcn({mid: _subscription(sub) for mid, sub in r.members}))
+    if kind == "SyncGroup":
+        return rec(kind=kind, to=r.to, error=r.error, generation=r.generation, assignment=_parts(r.assignment))
+    return rec(kind=kind, to=r.to, error=r.error)
+
+
+def _member(m) -> object:
+    return rec(slot=m.slot, subscription=_subscription(m.subscription), joined=m.joined, syncing=m.syncing,
+               assignment=_parts(m.assignment))
+
+
+def _consumer(c) -> object:
+    if c.config or c.metadata or c.subscribed != c.joined:
+        raise OutsideSpec("a bounced consumer, metadata or subscription changes: outside the spec")
+    return rec(status=c.status, memberId=c.member_id, generation=c.generation, owned=_parts(c.owned),
+               userData=_parts(c.user_data), paused=c.paused, snapshot=c.snapshot, awaiting=c.awaiting,
+               outbox=tuple(_request(r) for r in c.outbox), inbox=tuple(_response(r) for r in c.inbox),
+               needsJoinPrepare=c.needs_join_prepare)
+
+
+def variables(scope, state: State) -> dict:
+    g = state.group
+    if g.status == "Dead" or state.metadata:
+        raise OutsideSpec("a deleted group or a metadata change is outside the spec")
+    return {
+        "group": rec(status=g.status, generation=g.generation, protocol=g.protocol, leader=g.leader,
+                     members=fcn({m.member_id: _member(m) for m in g.members}), pending=tuple(g.pending),
+                     nextId=g.next_id),
+        "consumers": fcn({s: _consumer(c) for s, c in enumerate(state.consumers)}),
+        "budget": state.budget,
+        "calm": state.calm,
+        "calmFrom": state.calm_from,
+    }

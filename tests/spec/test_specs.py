@@ -1,0 +1,72 @@
+"""Every spec folder under specs/ held against its protocol's model, as
+``groupcheck spec check`` does: names in both directions, each pinned scope state for
+state, walks of larger scopes, and each known-bug variant module."""
+from __future__ import annotations
+
+import pytest
+
+from groupcheck.spec import crosscheck, link, manifest
+
+BUNDLES = {name: manifest.load(name) for name in manifest.folders()}
+CONFIGS = [(name, c.name) for name, b in BUNDLES.items() for c in b.configs]
+VARIANTS = [(name, v.key) for name, b in BUNDLES.items() for v in b.variants]
+
+
+def test_every_modelled_protocol_with_a_spec_is_found():
+    assert {"consumer", "consumer-group"} <= set(BUNDLES)
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLES))
+def test_names_agree_both_ways(name):
+    bundle = BUNDLES[name]
+    spec = crosscheck.load_spec(bundle, bundle.configs[0].scope)
+    names = link.check(bundle, spec.action_names)
+    assert names.problems == []
+    assert len(names.actions) + len(bundle.leaves_out["actions"]) == len(bundle.model.action_kinds)
+    assert len(names.properties) + len(bundle.leaves_out["properties"]) == len(bundle.model.properties)
+
+
+@pytest.mark.parametrize("name, config", CONFIGS)
+def test_pinned_scope_reachable_states_equal(name, config):
+    """Same states (no symmetry on either side), every transition a step of the spec action
+    of its kind, every invariant, step claim and witness with the model's verdict."""
+    bundle = BUNDLES[name]
+    pinned = next(c for c in bundle.configs if c.name == config)
+    report = crosscheck.check_config(bundle, pinned)
+    assert report.problems == []
+    assert report.figures["spec states"] == report.figures["model states"] == pinned.distinct_states
+
+
+@pytest.mark.parametrize("name", sorted(BUNDLES))
+def test_walks_of_larger_scopes_are_behaviours_of_the_spec(name):
+    bundle = BUNDLES[name]
+    for scope in bundle.walk_scopes:
+        report = crosscheck.check_walks(bundle, scope, walks=4, length=60, seed=11)
+        assert report.problems == []
+        assert report.figures["steps validated"] > 60
+
+
+@pytest.mark.parametrize("name, key", VARIANTS)
+def test_known_bug_variant_breaks_the_same_named_invariant(name, key):
+    """The variant module against the model with the bug's rule: the model's shortest
+    counterexample is a behaviour of the variant and breaks the claim on both sides; the
+    reachable states agree."""
+    bundle = BUNDLES[name]
+    variant = next(v for v in bundle.variants if v.key == key)
+    report = crosscheck.check_variant(bundle, variant)
+    assert report.problems == []
+    assert variant.property in report.figures["broken on both sides"]
+    assert report.figures["states (spec = model)"] == variant.distinct_states
+
+
+@pytest.mark.parametrize("name, key", VARIANTS)
+def test_the_base_spec_rejects_each_known_bug_counterexample(name, key):
+    """The same path under the base spec stops being a behaviour at the buggy step."""
+    from groupcheck.checker import bfs
+    bundle = BUNDLES[name]
+    variant = next(v for v in bundle.variants if v.key == key)
+    found = bfs(bundle.model, variant.scope)
+    spec = crosscheck.load_spec(bundle, variant.scope)
+    steps, problems = crosscheck.validate_path(bundle, variant.scope, list(found.violation.path), spec)
+    assert problems and "not a step of" in problems[0]
+    assert steps <= len(found.violation.path) - 1
