@@ -20,8 +20,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import traces
-from ..console import FAILED, INTERRUPTED, err, fail, out
-from ..spec import link, manifest
+from ..console import FAILED, INTERRUPTED, NOT_PROVED, err, fail, out
+from ..files import InputError
+from ..spec import histories, link, manifest
 
 MAX_STATES = 200_000       # states per side at a pinned scope (crosscheck.MAX_STATES)
 
@@ -96,6 +97,8 @@ def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec
                     out.print(f"  {report.title}: {problem}", markup=False, highlight=False)
     except SpecError as e:
         raise fail(str(e)) from None
+    except manifest.OutsideSpec as e:      # a pinned scope the spec does not state: the manifest is wrong
+        raise fail(f"{bundle.folder / 'manifest.json'}: a scope the spec does not state: {e}") from None
     except KeyboardInterrupt:
         out.print(table)
         out.print("interrupted: the checks above are the ones done", highlight=False)
@@ -106,12 +109,22 @@ def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec
 
 
 @app.command(name="trace")
-def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupcheck (check, conform, explore, campaign)")) -> None:
+def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupcheck (check, conform, explore, "
+                                                "campaign), or recorded group histories (.jsonl / .parquet, "
+                                                "trace-check's format)"),
+          max_states: int = typer.Option(200_000, min=1, help="histories: (state, position) pairs the model's "
+                                                               "search may keep per group"),
+          max_seconds: float = typer.Option(0.0, min=0.0, help="histories: seconds per group (0: no limit)")) -> None:
     """Is a recorded trace a behaviour of the spec? Each step must satisfy the spec action
     named after the model's action kind (under a known bug's scope: a step of the bug's
-    variant module), and each invariant must give the model's verdict at every state."""
+    variant module), and each invariant must give the model's verdict at every state. A
+    history (what a running system showed) is first explained by a path of the model
+    (trace-check's search); the spec then judges that path."""
     from ..spec import crosscheck
     from ..spec.tla_eval import SpecError
+    if histories.is_history(path):
+        _histories(path, max_states, max_seconds or None)
+        return
     try:
         rec = traces.load(path)
     except traces.ReplayError as e:
@@ -131,6 +144,9 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
             what = bundle.module
     except SpecError as e:
         raise fail(str(e)) from None
+    except manifest.OutsideSpec as e:
+        raise fail(f"{path}: cannot be judged by {bundle.module}: {e}; see {bundle.folder / 'README.md'} "
+                   "for what the spec states") from None
     if problems:
         for p in problems:
             out.print(f"{path}: {p}", markup=False, highlight=False)
@@ -139,3 +155,23 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
         raise typer.Exit(FAILED)
     out.print(f"[green]a behaviour of {escape(what)}[/]: {steps} steps, every one a step of the spec, "
               f"every invariant as the model says", highlight=False)
+
+
+def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
+    """Each group of a history file: explained by the model, then judged by the spec."""
+    from ..spec.tla_eval import SpecError
+    try:
+        verdicts = histories.judge_files([path], max_states, max_seconds)
+    except (InputError, manifest.ManifestError) as e:
+        raise fail(str(e)) from None
+    except SpecError as e:
+        raise fail(str(e)) from None
+    table = Table("group", "protocol", "events", "verdict", "detail", title=f"{path}: histories against the specs")
+    for v in verdicts:
+        colour = "green" if v.ok else "yellow" if v.verdict in (histories.UNKNOWN, histories.OUTSIDE) else "bold red"
+        table.add_row(escape(v.group), v.protocol, str(v.events), f"[{colour}]{v.verdict}[/]", escape(v.detail))
+    out.print(table)
+    if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED, histories.ERROR) for v in verdicts):
+        raise typer.Exit(FAILED)
+    if any(not v.ok for v in verdicts):
+        raise typer.Exit(NOT_PROVED)

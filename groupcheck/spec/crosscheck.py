@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 from model.core import Model, replay
 
 from .link import camel
-from .manifest import Bundle, Config, Variant
+from .manifest import Bundle, Config, OutsideSpec, Variant
 from .tla_eval import Spec, SpecError
 
 SHOWN = 5                 # differences shown per kind; the count says how many there were
@@ -336,7 +336,11 @@ def validate_path(bundle: Bundle, scope, path: list[int], spec: Spec, *, named: 
     verdicts(first, prev, "initial state")
     on_steps = _linked_steps(bundle, spec)
     for i, st in enumerate(steps, start=1):
-        nxt = as_state(spec, bundle, scope, st.next)
+        try:
+            nxt = as_state(spec, bundle, scope, st.next)
+        except OutsideSpec as e:
+            raise OutsideSpec(f"step {i} ({model.describe_action(scope, st.prev, st.action)}) reaches a state "
+                              f"the spec does not state: {e}") from None
         for prop in on_steps:
             says = prop.check(scope, st.prev, st.action, st.next, st.events)
             if (says is None) != spec.holds_step(prop.name, prev, nxt):
@@ -367,7 +371,10 @@ def check_walks(bundle: Bundle, scope, walks: int = 20, length: int = 60, seed: 
     total = 0
     for i in range(walks):
         path, _violation, _ = walk(bundle.model, scope, seed + i, length)
-        n, problems = validate_path(bundle, scope, path, spec)
+        try:
+            n, problems = validate_path(bundle, scope, path, spec)
+        except OutsideSpec as e:       # a walk scope of the manifest must stay inside the spec
+            n, problems = 0, [str(e)]
         total += n
         report.add("walk problems", [f"walk seed {seed + i} (path {path[:n + 1]}): {p}" for p in problems])
     report.figures["walks"] = walks
@@ -425,5 +432,5 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
     return report
 
 
-__all__ = ["Graph", "Report", "SpecError", "as_state", "check_config", "check_variant", "check_walks",
+__all__ = ["Graph", "OutsideSpec", "Report", "SpecError", "as_state", "check_config", "check_variant", "check_walks",
            "load_spec", "model_graph", "spec_graph", "validate_path"]

@@ -21,6 +21,21 @@ class ManifestError(ValueError):
     """A spec folder that cannot be used; the message names the file and the field."""
 
 
+class OutsideSpec(ValueError):
+    """A scope or model state that uses something the spec does not state; the mapping
+    that refused it says what (each mapping module raises its own ``OutsideSpec``, which
+    the bundle's ``constants`` and ``variables`` turn into this one)."""
+
+
+def _guarded(fn: Callable, refused: tuple) -> Callable:
+    def call(*args):
+        try:
+            return fn(*args)
+        except refused as e:
+            raise OutsideSpec(str(e)) from None
+    return call
+
+
 @dataclass(frozen=True)
 class Config:
     name: str                 # the MC module whose constants it fixes, e.g. MCConsumer
@@ -135,5 +150,7 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     leaves_out = data.get("leaves_out", {})
     for kind in ("actions", "properties", "variants"):
         leaves_out.setdefault(kind, {})
-    return Bundle(protocol, folder, module, mapping.constants, mapping.variables, configs, walks, variants,
-                  leaves_out, data.get("constraint"))
+    refused = getattr(mapping, "OutsideSpec", None)
+    refused = (refused,) if isinstance(refused, type) and issubclass(refused, Exception) else ()
+    return Bundle(protocol, folder, module, _guarded(mapping.constants, refused), _guarded(mapping.variables, refused),
+                  configs, walks, variants, leaves_out, data.get("constraint"))
