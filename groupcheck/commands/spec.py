@@ -175,3 +175,46 @@ def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
         raise typer.Exit(FAILED)
     if any(not v.ok for v in verdicts):
         raise typer.Exit(NOT_PROVED)
+
+
+@app.command(name="mc")
+def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec folder, e.g. "
+                                                        "specs/consumer_group/MCConsumerGroup.cfg"),
+                max_states: int = typer.Option(1_000_000, min=1, help="distinct states before the run stops"),
+                keep_going: bool = typer.Option(False, "--continue", help="explore every state after a violation "
+                                                                          "and list every claim broken (TLC's -continue)"),
+                show_states: bool = typer.Option(True, "--states/--no-states", help="print the states of a "
+                                                                                     "violation's trace")) -> None:
+    """Run a TLC model (MC<Spec>.tla with its .cfg) as TLC would, with groupcheck's own
+    evaluator and no Python model: distinct states, and each invariant or [][A]_v property
+    broken with its shortest trace. For readers without TLC; not TLC."""
+    from ..spec import tlc_config
+    from ..spec.tla_eval import SpecError
+    try:
+        cfg = tlc_config.read(config)
+        with err.status(f"model checking {config.name}") as status:
+            def tick(states: int, queue: int) -> None:
+                status.update(f"model checking {config.name}: {states:,} distinct states, {queue:,} to expand")
+            run = tlc_config.run(cfg, max_states=max_states, stop=not keep_going, progress=tick)
+    except SpecError as e:
+        raise fail(str(e)) from None
+    head = (f"{config.name}: {run.states:,} distinct states, {run.transitions:,} transitions, "
+            f"{run.seconds:.1f} s" + (f" (stopped: {run.cut})" if run.cut else ""))
+    out.print(head, markup=False, highlight=False)
+    if cfg.expected:
+        out.print(f"the config expects: {cfg.expected}", markup=False, highlight=False)
+    if run.violation is None:
+        if run.cut:
+            raise typer.Exit(INTERRUPTED if run.cut == "interrupted" else NOT_PROVED)
+        out.print("[green]no invariant or property broken[/]", highlight=False)
+        return
+    name, steps = run.violation
+    out.print(f"[bold red]{escape(name)} is violated[/] after {len(steps) - 1} steps"
+              + (f"; every claim broken: {', '.join(run.violated)}" if keep_going else ""), highlight=False)
+    spec = tlc_config.load(cfg)
+    for i, (label, state) in enumerate(steps):
+        out.print(f"{i:3}. {label}", markup=False, highlight=False)
+        if show_states:
+            for line in spec.show(state).splitlines():
+                out.print(f"       {line}", markup=False, highlight=False)
+    raise typer.Exit(FAILED)

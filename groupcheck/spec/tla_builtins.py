@@ -38,6 +38,28 @@ class Strings:
     def __iter__(self):
         raise ValueError("STRING is infinite and cannot be enumerated")
 
+    def __repr__(self) -> str:
+        return "STRING"
+
+
+class RecordSet:
+    r"""``[f1 : S1, f2 : S2]`` with a field set that cannot be enumerated (``Int``,
+    ``STRING``, another such record set): membership only, as TLC checks ``r \in
+    [epoch : Int]`` field by field without enumerating (a TypeOK's record types)."""
+
+    def __init__(self, fields: dict):
+        self.fields = fields
+
+    def __contains__(self, v) -> bool:
+        return isinstance(v, Fcn) and set(v.keys()) == set(self.fields) and all(
+            v[k] in s for k, s in self.fields.items())
+
+    def __iter__(self):
+        raise ValueError("a set of records with a field of an infinite set cannot be enumerated")
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(f"{k} : {s!r}" for k, s in self.fields.items()) + "]"
+
 
 CONSTANT_SETS = {"Nat": Infinite("Nat", 0), "Int": Infinite("Int", None)}
 
@@ -49,7 +71,7 @@ def _int(v: Any) -> int:
 
 
 def _set(v: Any):
-    if not isinstance(v, (frozenset, Infinite, Strings)):
+    if not isinstance(v, (frozenset, Infinite, Strings, RecordSet)):
         raise TypeError(f"expected a set, got {v!r}")
     return v
 

@@ -303,7 +303,10 @@ class Compiler:
 
         def run(ctx, loc):
             keys = [k for k, _ in items]
-            sets = [sorted(B._fset(f(ctx, loc)), key=order) for _, f in items]
+            given = [B._set(f(ctx, loc)) for _, f in items]
+            if not all(isinstance(s, frozenset) for s in given):     # membership only, as in TLC
+                return B.RecordSet(dict(zip(keys, given)))
+            sets = [sorted(s, key=order) for s in given]
             return frozenset(fcn(dict(zip(keys, combo))) for combo in itertools.product(*sets))
         return self.guarded(node, file, run, "a set of records")
 

@@ -137,7 +137,7 @@ class Spec:
         variables: list[str] = []
         defs: dict[str, Definition] = {}
         for file, tree in _modules(path):
-            for unit in tree.units:
+            for unit in tree.units or []:
                 if isinstance(unit, str):      # a separator line (----)
                     continue
                 kind = _name(unit)

@@ -1,0 +1,199 @@
+"""A TLC model (``MC<Spec>.tla`` with its ``.cfg``) run by groupcheck's evaluator, as TLC
+would run it: the constants the config gives, INIT, NEXT, every CONSTRAINT, every
+INVARIANT at every state, every PROPERTY of the form ``[][A]_v`` on every step.
+
+This is what a TLC user gets from the spec folder, checked without TLC (which this
+project cannot fetch): the state counts the MC modules' comments promise, and the
+violations the variant configs promise, are measured here from the spec alone, with no
+Python model involved. It is not TLC: it reads the config keywords the specs use
+(CONSTANTS with ``=`` or ``<-``, one per line; INIT; NEXT; CONSTRAINT; INVARIANT;
+PROPERTY) and names any other.
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .link import read_cfg
+from .tla_compile import Compiler, Ctx, Definition, SpecError
+from .tla_eval import Spec, _name, _parse
+
+SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY")
+
+
+@dataclass
+class Config:
+    path: Path
+    module: Path                      # the MC module, next to the config
+    constants: dict                   # name -> value
+    init: str
+    next: str
+    constraints: list[str]
+    invariants: list[str]
+    properties: list[str]             # [][A]_v properties, checked on every step
+    expected: str = ""                # the config's "Expected: ..." comment
+
+
+@dataclass
+class Run:
+    states: int = 0
+    transitions: int = 0
+    violation: tuple[str, list] | None = None     # (claim, [(action, state), ...]) from Init
+    violated: list[str] = field(default_factory=list)   # every claim broken (when not stopping)
+    seconds: float = 0.0
+    cut: str | None = None
+
+
+def _constant(text: str, where: str):
+    """A constant's value as the config writes it (a number, string, set, ...)."""
+    import contextlib
+    import io
+
+    import tla
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            tree = tla.parse_expr(text)
+    except Exception:
+        raise SpecError(f"{where}: not a TLA+ value: {text!r}") from None
+    return Compiler({}, {}, ()).expr(tree, {}, where)(Ctx({}), {})
+
+
+def _substitute(module: Path, name: str, where: str):
+    """The value of the MC module's own constant definition ``name`` (``X <- name``)."""
+    defs = {}
+    for unit in _parse(module).units:
+        if not isinstance(unit, str) and _name(unit) == "OperatorDefinition" and not unit.arity:
+            defs[unit.name] = Definition(unit.name, (), unit.definiens, module.name)
+    if name not in defs:
+        raise SpecError(f"{where}: {module.name} defines no {name}")
+    return Compiler(defs, {}, ()).define(name)(Ctx({}), {})
+
+
+def read(path: Path) -> Config:
+    """The config at ``path`` and the constants it gives, evaluated."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SpecError(f"cannot read {path}: {e.strerror or e}") from None
+    module = path.with_suffix(".tla")
+    if not module.is_file():
+        raise SpecError(f"{path.name}: no module {module.name} next to it")
+    words = read_cfg(path)
+    other = [k for k in words if k not in SUPPORTED]
+    if other:
+        raise SpecError(f"{path.name}: config keyword {other[0]} is not read here (it reads {', '.join(SUPPORTED)})")
+    constants: dict = {}
+    inside = False
+    for n, line in enumerate(text.splitlines(), start=1):
+        line = line.split("\\*", 1)[0].strip()
+        head = line.split()[0] if line else ""
+        if head in ("CONSTANT", "CONSTANTS"):
+            inside, line = True, line[len(head):].strip()
+        elif head.rstrip("S") in SUPPORTED or head in ("INVARIANTS", "PROPERTIES", "CONSTRAINTS"):
+            inside = False
+        if not inside or not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*(=|<-)\s*(.+)", line)
+        if not m:
+            raise SpecError(f"{path.name}:{n}: expected one 'Name = value' or 'Name <- Definition' a line")
+        name, op, value = m.groups()
+        where = f"{path.name}:{n}"
+        constants[name] = _constant(value, where) if op == "=" else _substitute(module, value.strip(), where)
+    single = {k: words.get(k, []) for k in ("INIT", "NEXT")}
+    for k, v in single.items():
+        if len(v) != 1:
+            raise SpecError(f"{path.name}: {k} needs one operator name, got {v or 'none'}")
+    expected = next((line.split("Expected:", 1)[1].strip() for line in text.splitlines() if "Expected:" in line), "")
+    return Config(path, module, constants, single["INIT"][0], single["NEXT"][0], words.get("CONSTRAINT", []),
+                  words.get("INVARIANT", []), words.get("PROPERTY", []), expected)
+
+
+def load(config: Config) -> Spec:
+    return Spec.load(config.module, constants=config.constants, init=config.init, next=config.next)
+
+
+def _step_claim(spec: Spec, name: str) -> str:
+    """The action A of a property ``name == [][A]_v`` (the step claims' conjunction)."""
+    defs = spec._c.defs
+    node = defs[name].node if name in defs else None
+    if node is None or _name(node) != "OperatorApplication" or node.operator != "[]" \
+            or _name(node.arguments[0]) != "SubscriptedAction" or _name(node.arguments[0].action) != "OperatorApplication":
+        raise SpecError(f"{spec.path.name}: PROPERTY {name} is not of the form [][A]_v, the only temporal "
+                        "property read here")
+    return node.arguments[0].action.operator
+
+
+def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
+        progress: Callable[[int, int], None] | None = None) -> Run:
+    """Breadth-first, as TLC: states past a CONSTRAINT are kept but not expanded; every
+    invariant checked at every state and every [][A]_v property on every step. ``stop``:
+    end at the first violation (TLC's default) with its shortest trace; otherwise explore
+    everything (TLC's -continue) and list every claim broken."""
+    started = time.perf_counter()
+    spec = load(config)
+    for name in config.invariants + config.constraints:
+        if name not in spec.definitions:
+            raise SpecError(f"{config.path.name}: {name} is not defined in {config.module.name} or what it extends")
+    actions = [(p, _step_claim(spec, p)) for p in config.properties]
+    out = Run()
+    parent: dict = {}
+    queue: deque = deque()
+
+    def trace(state) -> list:
+        steps = []
+        while state is not None:
+            up = parent[state]
+            steps.append((up[1] if up else "Init", state))
+            state = up[0] if up else None
+        return steps[::-1]
+
+    def broken(name: str, state) -> bool:
+        if name in out.violated:
+            return False
+        out.violated.append(name)
+        if out.violation is None:
+            out.violation = (name, trace(state))
+        return stop
+
+    def admit(state, up) -> bool:
+        """Keep a new state; True when the run must end (a violation, the bound)."""
+        parent[state] = up
+        out.states += 1
+        queue.append(state)
+        for inv in config.invariants:
+            if not spec.holds(inv, state) and broken(inv, state):
+                return True
+        if out.states >= max_states:
+            out.cut = "max-states"
+            return True
+        return False
+
+    def expand(state) -> bool:
+        if not all(spec.holds(c, state) for c in config.constraints):
+            return False
+        for label, nxt in spec.successors(state):
+            out.transitions += 1
+            for prop, action in actions:
+                if not spec.holds_step(action, state, nxt):
+                    parent.setdefault(nxt, (state, label))
+                    if broken(prop, nxt):
+                        return True
+            if nxt not in parent and admit(nxt, (state, label)):
+                return True
+        return False
+
+    try:
+        done = any(admit(s, None) for s in spec.init_states() if s not in parent)
+        while queue and not done:
+            done = expand(queue.popleft())
+            if progress is not None and out.states % 5000 < 10:
+                progress(out.states, len(queue))
+    except KeyboardInterrupt:
+        out.cut = "interrupted"
+    out.seconds = time.perf_counter() - started
+    return out

@@ -1,0 +1,102 @@
+"""Every TLC model of specs/ (``MC<Spec>.tla`` + ``.cfg``) run from the spec alone, as a TLC
+user would run it (groupcheck/spec/tlc_config.py): the base configs reach exactly the
+distinct states their manifest pins and their comments promise, with every invariant and
+step-claim property holding; each known-bug config breaks its variant's claim, with the
+shortest trace its comment promises."""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from groupcheck.cli import app
+from groupcheck.spec import manifest, tlc_config
+from groupcheck.spec.tla_compile import SpecError
+
+BUNDLES = {name: manifest.load(name) for name in manifest.folders()}
+CFGS = sorted((name, p.name) for name, b in BUNDLES.items() for p in b.folder.glob("MC*.cfg"))
+
+
+def _expected_count(text: str) -> int | None:
+    m = re.search(r"([\d,]+) distinct\s+states", text)
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def test_every_spec_folder_has_a_tlc_model_of_its_first_config():
+    for name, bundle in BUNDLES.items():
+        assert (bundle.folder / f"MC{bundle.module}.cfg").is_file(), name
+        assert bundle.configs[0].name == f"MC{bundle.module}", name
+
+
+@pytest.mark.parametrize("name, cfg", CFGS)
+def test_the_tlc_model_reaches_what_its_comments_and_the_manifest_promise(name, cfg):
+    bundle = BUNDLES[name]
+    config = tlc_config.read(bundle.folder / cfg)
+    mc_text = (bundle.folder / cfg.replace(".cfg", ".tla")).read_text()
+    variant = next((v for v in bundle.variants if cfg == f"MC{v.module}.cfg"), None)
+    whole = tlc_config.run(config, stop=False)
+    assert whole.cut is None
+    if variant is None:
+        pinned = next(c for c in bundle.configs if c.name == cfg[:-4])
+        assert whole.violated == []
+        assert whole.states == pinned.distinct_states == _expected_count(config.expected) \
+            == _expected_count(mc_text.replace("\n", " ").replace("(*", " ").replace("*)", " "))
+        assert "TypeOK" in config.invariants
+    else:
+        assert variant.property in whole.violated
+        if variant.distinct_states is not None:
+            assert whole.states == variant.distinct_states
+        first = tlc_config.run(config)
+        assert first.violation[0] == variant.property
+        promised = re.search(r"(\d+) steps", config.expected)
+        assert promised, config.expected
+        assert len(first.violation[1]) - 1 == int(promised.group(1))
+
+
+def test_a_record_type_with_an_integer_field_is_checked_by_membership(tmp_path):
+    """TypeOK's ``[epoch : Int]``: TLC checks membership field by field; so does the
+    evaluator, and enumerating such a set is a clear error."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "R.tla").write_text(
+        "---- MODULE R ----\nEXTENDS Integers\nVARIABLE r\nRec == [epoch : Int, name : STRING]\n"
+        "Init == r = [epoch |-> -1, name |-> \"m0\"]\nNext == r' = [r EXCEPT !.epoch = @ + 1]\n"
+        "TypeOK == r \\in Rec\nBad == \\E x \\in Rec : x.epoch = 0\n"
+        "Inv == r.epoch < 2\n====\n")
+    (folder / "MCR.tla").write_text("---- MODULE MCR ----\nEXTENDS R\n====\n")
+    (folder / "MCR.cfg").write_text("INIT Init\nNEXT Next\nINVARIANTS\n  TypeOK\n  Inv\n")
+    run = tlc_config.run(tlc_config.read(folder / "MCR.cfg"))
+    assert run.violation[0] == "Inv" and len(run.violation[1]) - 1 == 3
+    (folder / "MCR.cfg").write_text("INIT Init\nNEXT Next\nINVARIANT Bad\n")
+    with pytest.raises(SpecError, match=r"R.tla:8: .*must be a finite set, got \[epoch : Int, name : STRING\]"):
+        tlc_config.run(tlc_config.read(folder / "MCR.cfg"))
+
+
+def test_a_config_keyword_not_read_and_a_bad_constant_line_are_named(tmp_path):
+    folder = manifest.folders()["consumer-group"]
+    copy = tmp_path / folder.name
+    shutil.copytree(folder, copy)
+    cfg = copy / "MCConsumerGroup.cfg"
+    text = cfg.read_text()
+    cfg.write_text(text + "SYMMETRY Perms\n")
+    with pytest.raises(SpecError, match="config keyword SYMMETRY is not read here"):
+        tlc_config.read(cfg)
+    cfg.write_text(text.replace("Budget = 0", "Budget = 0 K = 5"))
+    with pytest.raises(SpecError, match=r"MCConsumerGroup.cfg:\d+: not a TLA\+ value|one 'Name = value'"):
+        tlc_config.read(cfg)
+
+
+def test_spec_mc_prints_the_count_or_the_shortest_trace():
+    runner = CliRunner()
+    folder = manifest.folders()["consumer-group"]
+    ok = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup.cfg")])
+    assert ok.exit_code == 0, ok.stdout
+    assert "2,052 distinct states" in ok.stdout and "no invariant or property broken" in ok.stdout
+    bad = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup_KAFKA20442.cfg"), "--no-states"])
+    assert bad.exit_code == 1, bad.stdout
+    assert "empty_epochs_equal is violated after 6 steps" in bad.stdout
+    assert bad.stdout.count("HandleKAFKA20442") == 2
+    missing = runner.invoke(app, ["spec", "mc", str(folder / "nope.cfg")])
+    assert missing.exit_code == 2 and "cannot read" in missing.stdout + (missing.stderr or "")
