@@ -53,6 +53,11 @@ class Variant:
     # bug needs a profile the spec does not state (None: the model's scope)
     scope: Any = None
     distinct_states: int | None = None   # the variant's reachable states at that scope, if compared
+    mc: str = ""              # its TLC model (MC module and cfg); default MC<module>
+
+    @property
+    def tlc_model(self) -> str:
+        return self.mc or f"MC{self.module}"
 
 
 @dataclass(frozen=True)
@@ -145,7 +150,7 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     variants = tuple(
         Variant(*(_need(v, k, str, f"{where}.variants[{i}]") for k in ("variant", "module", "next", "property")),
                 _scope(protocol, v["scope"], f"{where}.variants[{i}].scope") if "scope" in v else None,
-                v.get("distinct_states"))
+                v.get("distinct_states"), v.get("mc", ""))
         for i, v in enumerate(data.get("variants", [])))
     leaves_out = data.get("leaves_out", {})
     for kind in ("actions", "properties", "variants"):

@@ -42,7 +42,8 @@ class Config:
 class Run:
     states: int = 0
     transitions: int = 0
-    violation: tuple[str, list] | None = None     # (claim, [(action, state), ...]) from Init
+    violation: tuple[str, list] | None = None     # (claim, [(action, state), ...]) from Init; a
+                                                  # [][A]_v property's claim is the conjunct of A that broke
     violated: list[str] = field(default_factory=list)   # every claim broken (when not stopping)
     seconds: float = 0.0
     cut: str | None = None
@@ -117,15 +118,34 @@ def load(config: Config) -> Spec:
     return Spec.load(config.module, constants=config.constants, init=config.init, next=config.next)
 
 
-def _step_claim(spec: Spec, name: str) -> str:
-    """The action A of a property ``name == [][A]_v`` (the step claims' conjunction)."""
+def _conjuncts(spec: Spec, name: str) -> list[str]:
+    """``name`` itself, or the operators its definition conjoins (``A == P /\\ Q``: P, Q),
+    each judged alone so that a violation names the claim that broke."""
+    defs = spec._c.defs
+    node = defs[name].node if name in defs and not defs[name].params else None
+    names: list[str] = []
+
+    def visit(n) -> bool:
+        if _name(n) == "OperatorApplication" and n.operator in ("/\\", "\\land"):
+            return all(visit(a) for a in n.arguments)
+        if _name(n) == "VerticalList" and all(_name(i) != "Disjunct" for i in n.arguments):
+            return all(visit(i.expression) for i in n.arguments)
+        if _name(n) == "OperatorApplication" and not n.arguments and n.operator in defs:
+            names.append(n.operator)
+            return True
+        return False
+    return names if node is not None and visit(node) and len(names) > 1 else [name]
+
+
+def _step_claims(spec: Spec, name: str) -> list[str]:
+    """The step predicates of a property ``name == [][A]_v``: A, or the claims A conjoins."""
     defs = spec._c.defs
     node = defs[name].node if name in defs else None
     if node is None or _name(node) != "OperatorApplication" or node.operator != "[]" \
             or _name(node.arguments[0]) != "SubscriptedAction" or _name(node.arguments[0].action) != "OperatorApplication":
         raise SpecError(f"{spec.path.name}: PROPERTY {name} is not of the form [][A]_v, the only temporal "
                         "property read here")
-    return node.arguments[0].action.operator
+    return _conjuncts(spec, node.arguments[0].action.operator)
 
 
 def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
@@ -139,7 +159,7 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
     for name in config.invariants + config.constraints:
         if name not in spec.definitions:
             raise SpecError(f"{config.path.name}: {name} is not defined in {config.module.name} or what it extends")
-    actions = [(p, _step_claim(spec, p)) for p in config.properties]
+    claims = [c for p in config.properties for c in _step_claims(spec, p)]
     out = Run()
     parent: dict = {}
     queue: deque = deque()
@@ -152,12 +172,12 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
             state = up[0] if up else None
         return steps[::-1]
 
-    def broken(name: str, state) -> bool:
+    def broken(name: str, steps: Callable[[], list]) -> bool:
         if name in out.violated:
             return False
         out.violated.append(name)
         if out.violation is None:
-            out.violation = (name, trace(state))
+            out.violation = (name, steps())
         return stop
 
     def admit(state, up) -> bool:
@@ -166,7 +186,7 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         out.states += 1
         queue.append(state)
         for inv in config.invariants:
-            if not spec.holds(inv, state) and broken(inv, state):
+            if not spec.holds(inv, state) and broken(inv, lambda: trace(state)):
                 return True
         if out.states >= max_states:
             out.cut = "max-states"
@@ -178,11 +198,9 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
             return False
         for label, nxt in spec.successors(state):
             out.transitions += 1
-            for prop, action in actions:
-                if not spec.holds_step(action, state, nxt):
-                    parent.setdefault(nxt, (state, label))
-                    if broken(prop, nxt):
-                        return True
+            for claim in claims:
+                if not spec.holds_step(claim, state, nxt) and broken(claim, lambda: trace(state) + [(label, nxt)]):
+                    return True
             if nxt not in parent and admit(nxt, (state, label)):
                 return True
         return False

@@ -35,7 +35,7 @@ def test_the_tlc_model_reaches_what_its_comments_and_the_manifest_promise(name, 
     bundle = BUNDLES[name]
     config = tlc_config.read(bundle.folder / cfg)
     mc_text = (bundle.folder / cfg.replace(".cfg", ".tla")).read_text()
-    variant = next((v for v in bundle.variants if cfg == f"MC{v.module}.cfg"), None)
+    variant = next((v for v in bundle.variants if cfg == f"{v.tlc_model}.cfg"), None)
     whole = tlc_config.run(config, stop=False)
     assert whole.cut is None
     if variant is None:
