@@ -45,9 +45,10 @@ def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
     # the previous-epoch rule dropped: a lost response always fences
     ("~(r.epoch = m.previousEpoch /\\ r.reports /\\ r.owned \\subseteq m.assigned)", "TRUE", "lost-response"),
     # a joining member does not bump the group epoch
-    ("!.epoch = IF fresh0 THEN @ + 1 ELSE @]", "!.epoch = @]", "one-member"),
+    ("!.epoch = IF old = None THEN @ + 1 ELSE @]", "!.epoch = @]", "one-member"),
     # the assignment sent only when it changed (not on a full request)
-    ("sent == full \\/ fresh0 \\/ m0.assigned # m1.assigned", "sent == m0.assigned # m1.assigned", "MCConsumerGroup"),
+    ("sent == full \\/ old = None \\/ g2.members[id].assigned # m1.assigned",
+     "sent == g2.members[id].assigned # m1.assigned", "MCConsumerGroup"),
 ])
 def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     """The cross-check fails: it reports differences, or the changed spec cannot even be
