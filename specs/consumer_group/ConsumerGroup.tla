@@ -303,9 +303,13 @@ AdmitStatic(g, id, r) ==
        ELSE IF EpochFenced(g.members[id], r) THEN Decided(ErrorOutcome(g, "FENCED_MEMBER_EPOCH"))
        ELSE Admitted(g, g.members[id])
 
-\* the group is created by an epoch-0 heartbeat only (getOrMaybeCreateConsumerGroup)
+\* request validation first (GroupCoordinatorService#throwIfConsumerGroupHeartbeatRequestIsInvalid:
+\* "TopicPartitions must be empty when (re-)joining."; no correct client breaks it, the
+\* client-side known-bug variants do); the group is created by an epoch-0 heartbeat only
+\* (getOrMaybeCreateConsumerGroup)
 Admit(g, id, r) ==
-    IF r.epoch < 0 THEN LeaveGroup(g, id, r)
+    IF r.epoch = 0 /\ r.owned # {} THEN Decided(ErrorOutcome(g, "INVALID_REQUEST"))
+    ELSE IF r.epoch < 0 THEN LeaveGroup(g, id, r)
     ELSE IF g.dead /\ r.epoch # 0 THEN Decided(ErrorOutcome(g, "GROUP_ID_NOT_FOUND"))
     ELSE LET g0 == IF g.dead THEN NewGroup ELSE g
          IN IF Static THEN AdmitStatic(g0, id, r) ELSE AdmitDynamic(g0, id, r)
