@@ -485,7 +485,8 @@ Reconcile(s) ==
     /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
 
 \* a process that is down (crashed, or closed to restart) starts again: a new incarnation,
-\* a new member id, joining
+\* a new member id, joining. (As in the model, a process that crashed while closing for good
+\* may start again, and its next incarnation is still marked closing for good.)
 Restart(s) ==
     /\ clients[s].status = "DOWN" /\ clients[s].request = None
     /\ clients' = [clients EXCEPT ![s] = NewClient(@.incarnation + 1, @.forGood)]

@@ -90,9 +90,9 @@ def test_the_tiny_stall_scope_agrees():
     ("CanReconcile(c) == c.status = \"RECONCILING\" /\\ ~c.stalled", "CanReconcile(c) == c.status = \"RECONCILING\"",
      TINY_STALL),
     # a static member leaves with -1 (removed) instead of -2 (kept for its next incarnation)
-    ("IF Static THEN LeaveStaticEpoch ELSE LeaveEpoch", "LeaveEpoch", "static-roll"),
+    ("IF Static THEN LeaveStaticEpoch ELSE LeaveEpoch", "LeaveEpoch", "static"),
     # replaceMember forgets the target entry of the member that left
-    ("!.target = Put(Drop(g.target, {h}), id, TargetOf(g, h))", "!.target = Drop(g.target, {h})", "static-roll"),
+    ("!.target = Put(Drop(g.target, {h}), id, TargetOf(g, h))", "!.target = Drop(g.target, {h})", "static"),
 ])
 def test_a_changed_spec_rule_of_restarts_stalls_and_static_members_is_caught(tmp_path, old, new, config):
     bundle = _changed_spec(tmp_path, old, new)
@@ -204,7 +204,7 @@ def _patched_fenced(original):
     ("model.consumer_group.step", "can_reconcile", lambda original: lambda c, rules=None: c.status == "RECONCILING",
      TINY_STALL),
     # a static member's -2 leave bumps the group epoch
-    ("model.consumer_group.coordinator", "static_leave", _patched_static_leave, "static-roll"),
+    ("model.consumer_group.coordinator", "static_leave", _patched_static_leave, "static"),
     # a fenced consumer keeps running its partitions (KAFKA-16251's rule, with the switch off)
     ("model.consumer_group.member", "fenced", _patched_fenced, "crash"),
 ])
