@@ -10,25 +10,30 @@
 (* Python model (model/consumer_group), cross-checked state for state by    *)
 (* `groupcheck spec check consumer-group`.                                  *)
 (*                                                                         *)
-(* Covers: dynamic members subscribed by name to one topic, the `kip-848`   *)
-(* profile (Kafka trunk's rules), the steps Send, Handle, Deliver,          *)
-(* Reconcile, the fault LoseResponse (a heartbeat response lost, the next   *)
-(* heartbeat sent in full: the previous-epoch rule) and the rebalance       *)
-(* timeout it may lead to, the operation Leave (a consumer closes for good) *)
-(* and the session expiry that may follow it, the convergence monitor of   *)
-(* converges_within_k. Leaves out (see README.md): static members, regular *)
-(* expressions, several topics, the range assignor, the session-timeout    *)
-(* fault, crashes, restarts, stalls,                                       *)
+(* Covers: dynamic or static members (group.instance.id) subscribed by name *)
+(* to one topic, the `kip-848` profile (Kafka trunk's rules), the steps     *)
+(* Send, Handle, Deliver, Reconcile, Restart (a process starts again as a   *)
+(* new incarnation with a new member id), Resume, the coordinator's timers  *)
+(* Expire (the session of a gone process) and RebalanceTimeout, the faults  *)
+(* LoseResponse (the next heartbeat is sent in full: the previous-epoch     *)
+(* rule), SessionTimeout (of a live member), Crash and Stall (the           *)
+(* application stops polling), the operations Leave (close for good) and   *)
+(* Roll (close to restart: a rolling bounce; a static member leaves with    *)
+(* epoch -2 and its next incarnation takes its assignment over), and the    *)
+(* convergence monitor of converges_within_k. Leaves out (see README.md):   *)
+(* joiner slots, regular expressions, several topics, the range assignor,   *)
 (* subscription and topic changes, coordinator failover, classic members    *)
-(* and online migration, the other profiles and the known-bug switches.     *)
+(* and online migration, the other profiles. Known-bug variants are modules *)
+(* that EXTEND this one (ConsumerGroup_KAFKA*.tla).                          *)
 (***************************************************************************)
 EXTENDS Naturals, FiniteSets, Sequences
 
 CONSTANTS
     Slots,          \* the clients, by slot number (0 .. members-1)
     Partitions,     \* the partitions of the one topic t0, as numbers 0 .. n-1
-    Faults,         \* the faults the scope allows: a subset of {"lose_response"}
-    Operations,     \* the operations the scope allows: a subset of {"leave"}
+    Static,         \* TRUE: every consumer has a group.instance.id, its slot's, kept across restarts
+    Faults,         \* a subset of {"lose_response", "session_timeout", "crash", "stall"}
+    Operations,     \* a subset of {"leave", "roll"}
     Budget,         \* how many faults and operations may happen
     MaxEpoch,       \* the scope's bound on the group epoch (TLC: CONSTRAINT)
     K               \* heartbeat rounds converges_within_k allows (5)
@@ -36,12 +41,12 @@ CONSTANTS
 VARIABLES
     group,          \* the coordinator's consumer group
     clients,        \* slot -> the consumer in that slot
-    budget,         \* faults left
+    budget,         \* faults and operations left
     calm,           \* full heartbeat rounds since the last disturbance (at most K)
     beaten,         \* slots that read the response to a heartbeat sent this round
     fresh,          \* slots whose heartbeat in flight was sent this round
     wedged,         \* slots whose lost response may have carried an assignment
-    marks           \* witnesses seen on the way: "REVOKED", "LOST_RECOVERED"
+    marks           \* witnesses seen on the way: "REVOKED", "LOST_RECOVERED", "STATIC_KEPT"
 
 vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks>>
 
@@ -51,16 +56,23 @@ vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks>>
 NoFn == [x \in {} |-> 0]                 \* the empty function
 None == "none"
 MemberStates == {"STABLE", "UNREVOKED", "UNRELEASED"}
-ClientStates == {"JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "LEAVING", "UNSUBSCRIBED", "FATAL"}
+ClientStates == {"DOWN", "JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "LEAVING", "UNSUBSCRIBED", "FATAL"}
 InGroup == {"RECONCILING", "ACKNOWLEDGING", "STABLE"}
 
-\* A member id: the client's slot and incarnation ("m<slot>.<incarnation>");
-\* ids are ordered as Kafka's strings order them for one-digit slots.
+\* ConsumerGroupHeartbeatRequest.MemberEpoch: "-1 to leave the group; -2 to indicate that the
+\* static member will rejoin"
+LeaveEpoch == -1
+LeaveStaticEpoch == -2
+
+\* A member id: the client's slot and incarnation ("m<slot>.<incarnation>", KIP-1082: the
+\* client makes it at startup and keeps it for the life of the process); ids are ordered as
+\* Kafka's strings order them for one-digit slots. A static member's instance id is its slot's.
 IdOf(s) == <<s, clients[s].incarnation>>
 IdLess(a, b) == a[1] < b[1] \/ (a[1] = b[1] /\ a[2] < b[2])
 
-Member == [state: MemberStates, epoch: Int, previousEpoch: Int,
-           assigned: SUBSET Partitions, pendingRevocation: SUBSET Partitions]
+\* targetEpoch: 3.7.0's targetMemberEpoch (KAFKA-16249's variant); it stays 0 here
+Member == [state: MemberStates, epoch: Int, previousEpoch: Int, assigned: SUBSET Partitions,
+           pendingRevocation: SUBSET Partitions, targetEpoch: Int]
 Request == [epoch: Int, full: BOOLEAN, reports: BOOLEAN, owned: SUBSET Partitions]
 Reply == [error: STRING, epoch: Int, hasAssignment: BOOLEAN, assignment: SUBSET Partitions]
 Sent == [kind: {"none", "owned", "changed"}, owned: SUBSET Partitions]
@@ -70,20 +82,27 @@ NoSent == [kind |-> "none", owned |-> {}]
 TypeOK ==
     /\ group.dead \in BOOLEAN
     /\ group.epoch \in Nat /\ group.assignmentEpoch \in Nat
+    \* lost: partitions whose owner the partition-epoch map forgot (KAFKA-16147's variant); {} here
+    /\ group.lost \subseteq Partitions
     /\ \A id \in DOMAIN group.members : group.members[id] \in Member
-    /\ \A s \in Slots : clients[s].status \in ClientStates
+    /\ \A s \in Slots : /\ clients[s].status \in ClientStates
+                        /\ clients[s].stalled \in BOOLEAN /\ clients[s].forGood \in BOOLEAN
     /\ budget \in Nat /\ calm \in 0..K
     /\ beaten \subseteq Slots /\ fresh \subseteq Slots /\ wedged \subseteq Slots
 
 -----------------------------------------------------------------------------
 (* Init: no group yet; every consumer starts, joining *)
 
-NewClient(inc) == [status |-> "JOINING", incarnation |-> inc, epoch |-> 0, owned |-> {},
-                   target |-> {}, sent |-> NoSent, request |-> None, reply |-> None]
+\* stalled: the application stopped polling; forGood: it closed and will not restart
+NewClient(inc, forGood) ==
+    [status |-> "JOINING", incarnation |-> inc, epoch |-> 0, owned |-> {}, target |-> {},
+     sent |-> NoSent, request |-> None, reply |-> None, stalled |-> FALSE, forGood |-> forGood]
+
+NoGroup == [dead |-> TRUE, epoch |-> 0, assignmentEpoch |-> 0, members |-> NoFn, target |-> NoFn, lost |-> {}]
 
 Init ==
-    /\ group = [dead |-> TRUE, epoch |-> 0, assignmentEpoch |-> 0, members |-> NoFn, target |-> NoFn]
-    /\ clients = [s \in Slots |-> NewClient(0)]
+    /\ group = NoGroup
+    /\ clients = [s \in Slots |-> NewClient(0, FALSE)]
     /\ budget = Budget
     /\ calm = 0
     /\ beaten = {}
@@ -109,8 +128,12 @@ GroupState(g) ==
 
 TargetOf(g, id) == IF id \in DOMAIN g.target THEN g.target[id] ELSE {}
 
-\* f with id mapped to v (added or replaced)
+\* f with id mapped to v (added or replaced); f without the ids in X
 Put(f, id, v) == [x \in DOMAIN f \cup {id} |-> IF x = id THEN v ELSE f[x]]
+Drop(f, X) == [x \in DOMAIN f \ X |-> f[x]]
+
+\* ConsumerGroup.staticMember: the members holding slot s's instance id (at most one)
+Holders(g, s) == IF Static THEN {id \in DOMAIN g.members : id[1] = s} ELSE {}
 
 RECURSIVE SortedIds(_)
 SortedIds(S) == IF S = {} THEN <<>>
@@ -158,7 +181,7 @@ Uniform(g) ==
 (* Reconciliation (modern/consumer/CurrentAssignmentBuilder), one step of a *)
 (* member towards its target. "owned" is None when the heartbeat did not    *)
 (* report its partitions. A partition is unreleased while another member    *)
-(* still holds it (assigned or pending revocation).                        *)
+(* still holds it (assigned or pending revocation): it is "blocked".        *)
 (***************************************************************************)
 Overlaps(owned, pending) == owned = None \/ owned \cap pending # {}
 
@@ -178,10 +201,13 @@ NextAssignment(m, epoch, targetEpoch, target, owned, blocked) ==
        THEN Moved(m, targetEpoch, IF unreleased THEN "UNRELEASED" ELSE "STABLE", kept \cup assign, {})
        ELSE Moved(m, targetEpoch, IF unreleased THEN "UNRELEASED" ELSE "STABLE", kept, {})
 
-Reconciled(g, id, m, owned) ==
-    LET others == DOMAIN g.members \ {id}
-        blocked == UNION {g.members[o].assigned \cup g.members[o].pendingRevocation : o \in others}
-        target == TargetOf(g, id)
+\* what the other members hold (consumer_unreleased)
+Blocking(g, id) ==
+    UNION {g.members[o].assigned \cup g.members[o].pendingRevocation : o \in DOMAIN g.members \ {id}}
+
+\* CurrentAssignmentBuilder#build for member id of g
+NextMember(g, id, m, owned, blocked) ==
+    LET target == TargetOf(g, id)
         te == g.assignmentEpoch
     IN CASE m.state = "STABLE" ->
               IF m.epoch = te THEN m ELSE NextAssignment(m, m.epoch, te, target, owned, blocked)
@@ -191,23 +217,34 @@ Reconciled(g, id, m, owned) ==
               ELSE NextAssignment(m, m.epoch, te, target, owned, blocked)
          [] m.state = "UNRELEASED" -> NextAssignment(m, m.epoch, te, target, owned, blocked)
 
+Reconciled(g, id, m, owned) == NextMember(g, id, m, owned, Blocking(g, id))
+
 (***************************************************************************)
 (* The coordinator's answer to one ConsumerGroupHeartbeat                   *)
 (* (GroupMetadataManager#consumerGroupHeartbeat): the group after it and    *)
 (* the response.                                                           *)
 (***************************************************************************)
-\* consumerGroupFenceMember / removeMember: the member's assignment and target entry go and
-\* the group epoch is bumped; an emptied group's assignment epoch catches up (KAFKA-20442's
-\* fix, "Update consumer group assignment epoch when last member leaves")
+\* consumerGroupFenceMember / removeMember: the member's assignment and target entry go
+\* (removePartitionEpochs of both its sets) and the group epoch is bumped; an emptied group's
+\* assignment epoch catches up (KAFKA-20442's fix, "Update consumer group assignment epoch
+\* when last member leaves")
 RemoveMember(g, id) ==
     LET left == DOMAIN g.members \ {id}
         epoch == g.epoch + 1
-    IN [g EXCEPT !.members = [x \in left |-> g.members[x]],
-                 !.target = [x \in DOMAIN g.target \ {id} |-> g.target[x]],
+    IN [g EXCEPT !.members = Drop(g.members, {id}),
+                 !.target = Drop(g.target, {id}),
                  !.epoch = epoch,
-                 !.assignmentEpoch = IF left = {} THEN epoch ELSE @]
+                 !.assignmentEpoch = IF left = {} THEN epoch ELSE @,
+                 !.lost = @ \ (g.members[id].assigned \cup g.members[id].pendingRevocation)]
 
-ErrorOutcome(g, error) == [group |-> g, error |-> error, epoch |-> 0, hasAssignment |-> FALSE, assignment |-> {}]
+\* consumerGroupStaticMemberGroupLeave: "We will write a member epoch of -2 for this departing
+\* static member": its pending revocation dropped, its assignment kept, no bump
+StaticLeave(g, id) ==
+    [g EXCEPT !.members[id] = [@ EXCEPT !.epoch = LeaveStaticEpoch, !.pendingRevocation = {}]]
+
+Outcome(g, error, epoch, hasAssignment, assignment) ==
+    [group |-> g, error |-> error, epoch |-> epoch, hasAssignment |-> hasAssignment, assignment |-> assignment]
+ErrorOutcome(g, error) == Outcome(g, error, 0, FALSE, {})
 
 \* the member's epoch check, with KIP-848's lost-response rule: "the member may send its
 \* previous epoch if the response with the bumped epoch was lost"
@@ -215,69 +252,125 @@ EpochFenced(m, r) ==
     \/ r.epoch > m.epoch
     \/ r.epoch < m.epoch /\ ~(r.epoch = m.previousEpoch /\ r.reports /\ r.owned \subseteq m.assigned)
 
-Update(g0, id, old, r) ==
-    LET fresh0 == old = None
-        m0 == IF fresh0 THEN [state |-> "STABLE", epoch |-> 0, previousEpoch |-> -1,
-                              assigned |-> {}, pendingRevocation |-> {}]
-              ELSE old
-        \* "The group epoch is bumped when a member joins" (bump_on_join)
-        g1 == [g0 EXCEPT !.members = Put(@, id, m0), !.epoch = IF fresh0 THEN @ + 1 ELSE @]
-        g2 == IF g1.epoch > g1.assignmentEpoch
-              THEN [g1 EXCEPT !.target = Uniform(g1), !.assignmentEpoch = g1.epoch]
-              ELSE g1
-        owned == IF r.reports THEN r.owned ELSE None
-        m1 == Reconciled(g2, id, m0, owned)
-        g3 == [g2 EXCEPT !.members = Put(@, id, m1)]
-        full == r.epoch = 0 \/ r.full
-        sent == full \/ fresh0 \/ m0.assigned # m1.assigned
-    IN [group |-> g3, error |-> "", epoch |-> m1.epoch,
-        hasAssignment |-> sent, assignment |-> IF sent THEN m1.assigned ELSE {}]
+NewMember == [state |-> "STABLE", epoch |-> 0, previousEpoch |-> -1, assigned |-> {},
+              pendingRevocation |-> {}, targetEpoch |-> 0]
+NewGroup == [NoGroup EXCEPT !.dead = FALSE]
 
-\* consumerGroupLeave: the member is removed; the response echoes the epoch sent
+\* What the heartbeat meets before its member is updated: an outcome already decided (a
+\* leave, an error: done) or the group and the member as it was (old; None: a new member).
+Decided(out) == [done |-> TRUE, outcome |-> out, group |-> NoGroup, old |-> None]
+Admitted(g, old) == [done |-> FALSE, outcome |-> None, group |-> g, old |-> old]
+
+\* consumerGroupLeave: the member is removed (a static member's -2 keeps it at -2); the
+\* response echoes the epoch sent
 LeaveGroup(g, id, r) ==
-    IF g.dead THEN ErrorOutcome(g, "GROUP_ID_NOT_FOUND")
-    ELSE IF id \notin DOMAIN g.members THEN ErrorOutcome(g, "UNKNOWN_MEMBER_ID")
-    ELSE [group |-> RemoveMember(g, id), error |-> "", epoch |-> r.epoch, hasAssignment |-> FALSE, assignment |-> {}]
+    LET left(g2) == Decided(Outcome(g2, "", r.epoch, FALSE, {}))
+    IN IF g.dead THEN Decided(ErrorOutcome(g, "GROUP_ID_NOT_FOUND"))
+       ELSE IF ~Static
+       THEN IF id \notin DOMAIN g.members THEN Decided(ErrorOutcome(g, "UNKNOWN_MEMBER_ID"))
+            ELSE left(RemoveMember(g, id))
+       \* throwIfStaticMemberIsUnknown, throwIfInstanceIdIsFenced
+       ELSE IF Holders(g, id[1]) = {} THEN Decided(ErrorOutcome(g, "UNKNOWN_MEMBER_ID"))
+       ELSE IF Holders(g, id[1]) # {id} THEN Decided(ErrorOutcome(g, "FENCED_INSTANCE_ID"))
+       ELSE IF r.epoch = LeaveStaticEpoch THEN left(StaticLeave(g, id))
+       ELSE left(RemoveMember(g, id))
+
+\* getOrMaybeSubscribeDynamicConsumerGroupMember
+AdmitDynamic(g, id, r) ==
+    IF id \notin DOMAIN g.members
+    THEN IF r.epoch # 0 THEN Decided(ErrorOutcome(g, "UNKNOWN_MEMBER_ID")) ELSE Admitted(g, None)
+    ELSE IF r.epoch = 0 THEN Admitted(g, g.members[id])        \* a known member rejoining (KAFKA-19233's fix)
+    ELSE IF EpochFenced(g.members[id], r) THEN Decided(ErrorOutcome(g, "FENCED_MEMBER_EPOCH"))
+    ELSE Admitted(g, g.members[id])
+
+\* getOrMaybeSubscribeStaticConsumerGroupMember: at epoch 0 a new incarnation takes the
+\* instance id over from a member that left with -2 (replaceMember: its assignment and target
+\* entry under the new member id, at epoch 0, no bump); the member's own id rejoins in place
+\* (the kip-848 profile, apache/kafka #23542); a holder that has not left:
+\* UNRELEASED_INSTANCE_ID
+AdmitStatic(g, id, r) ==
+    LET hs == Holders(g, id[1])
+        h == CHOOSE x \in hs : TRUE
+    IN IF r.epoch = 0
+       THEN IF hs = {} THEN Admitted(g, None)
+            ELSE IF hs = {id} THEN Admitted(g, g.members[id])
+            ELSE IF g.members[h].epoch # LeaveStaticEpoch THEN Decided(ErrorOutcome(g, "UNRELEASED_INSTANCE_ID"))
+            ELSE LET m == [g.members[h] EXCEPT !.epoch = 0, !.previousEpoch = 0]
+                 IN Admitted([g EXCEPT !.members = Put(Drop(g.members, {h}), id, m),
+                                       !.target = Put(Drop(g.target, {h}), id, TargetOf(g, h))], m)
+       ELSE IF hs = {} THEN Decided(ErrorOutcome(g, "UNKNOWN_MEMBER_ID"))
+       ELSE IF hs # {id} THEN Decided(ErrorOutcome(g, "FENCED_INSTANCE_ID"))
+       ELSE IF EpochFenced(g.members[id], r) THEN Decided(ErrorOutcome(g, "FENCED_MEMBER_EPOCH"))
+       ELSE Admitted(g, g.members[id])
+
+\* request validation first (GroupCoordinatorService#throwIfConsumerGroupHeartbeatRequestIsInvalid:
+\* "TopicPartitions must be empty when (re-)joining."; no correct client breaks it, the
+\* client-side known-bug variants do); the group is created by an epoch-0 heartbeat only
+\* (getOrMaybeCreateConsumerGroup)
+Admit(g, id, r) ==
+    IF r.epoch = 0 /\ r.owned # {} THEN Decided(ErrorOutcome(g, "INVALID_REQUEST"))
+    ELSE IF r.epoch < 0 THEN LeaveGroup(g, id, r)
+    ELSE IF g.dead /\ r.epoch # 0 THEN Decided(ErrorOutcome(g, "GROUP_ID_NOT_FOUND"))
+    ELSE LET g0 == IF g.dead THEN NewGroup ELSE g
+         IN IF Static THEN AdmitStatic(g0, id, r) ELSE AdmitDynamic(g0, id, r)
+
+\* steps 1-2: the member is added or kept; "The group epoch is bumped when a member joins"
+\* (bump_on_join); a new target when the group epoch is ahead of the assignment epoch
+Prepared(g0, id, old) ==
+    LET g1 == [g0 EXCEPT !.members = Put(@, id, IF old = None THEN NewMember ELSE old),
+                         !.epoch = IF old = None THEN @ + 1 ELSE @]
+    IN IF g1.epoch > g1.assignmentEpoch
+       THEN [g1 EXCEPT !.target = Uniform(g1), !.assignmentEpoch = g1.epoch]
+       ELSE g1
+
+\* the owned partitions the heartbeat reported (None: not reported)
+OwnedOf(r) == IF r.reports THEN r.owned ELSE None
+
+\* step 3 done (m1: the member reconciled): "The assignment is only provided in the following
+\* cases: 1. The member sent a full request ... 2. The member's assignment has been updated."
+Answer(g2, id, old, m1, r) ==
+    LET full == r.epoch = 0 \/ r.full
+        sent == full \/ old = None \/ g2.members[id].assigned # m1.assigned
+    IN Outcome([g2 EXCEPT !.members = Put(@, id, m1)], "", m1.epoch, sent, IF sent THEN m1.assigned ELSE {})
+
+Update(g0, id, old, r) ==
+    LET g2 == Prepared(g0, id, old)
+    IN Answer(g2, id, old, Reconciled(g2, id, g2.members[id], OwnedOf(r)), r)
 
 Heartbeat(g, id, r) ==
-    IF r.epoch = -1 THEN LeaveGroup(g, id, r)
-    ELSE IF g.dead
-    THEN IF r.epoch # 0
-         THEN ErrorOutcome(g, "GROUP_ID_NOT_FOUND")
-         ELSE Update([dead |-> FALSE, epoch |-> 0, assignmentEpoch |-> 0, members |-> NoFn, target |-> NoFn],
-                     id, None, r)
-    ELSE IF id \notin DOMAIN g.members
-    THEN IF r.epoch # 0 THEN ErrorOutcome(g, "UNKNOWN_MEMBER_ID") ELSE Update(g, id, None, r)
-    ELSE IF r.epoch = 0 THEN Update(g, id, g.members[id], r)       \* a known member rejoining (KAFKA-19233's fix)
-    ELSE IF EpochFenced(g.members[id], r) THEN ErrorOutcome(g, "FENCED_MEMBER_EPOCH")
-    ELSE Update(g, id, g.members[id], r)
+    LET a == Admit(g, id, r)
+    IN IF a.done THEN a.outcome ELSE Update(a.group, id, a.old, r)
 
 (***************************************************************************)
 (* The consumer (AbstractMembershipManager, ConsumerHeartbeatRequestManager) *)
 (***************************************************************************)
 \* HeartbeatState#buildRequestData: all fields when joining or after an error; otherwise
-\* the owned partitions only if they changed since last sent
+\* the owned partitions only if they changed since last sent; leaving: epoch -1 (-2 static)
 RequestOf(c) ==
-    IF c.status = "LEAVING" THEN [epoch |-> -1, full |-> FALSE, reports |-> FALSE, owned |-> {}] ELSE
-    LET every == c.status = "JOINING" \/ c.sent.kind = "none"
-        reports == every \/ c.sent.kind = "changed" \/ c.sent.owned # c.owned
-    IN [epoch |-> IF c.status = "JOINING" THEN 0 ELSE c.epoch, full |-> every,
-        reports |-> reports, owned |-> IF reports THEN c.owned ELSE {}]
+    IF c.status = "LEAVING"
+    THEN [epoch |-> IF Static THEN LeaveStaticEpoch ELSE LeaveEpoch, full |-> FALSE, reports |-> FALSE, owned |-> {}]
+    ELSE LET every == c.status = "JOINING" \/ c.sent.kind = "none"
+             reports == every \/ c.sent.kind = "changed" \/ c.sent.owned # c.owned
+         IN [epoch |-> IF c.status = "JOINING" THEN 0 ELSE c.epoch, full |-> every,
+             reports |-> reports, owned |-> IF reports THEN c.owned ELSE {}]
 
-\* onHeartbeatRequestSent; the leave heartbeat, once sent, ends the membership
+\* onHeartbeatRequestSent; the leave heartbeat, once sent, ends the membership (a process
+\* closed to restart is down until it starts again)
 AfterSend(c, r) ==
-    IF c.status = "LEAVING" THEN [c EXCEPT !.status = "UNSUBSCRIBED", !.epoch = 0, !.request = r, !.sent = NoSent] ELSE
-    [c EXCEPT !.status = IF @ = "ACKNOWLEDGING" THEN IF c.target = c.owned THEN "STABLE" ELSE "RECONCILING" ELSE @,
-              !.request = r,
-              !.sent = [kind |-> "owned", owned |-> IF r.reports THEN c.owned ELSE c.sent.owned]]
+    IF c.status = "LEAVING"
+    THEN [c EXCEPT !.status = IF c.forGood THEN "UNSUBSCRIBED" ELSE "DOWN", !.epoch = 0, !.request = r, !.sent = NoSent]
+    ELSE [c EXCEPT !.status = IF @ = "ACKNOWLEDGING" THEN IF c.target = c.owned THEN "STABLE" ELSE "RECONCILING" ELSE @,
+                   !.request = r,
+                   !.sent = [kind |-> "owned", owned |-> IF r.reports THEN c.owned ELSE c.sent.owned]]
 
 \* transitionToFenced: epoch 0, onPartitionsLost, rejoin with the same member id
 Fenced(c) == [c EXCEPT !.status = "JOINING", !.epoch = 0, !.owned = {}, !.target = {}, !.sent = NoSent]
 
-\* onHeartbeatSuccess / onErrorResponse
-OnResponse(c0, rep) ==
+\* onHeartbeatSuccess / onErrorResponse, given how a fence is taken (the known-bug variants
+\* change it)
+Responded(c0, rep, fenced) ==
     LET c == [c0 EXCEPT !.reply = None]
-    IN IF rep.error \in {"FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID"} THEN Fenced(c)
+    IN IF rep.error \in {"FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID"} THEN fenced
        ELSE IF rep.error # "" THEN [c EXCEPT !.status = "FATAL", !.owned = {}, !.target = {}]
        ELSE IF c.status \notin {"JOINING"} \cup InGroup \/ rep.epoch < 0 THEN c
        ELSE LET e == [c EXCEPT !.epoch = rep.epoch]
@@ -287,6 +380,11 @@ OnResponse(c0, rep) ==
                ELSE IF e.status = "JOINING"
                THEN [e EXCEPT !.status = IF e.owned = e.target THEN "STABLE" ELSE "RECONCILING"]
                ELSE e
+
+OnResponse(c, rep) == Responded(c, rep, Fenced([c EXCEPT !.reply = None]))
+
+\* maybeReconcile runs in the application's poll
+CanReconcile(c) == c.status = "RECONCILING" /\ ~c.stalled
 
 \* a client in the group at the target assignment epoch, consuming exactly its target
 ConvergedWith(cs, s) ==
@@ -312,6 +410,9 @@ Monitor(s, cs, busy, wedgedNow) ==
        THEN [calm |-> IF calm + 1 < K THEN calm + 1 ELSE K, beaten |-> {}, fresh |-> {}]
        ELSE [calm |-> calm, beaten |-> b, fresh |-> fresh]
 
+\* a fault or an operation: a new round begins
+Disturbed == calm' = 0 /\ beaten' = {} /\ fresh' = {}
+
 -----------------------------------------------------------------------------
 (* Actions: one per model action kind *)
 
@@ -322,54 +423,109 @@ Send(s) ==
     /\ fresh' = fresh \cup {s}
     /\ UNCHANGED <<group, budget, calm, beaten, wedged, marks>>
 
-\* the coordinator handles it and answers
+\* the coordinator's answer out reaches the client (a leave heartbeat's, or a gone process's,
+\* reaches nobody); the witnesses it shows are marked
+Answered(s, out) ==
+    LET r == clients[s].request
+        id == IdOf(s)
+        before == group
+        after == out.group
+        old == IF ~before.dead /\ id \in DOMAIN before.members THEN before.members[id] ELSE None
+        new == IF ~after.dead /\ id \in DOMAIN after.members THEN after.members[id] ELSE None
+        \* a static member's next incarnation took its partitions over without a bump
+        kept == /\ r.epoch = 0 /\ new # None
+                /\ \E h \in Holders(before, s) : /\ h # id /\ before.members[h].assigned # {}
+                                                 /\ new.assigned = before.members[h].assigned
+                /\ after.epoch = before.epoch
+        seen == IF out.error # "" \/ before.dead \/ after.dead THEN {}
+                ELSE (IF old # None /\ new # None /\ old.state = "UNREVOKED" /\ new.state # "UNREVOKED"
+                      THEN {"REVOKED"} ELSE {})
+                     \cup (IF old # None /\ 0 < r.epoch /\ r.epoch = old.previousEpoch /\ old.previousEpoch < old.epoch
+                           THEN {"LOST_RECOVERED"} ELSE {})
+                     \cup (IF kept THEN {"STATIC_KEPT"} ELSE {})
+    IN /\ group' = after
+       /\ clients' = [clients EXCEPT ![s].request = None,
+                                     ![s].reply = IF Running(clients[s]) /\ r.epoch >= 0
+                                                  THEN [error |-> out.error, epoch |-> out.epoch,
+                                                        hasAssignment |-> out.hasAssignment,
+                                                        assignment |-> out.assignment]
+                                                  ELSE None]
+       /\ marks' = marks \cup seen
+       \* the membership changes: a new round begins
+       /\ IF r.epoch < 0 THEN Disturbed ELSE UNCHANGED <<calm, beaten, fresh>>
+       /\ UNCHANGED <<budget, wedged>>
+
+\* the coordinator handles the heartbeat and answers
 Handle(s) ==
     /\ clients[s].request # None
-    /\ LET r == clients[s].request
-           id == IdOf(s)
-           out == Heartbeat(group, id, r)
-           before == group
-           after == out.group
-           old == IF ~before.dead /\ id \in DOMAIN before.members THEN before.members[id] ELSE None
-           new == IF ~after.dead /\ id \in DOMAIN after.members THEN after.members[id] ELSE None
-           seen == IF out.error # "" \/ before.dead \/ after.dead THEN {}
-                   ELSE (IF old # None /\ new # None /\ old.state = "UNREVOKED" /\ new.state # "UNREVOKED"
-                         THEN {"REVOKED"} ELSE {})
-                        \cup (IF old # None /\ 0 < r.epoch /\ r.epoch = old.previousEpoch /\ old.previousEpoch < old.epoch
-                              THEN {"LOST_RECOVERED"} ELSE {})
-       IN /\ group' = after
-          \* a leave heartbeat's response reaches nobody
-          /\ clients' = [clients EXCEPT ![s].request = None,
-                                        ![s].reply = IF Running(clients[s]) /\ r.epoch >= 0
-                                                     THEN [error |-> out.error, epoch |-> out.epoch,
-                                                           hasAssignment |-> out.hasAssignment,
-                                                           assignment |-> out.assignment]
-                                                     ELSE None]
-          /\ marks' = marks \cup seen
-          \* the membership changes: a new round begins
-          /\ IF r.epoch < 0 THEN calm' = 0 /\ beaten' = {} /\ fresh' = {}
-             ELSE UNCHANGED <<calm, beaten, fresh>>
-    /\ UNCHANGED <<budget, wedged>>
+    /\ Answered(s, Heartbeat(group, IdOf(s), clients[s].request))
+
+\* the client c (slot s) has read its response; busy: it has a reconciliation to run first
+Delivered(s, c, busy) ==
+    LET cs == [clients EXCEPT ![s] = c]
+        stillWedged == s \in wedged /\ ~(c.status \notin InGroup \/ ConvergedWith(cs, s))
+        w == IF stillWedged THEN wedged ELSE wedged \ {s}
+        mon == Monitor(s, cs, busy, w)
+    IN /\ clients' = cs
+       /\ wedged' = w
+       /\ calm' = mon.calm /\ beaten' = mon.beaten /\ fresh' = mon.fresh
+       /\ UNCHANGED <<group, budget, marks>>
 
 \* the client reads the response
 Deliver(s) ==
     /\ clients[s].reply # None
     /\ LET c == OnResponse(clients[s], clients[s].reply)
-           cs == [clients EXCEPT ![s] = c]
-           stillWedged == s \in wedged /\ ~(c.status \notin InGroup \/ ConvergedWith(cs, s))
-           w == IF stillWedged THEN wedged ELSE wedged \ {s}
-           mon == Monitor(s, cs, c.status \in {"RECONCILING", "ACKNOWLEDGING"}, w)
-       IN /\ clients' = cs
-          /\ wedged' = w
-          /\ calm' = mon.calm /\ beaten' = mon.beaten /\ fresh' = mon.fresh
-    /\ UNCHANGED <<group, budget, marks>>
+       IN Delivered(s, c, CanReconcile(c) \/ c.status = "ACKNOWLEDGING")
 
 \* the application's poll reconciles: commit, onPartitionsRevoked, onPartitionsAssigned
 Reconcile(s) ==
-    /\ clients[s].status = "RECONCILING"
+    /\ CanReconcile(clients[s])
     /\ clients' = [clients EXCEPT ![s].status = "ACKNOWLEDGING", ![s].owned = clients[s].target,
                                   ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
     /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
+
+\* a process that is down (crashed, or closed to restart) starts again: a new incarnation,
+\* a new member id, joining. (As in the model, a process that crashed while closing for good
+\* may start again, and its next incarnation is still marked closing for good.)
+Restart(s) ==
+    /\ clients[s].status = "DOWN" /\ clients[s].request = None
+    /\ clients' = [clients EXCEPT ![s] = NewClient(@.incarnation + 1, @.forGood)]
+    /\ Disturbed
+    /\ UNCHANGED <<group, budget, wedged, marks>>
+
+\* the session of a member whose process is gone (or is a newer incarnation now) expires
+\* (consumerGroupSessionTimeoutExpired)
+Expire(s) ==
+    /\ ~group.dead
+    /\ \E id \in DOMAIN group.members :
+          /\ id[1] = s
+          /\ id[2] # clients[s].incarnation \/ ~Running(clients[s])
+          /\ group' = RemoveMember(group, id)
+    /\ Disturbed
+    /\ UNCHANGED <<clients, budget, wedged, marks>>
+
+(***************************************************************************)
+(* The coordinator's rebalance timer (scheduleConsumerGroupRebalanceTimeout) *)
+(* of a member that must revoke but cannot: its application stopped        *)
+(* polling, or its response was lost, so it may never see the assignment    *)
+(* that asks it to. The member is removed.                                 *)
+(***************************************************************************)
+RebalanceTimeout(s) ==
+    /\ ~group.dead
+    /\ IdOf(s) \in DOMAIN group.members
+    /\ Running(clients[s])
+    /\ group.members[IdOf(s)].state = "UNREVOKED"
+    /\ s \in wedged \/ clients[s].stalled
+    /\ group' = RemoveMember(group, IdOf(s))
+    /\ Disturbed
+    /\ UNCHANGED <<clients, budget, wedged, marks>>
+
+\* the application polls again
+Resume(s) ==
+    /\ clients[s].stalled
+    /\ clients' = [clients EXCEPT ![s].stalled = FALSE]
+    /\ Disturbed
+    /\ UNCHANGED <<group, budget, wedged, marks>>
 
 \* fault: the response is lost; the request times out and the next heartbeat is sent in full
 LoseResponse(s) ==
@@ -378,52 +534,70 @@ LoseResponse(s) ==
     /\ clients' = [clients EXCEPT ![s].reply = None, ![s].sent = NoSent]
     /\ wedged' = wedged \cup {s}
     /\ budget' = budget - 1
-    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ Disturbed
     /\ UNCHANGED <<group, marks>>
 
-(***************************************************************************)
-(* The coordinator's rebalance timer (scheduleConsumerGroupRebalanceTimeout) *)
-(* of a member that must revoke but cannot: its response was lost, so it   *)
-(* may never see the assignment that asks it to. The member is removed.   *)
-(***************************************************************************)
-RebalanceTimeout(s) ==
-    /\ ~group.dead
-    /\ IdOf(s) \in DOMAIN group.members
+\* fault: the session of a live member expires (the coordinator heard nothing in time)
+SessionTimeout(s) ==
+    /\ "session_timeout" \in Faults /\ budget > 0
     /\ Running(clients[s])
-    /\ group.members[IdOf(s)].state = "UNREVOKED"
-    /\ s \in wedged
+    /\ ~group.dead /\ IdOf(s) \in DOMAIN group.members
     /\ group' = RemoveMember(group, IdOf(s))
-    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
-    /\ UNCHANGED <<clients, budget, wedged, marks>>
-
-\* operation: the consumer closes for good (close(): commit, onPartitionsRevoked, then its
-\* leave heartbeat, epoch -1)
-Leave(s) ==
-    /\ "leave" \in Operations /\ budget > 0
-    /\ clients[s].status \in InGroup /\ Idle(clients[s])
-    /\ clients' = [clients EXCEPT ![s].status = "LEAVING", ![s].owned = {}, ![s].target = {}]
     /\ budget' = budget - 1
-    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ Disturbed
+    /\ UNCHANGED <<clients, wedged, marks>>
+
+\* fault: the process dies; a heartbeat it sent may still reach the coordinator
+Crash(s) ==
+    /\ "crash" \in Faults /\ budget > 0
+    /\ Running(clients[s])
+    /\ clients' = [clients EXCEPT ![s].status = "DOWN", ![s].epoch = 0, ![s].owned = {}, ![s].target = {},
+                                  ![s].reply = None, ![s].sent = NoSent, ![s].stalled = FALSE]
+    /\ budget' = budget - 1
+    /\ Disturbed
     /\ UNCHANGED <<group, wedged, marks>>
 
-\* the session of a member whose process is gone expires (consumerGroupSessionTimeoutExpired)
-Expire(s) ==
-    /\ ~group.dead
-    /\ IdOf(s) \in DOMAIN group.members
-    /\ ~Running(clients[s])
-    /\ group' = RemoveMember(group, IdOf(s))
-    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
-    /\ UNCHANGED <<clients, budget, wedged, marks>>
+\* fault: the application stops polling while it has an assignment to reconcile
+Stall(s) ==
+    /\ "stall" \in Faults /\ budget > 0
+    /\ clients[s].status = "RECONCILING" /\ ~clients[s].stalled
+    /\ clients' = [clients EXCEPT ![s].stalled = TRUE]
+    /\ budget' = budget - 1
+    /\ Disturbed
+    /\ UNCHANGED <<group, wedged, marks>>
+
+\* close(): commit, onPartitionsRevoked, then the leave heartbeat (epoch -1, static -2);
+\* forGood: the process will not restart
+Close(s, forGood) ==
+    /\ budget > 0
+    /\ clients[s].status \in InGroup /\ Idle(clients[s])
+    /\ clients' = [clients EXCEPT ![s].status = "LEAVING", ![s].owned = {}, ![s].target = {},
+                                  ![s].stalled = FALSE, ![s].forGood = forGood]
+    /\ budget' = budget - 1
+    /\ Disturbed
+    /\ UNCHANGED <<group, wedged, marks>>
+
+\* operation: the consumer closes for good
+Leave(s) == "leave" \in Operations /\ Close(s, TRUE)
+
+\* operation: the consumer closes to restart (a rolling bounce)
+Roll(s) == "roll" \in Operations /\ Close(s, clients[s].forGood)
 
 Next ==
     \/ \E s \in Slots : Send(s)
     \/ \E s \in Slots : Handle(s)
     \/ \E s \in Slots : Deliver(s)
     \/ \E s \in Slots : Reconcile(s)
-    \/ \E s \in Slots : LoseResponse(s)
-    \/ \E s \in Slots : RebalanceTimeout(s)
-    \/ \E s \in Slots : Leave(s)
+    \/ \E s \in Slots : Restart(s)
     \/ \E s \in Slots : Expire(s)
+    \/ \E s \in Slots : RebalanceTimeout(s)
+    \/ \E s \in Slots : Resume(s)
+    \/ \E s \in Slots : LoseResponse(s)
+    \/ \E s \in Slots : SessionTimeout(s)
+    \/ \E s \in Slots : Crash(s)
+    \/ \E s \in Slots : Stall(s)
+    \/ \E s \in Slots : Leave(s)
+    \/ \E s \in Slots : Roll(s)
 
 Spec == Init /\ [][Next]_vars
 
@@ -455,9 +629,10 @@ empty_epochs_equal ==
 
 \* KIP-848 (Assignment Reconciliation): "each member ... converges to its target assignment"
 \* once the group is quiet: after K full heartbeat rounds every running client is at its
-\* target and the group is STABLE.
+\* target and the group is STABLE. Quiet: no client closing, down or stalled, and every
+\* member is the current incarnation of a running client.
 MembershipStable ==
-    /\ \A s \in Slots : clients[s].status # "LEAVING"
+    /\ \A s \in Slots : clients[s].status \notin {"LEAVING", "DOWN"} /\ ~clients[s].stalled
     /\ ~group.dead => \A id \in DOMAIN group.members :
                        clients[id[1]].incarnation = id[2] /\ Running(clients[id[1]])
 
@@ -469,6 +644,18 @@ converges_within_k ==
 \* the OffsetCommit a consumer sends before it reconciles is accepted (validateOffsetCommit)
 CommitAccepted(s) ==
     ~group.dead /\ IdOf(s) \in DOMAIN group.members /\ group.members[IdOf(s)].epoch = clients[s].epoch
+
+\* nothing is left to do but heartbeats: no message in flight, no reconciliation or restart
+\* pending, no member to expire or time out (step.py's settled)
+Settled ==
+    /\ \A s \in Slots : /\ Idle(clients[s]) /\ ~clients[s].stalled
+                        /\ clients[s].status \notin {"RECONCILING", "DOWN"}
+    /\ ~group.dead => \A id \in DOMAIN group.members :
+          /\ clients[id[1]].incarnation = id[2] /\ Running(clients[id[1]])
+          /\ ~(group.members[id].state = "UNREVOKED" /\ id[1] \in wedged)
+    /\ (\E s \in Slots : Running(clients[s])) =>
+          /\ GroupState(group) = "STABLE"
+          /\ \A s \in Slots : Running(clients[s]) => Converged(s)
 
 \* Step claims
 \* KIP-848: the member epoch only moves forward as the member reconciles to newer targets.
@@ -501,9 +688,28 @@ commits_only_by_owner ==
         => /\ clients[s].owned \subseteq group.members[IdOf(s)].assigned \cup group.members[IdOf(s)].pendingRevocation
            /\ \A o \in Live \ {s} : clients[o].owned \cap clients[s].owned = {}
 
+\* KIP-848 (ConsumerGroupHeartbeatRequest): MemberEpoch "0 to join the group", TopicPartitions
+\* "must be empty when (re-)joining"; a fenced member "must abandon all its partitions and
+\* rejoin". Claims: a heartbeat sent at epoch 0 comes from a client that runs no partition;
+\* a member handled at epoch 0 has nothing pending revocation afterwards; an epoch-0
+\* heartbeat of a member the group holds (not at -2) is answered without an error (KAFKA-19233's
+\* fix: "Allow fenced members to rejoin consumer group with epoch 0"; judged where the answer
+\* reaches the client: a crashed process reads none).
+join_epoch_is_rejoin ==
+    \A s \in Slots :
+        /\ (clients[s].request = None /\ clients'[s].request # None /\ clients'[s].request.epoch = 0)
+               => clients'[s].owned = {}
+        /\ (clients[s].request # None /\ clients'[s].request = None /\ clients[s].request.epoch = 0)
+               => /\ (~group'.dead /\ IdOf(s) \in DOMAIN group'.members)
+                         => group'.members[IdOf(s)].pendingRevocation = {}
+                  /\ (/\ ~group.dead /\ IdOf(s) \in DOMAIN group.members
+                      /\ group.members[IdOf(s)].epoch # LeaveStaticEpoch /\ Running(clients[s]))
+                         => clients'[s].reply.error = ""
+
 \* For TLC
 \* the step claims as one temporal property (MCConsumerGroup.cfg: PROPERTY StepClaims)
 StepClaimsAction == member_epoch_never_decreases /\ revoke_before_reassign /\ commits_only_by_owner
+                    /\ join_epoch_is_rejoin
 StepClaims == [][StepClaimsAction]_vars
 
 \* Witnesses
@@ -513,4 +719,15 @@ revocation_completes == "REVOKED" \in marks
 \* KIP-848: "the member ... may send its previous epoch if the response with the bumped epoch
 \* was lost": a heartbeat at the member's previous epoch was accepted
 lost_response_recovered == "LOST_RECOVERED" \in marks
+
+\* KIP-848: "-2 to indicate that the static member will rejoin": a static member's next
+\* incarnation (a new member id, the same instance id) got its partitions back, no bump
+static_rejoin_keeps_assignment == "STATIC_KEPT" \in marks
+
+\* a client restarted (a roll or a crash) and the group settled again, every running client
+\* at its target
+rolling_bounce_completes ==
+    /\ \E s \in Slots : clients[s].incarnation >= 1
+    /\ \E s \in Slots : Running(clients[s])
+    /\ Settled
 =============================================================================

@@ -4,32 +4,33 @@
 (* assignment epoch when last member leaves"): removing the last member     *)
 (* bumps the group epoch, and no heartbeat is left to compute a target, so  *)
 (* the EMPTY group keeps group epoch > assignment epoch. This module        *)
-(* replaces the removal in the two actions that remove a member here: the  *)
-(* handling of a leave heartbeat (Handle) and the session expiry (Expire); *)
-(* every other action is the base spec's. (The rebalance timeout removes a  *)
-(* member too, but only after a lost response: not in this variant's scope.)*)
+(* replaces the removal in the two actions that remove a member at this    *)
+(* variant's scope (leaves, no faults): the handling of a leave heartbeat   *)
+(* (Handle) and the session expiry (Expire); every other action is the base *)
+(* spec's. (The session-timeout fault and the rebalance timeout remove a    *)
+(* member too, but need faults this variant's scope does not have.)         *)
 (***************************************************************************)
 EXTENDS ConsumerGroup
 
 \* removeMember without the catch-up of an emptied group's assignment epoch
 RemoveMemberKAFKA20442(g, id) == [RemoveMember(g, id) EXCEPT !.assignmentEpoch = g.assignmentEpoch]
 
+HeartbeatKAFKA20442(g, id, r) ==
+    IF r.epoch = LeaveEpoch /\ ~g.dead /\ id \in DOMAIN g.members
+    THEN Outcome(RemoveMemberKAFKA20442(g, id), "", r.epoch, FALSE, {})
+    ELSE Heartbeat(g, id, r)
+
 HandleKAFKA20442(s) ==
     /\ clients[s].request # None
-    /\ IF clients[s].request.epoch = -1 /\ ~group.dead /\ IdOf(s) \in DOMAIN group.members
-       THEN /\ group' = RemoveMemberKAFKA20442(group, IdOf(s))
-            \* the leave heartbeat's response reaches nobody: the client is gone
-            /\ clients' = [clients EXCEPT ![s].request = None]
-            /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
-            /\ UNCHANGED <<budget, wedged, marks>>
-       ELSE Handle(s)
+    /\ Answered(s, HeartbeatKAFKA20442(group, IdOf(s), clients[s].request))
 
 ExpireKAFKA20442(s) ==
     /\ ~group.dead
-    /\ IdOf(s) \in DOMAIN group.members
-    /\ ~Running(clients[s])
-    /\ group' = RemoveMemberKAFKA20442(group, IdOf(s))
-    /\ calm' = 0 /\ beaten' = {} /\ fresh' = {}
+    /\ \E id \in DOMAIN group.members :
+          /\ id[1] = s
+          /\ id[2] # clients[s].incarnation \/ ~Running(clients[s])
+          /\ group' = RemoveMemberKAFKA20442(group, id)
+    /\ Disturbed
     /\ UNCHANGED <<clients, budget, wedged, marks>>
 
 NextKAFKA20442 ==
@@ -37,10 +38,16 @@ NextKAFKA20442 ==
     \/ \E s \in Slots : HandleKAFKA20442(s)
     \/ \E s \in Slots : Deliver(s)
     \/ \E s \in Slots : Reconcile(s)
-    \/ \E s \in Slots : LoseResponse(s)
-    \/ \E s \in Slots : RebalanceTimeout(s)
-    \/ \E s \in Slots : Leave(s)
+    \/ \E s \in Slots : Restart(s)
     \/ \E s \in Slots : ExpireKAFKA20442(s)
+    \/ \E s \in Slots : RebalanceTimeout(s)
+    \/ \E s \in Slots : Resume(s)
+    \/ \E s \in Slots : LoseResponse(s)
+    \/ \E s \in Slots : SessionTimeout(s)
+    \/ \E s \in Slots : Crash(s)
+    \/ \E s \in Slots : Stall(s)
+    \/ \E s \in Slots : Leave(s)
+    \/ \E s \in Slots : Roll(s)
 
 SpecKAFKA20442 == Init /\ [][NextKAFKA20442]_vars
 =============================================================================

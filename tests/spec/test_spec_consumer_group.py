@@ -4,6 +4,7 @@ lost-response scope, and that both sides' rules matter (a rule changed on either
 makes the cross-check fail)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 
@@ -28,15 +29,28 @@ def test_the_lost_response_scope_breaks_commits_only_by_owner_on_both_sides():
     assert report.figures["witnesses reached"] == ["lost_response_recovered", "revocation_completes"]
 
 
-def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
+def _changed_spec(tmp_path, old: str, new: str, module: str = "ConsumerGroup") -> manifest.Bundle:
     folder = tmp_path / "consumer_group"
     shutil.copytree(BUNDLE.folder, folder)
-    module = folder / "ConsumerGroup.tla"
+    module = folder / f"{module}.tla"
     text = module.read_text()
     assert text.count(old) == 1, old
     module.write_text(text.replace(old, new))
     crosscheck._SPECS.clear()
     return manifest.load("consumer-group", folder)
+
+
+# a scope small enough to explore twice in a test: one consumer, two partitions, one stall
+# (the pinned stall scope has 5,742 states)
+TINY_STALL = manifest.Config("tiny-stall", BUNDLE.model.scope_from_dict(
+    {**BUNDLE.model.scope_to_dict(BUNDLE.model.default_scope()),
+     "members": 1, "partitions": [2], "faults": ["stall"], "budget": 1}), 75)
+
+
+def test_the_tiny_stall_scope_agrees():
+    """The scope the stall rules are flipped at agrees unchanged (so a flip is what fails it)."""
+    report = crosscheck.check_config(BUNDLE, TINY_STALL)
+    assert report.problems == []
 
 
 @pytest.mark.parametrize("old, new, config", [
@@ -45,19 +59,67 @@ def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
     # the previous-epoch rule dropped: a lost response always fences
     ("~(r.epoch = m.previousEpoch /\\ r.reports /\\ r.owned \\subseteq m.assigned)", "TRUE", "lost-response"),
     # a joining member does not bump the group epoch
-    ("!.epoch = IF fresh0 THEN @ + 1 ELSE @]", "!.epoch = @]", "one-member"),
+    ("!.epoch = IF old = None THEN @ + 1 ELSE @]", "!.epoch = @]", "one-member"),
     # the assignment sent only when it changed (not on a full request)
-    ("sent == full \\/ fresh0 \\/ m0.assigned # m1.assigned", "sent == m0.assigned # m1.assigned", "MCConsumerGroup"),
+    ("sent == full \\/ old = None \\/ g2.members[id].assigned # m1.assigned",
+     "sent == g2.members[id].assigned # m1.assigned", "MCConsumerGroup"),
+    # a crash leaves the process's partitions owned
+    ("![s].status = \"DOWN\", ![s].epoch = 0, ![s].owned = {}", "![s].status = \"DOWN\", ![s].epoch = 0", "crash"),
+    # a restarted process keeps its member id (no new incarnation)
+    ("NewClient(@.incarnation + 1, @.forGood)", "NewClient(@.incarnation, @.forGood)", "crash"),
+    # an old incarnation's member never expires (only a gone process's)
+    ("/\\ id[2] # clients[s].incarnation \\/ ~Running(clients[s])", "/\\ ~Running(clients[s])", "crash"),
+    # the session-timeout fault spares the member (no removal, no bump)
+    ("    /\\ group' = RemoveMember(group, IdOf(s))\n    /\\ budget' = budget - 1",
+     "    /\\ group' = group\n    /\\ budget' = budget - 1", "crash"),
+    # a stalled application still reconciles
+    ("CanReconcile(c) == c.status = \"RECONCILING\" /\\ ~c.stalled", "CanReconcile(c) == c.status = \"RECONCILING\"",
+     TINY_STALL),
+    # a static member leaves with -1 (removed) instead of -2 (kept for its next incarnation)
+    ("IF Static THEN LeaveStaticEpoch ELSE LeaveEpoch", "LeaveEpoch", "static"),
+    # replaceMember forgets the target entry of the member that left
+    ("!.target = Put(Drop(g.target, {h}), id, TargetOf(g, h))", "!.target = Drop(g.target, {h})", "static"),
+    # a new incarnation replaces a holder that has not left (no UNRELEASED_INSTANCE_ID)
+    ("ELSE IF g.members[h].epoch # LeaveStaticEpoch THEN", "ELSE IF FALSE THEN", "static"),
 ])
 def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     """The cross-check fails: it reports differences, or the changed spec cannot even be
     evaluated along the model's states (an error naming the line)."""
     bundle = _changed_spec(tmp_path, old, new)
+    pinned = config if isinstance(config, manifest.Config) else next(c for c in bundle.configs if c.name == config)
     try:
-        report = crosscheck.check_config(bundle, next(c for c in bundle.configs if c.name == config))
+        report = crosscheck.check_config(bundle, pinned)
     except crosscheck.SpecError as e:
         assert "ConsumerGroup.tla:" in str(e)
         return
+    assert report.problems, f"changing {old!r} went unnoticed"
+
+
+@pytest.mark.parametrize("module, old, new, key", [
+    # join_epoch_is_rejoin without its client clause: KAFKA-16251's rejoin no longer breaks it
+    ("ConsumerGroup", "=> clients'[s].owned = {}", "=> TRUE", "KAFKA-16251"),
+    # no request validation: KAFKA-16375's epoch-0 heartbeat reporting partitions is accepted
+    ("ConsumerGroup", "IF r.epoch = 0 /\\ r.owned # {} THEN Decided(ErrorOutcome(g, \"INVALID_REQUEST\"))\n    ELSE ",
+     "", "KAFKA-16375"),
+    # 3.7.0's restart on a new target reads the owned partitions after all (the fix)
+    ("ConsumerGroup_KAFKA16249", "                    None, blocked)", "                    owned, blocked)",
+     "KAFKA-16249"),
+    # the forgotten owners block after all
+    ("ConsumerGroup_KAFKA16147", "Blocking(g2, id) \\ g2.lost", "Blocking(g2, id)", "KAFKA-16147"),
+    # the epoch map forgets nothing
+    ("ConsumerGroup_KAFKA16147", "!.group.lost = EpochMapAfter(g2.lost, m0, m1)", "!.group.lost = {}", "KAFKA-16147"),
+])
+def test_a_changed_rule_under_a_known_bug_is_caught(tmp_path, module, old, new, key):
+    """A rule the variant relies on changed (in the base spec or in the variant module): the
+    variant no longer matches the model under the bug's switch (its states, or its verdict
+    on the model's counterexample, differ). The 3.7.0 variants (thousands of states) are held
+    to the model's counterexample only."""
+    import dataclasses
+    bundle = _changed_spec(tmp_path, old, new, module)
+    variant = next(v for v in bundle.variants if v.key == key)
+    if variant.distinct_states > 1000:
+        variant = dataclasses.replace(variant, distinct_states=None)
+    report = crosscheck.check_variant(bundle, variant)
     assert report.problems, f"changing {old!r} went unnoticed"
 
 
@@ -94,3 +156,58 @@ def test_a_trace_of_the_model_is_a_behaviour_of_the_spec(tmp_path):
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of ConsumerGroup" in result.stdout
     assert f"{len(found.violation.path) - 1} steps" in result.stdout
+
+
+def _patched_session_timeout(original):
+    def keeps_epoch(group, member_id, profile="kip-848", config=None):
+        out = original(group, member_id, profile)
+        return out._replace(group=dataclasses.replace(out.group, group_epoch=group.group_epoch))
+    return keeps_epoch
+
+
+def _patched_new_client(original):
+    def skips_an_incarnation(incarnation, *args, **kw):
+        return original(incarnation + 1 if incarnation > 0 else incarnation, *args, **kw)
+    return skips_an_incarnation
+
+
+def _patched_static_leave(original):
+    def bumps(group, member):
+        out = original(group, member)
+        return out._replace(group=dataclasses.replace(out.group, group_epoch=out.group.group_epoch + 1))
+    return bumps
+
+
+def _patched_fenced(original):
+    def keeps_owned(c, rules=None):
+        out, callbacks = original(c) if rules is None else original(c, rules)
+        return out._replace(owned=c.owned), ()
+    return keeps_owned
+
+
+@pytest.mark.parametrize("module, name, patch, config", [
+    # the session-timeout fault removes the member without bumping the group epoch
+    ("model.consumer_group.step", "session_timeout", _patched_session_timeout, "crash"),
+    # a restarted process skips an incarnation (its member id is not the next one)
+    ("model.consumer_group.step", "new_client", _patched_new_client, "crash"),
+    # a stalled application still reconciles
+    ("model.consumer_group.step", "can_reconcile", lambda original: lambda c, rules=None: c.status == "RECONCILING",
+     TINY_STALL),
+    # a static member's -2 leave bumps the group epoch
+    ("model.consumer_group.coordinator", "static_leave", _patched_static_leave, "static"),
+    # a fenced consumer keeps running its partitions (KAFKA-16251's rule, with the switch off)
+    ("model.consumer_group.member", "fenced", _patched_fenced, "crash"),
+])
+def test_a_changed_model_rule_of_restarts_stalls_and_static_members_is_caught(monkeypatch, module, name, patch,
+                                                                             config):
+    import importlib
+    target = importlib.import_module(module)
+    step = importlib.import_module("model.consumer_group.step")
+    monkeypatch.setattr(target, name, patch(getattr(target, name)))
+    step._heartbeat.cache_clear()        # the handler's answers are cached across tests
+    try:
+        pinned = config if isinstance(config, manifest.Config) else _config(config)
+        report = crosscheck.check_config(BUNDLE, pinned)
+    finally:
+        step._heartbeat.cache_clear()
+    assert report.problems, f"the model's changed {name} went unnoticed"
