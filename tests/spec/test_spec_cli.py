@@ -153,7 +153,9 @@ def test_a_history_the_model_explains_but_a_changed_spec_rejects_is_not_a_behavi
     copy = tmp_path / "specs" / bundle.folder.name
     shutil.copytree(bundle.folder, copy)
     module = copy / "ConsumerGroup.tla"
-    module.write_text(module.read_text().replace("!.epoch = IF fresh0 THEN @ + 1 ELSE @]", "!.epoch = @]"))
+    text = module.read_text()
+    assert text.count("!.epoch = IF old = None THEN @ + 1 ELSE @]") == 1
+    module.write_text(text.replace("!.epoch = IF old = None THEN @ + 1 ELSE @]", "!.epoch = @]"))
     monkeypatch.setattr(manifest, "SPECS", tmp_path / "specs")
     [v] = histories.judge_files([recorded])
     assert v.verdict == histories.NOT_BEHAVIOUR, v.detail
