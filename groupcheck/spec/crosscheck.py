@@ -407,13 +407,17 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
             report.problems.append(f"step {i} ({bundle.model.describe_action(scope, st.prev, st.action)}) "
                                    f"is not a step of {variant.next}")
             break
-    for i, t in enumerate(mapped[:-1]):
-        if not spec.holds(variant.property, t):
-            report.problems.append(f"{variant.property} is already FALSE in the spec at step {i}")
-            break
-    if spec.holds(variant.property, mapped[-1]):
-        report.problems.append(f"the counterexample's last state (step {len(steps)}) does not break "
-                               f"{variant.property} in the spec")
+    on_steps = any(p.name == variant.property and p.on == "step" for p in bundle.model.properties)
+    if on_steps:      # a step claim: judged on each step, broken by the last one
+        verdicts = [spec.holds_step(variant.property, a, b) for a, b in zip(mapped, mapped[1:])]
+        where = "the counterexample's last step"
+    else:
+        verdicts = [spec.holds(variant.property, t) for t in mapped]
+        where = "the counterexample's last state"
+    if False in verdicts[:-1]:
+        report.problems.append(f"{variant.property} is already FALSE in the spec at step {verdicts.index(False)}")
+    if verdicts[-1]:
+        report.problems.append(f"{where} (step {len(steps)}) does not break {variant.property} in the spec")
     report.figures["steps"] = len(steps)
     if variant.distinct_states is not None:
         whole = check_config(bundle, Config(variant.key, scope, variant.distinct_states), variant=variant)
