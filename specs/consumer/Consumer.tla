@@ -5,26 +5,31 @@
 (* at message level: each consumer has at most one request on the wire     *)
 (* (its outbox) and reads its responses from its inbox in order; the        *)
 (* coordinator's join barrier, generations, leader election and SyncGroup   *)
-(* barrier; the leader's assignment; onJoinPrepare / onJoinComplete (KIP-429,*)
-(* KIP-792's generation in the subscription). A second formalisation of     *)
-(* groupcheck's Python model (model/consumer), cross-checked state for      *)
-(* state by `groupcheck spec check consumer`.                               *)
+(* barrier; the leader's assignment; onJoinPrepare / onJoinComplete, EAGER   *)
+(* and COOPERATIVE (KIP-429), with KIP-792's generation in the subscription.*)
+(* A second formalisation of groupcheck's Python model (model/consumer),    *)
+(* cross-checked state for state by `groupcheck spec check consumer`.       *)
 (*                                                                         *)
-(* Covers: one topic, every consumer on one config of the EAGER range       *)
-(* assignor (subscription v3: ownedPartitions and generation), the steps    *)
-(* Receive, Join, Heartbeat and Deliver, the faults LoseResponse and        *)
-(* Timeout (a SyncGroup that times out), Crash (and Restart), Pause (and   *)
-(* Resume: a zombie), the coordinator's session and rebalance timeouts,    *)
-(* the liveness monitor of converges_within_k. Leaves out (see README.md): *)
-(* COOPERATIVE and the sticky assignors (KIP-429's withholding, KIP-792's   *)
-(* claim resolution), rolling bounces onto other configs (and LeaveGroup), *)
-(* metadata changes, subscription changes, group deletion.                 *)
+(* Covers: one topic, every consumer on one config of one assignor         *)
+(* (subscription v3: ownedPartitions and generation): range or sticky      *)
+(* (EAGER) or cooperative-sticky (COOPERATIVE: onJoinPrepare revokes only   *)
+(* what must go, onJoinComplete revokes what the leader took away and      *)
+(* rejoins; the leader resolves the ownedPartitions claims by generation   *)
+(* (KIP-792), plans stickily and withholds a partition whose owner changes *)
+(* until the follow-up rebalance). The steps Receive, Join, Heartbeat and   *)
+(* Deliver, the faults LoseResponse and Timeout (a SyncGroup that times    *)
+(* out), Crash (and Restart), Pause (and Resume: a zombie), the            *)
+(* coordinator's session and rebalance timeouts, the liveness monitor of   *)
+(* converges_within_k. Leaves out (see README.md): rolling bounces onto    *)
+(* other configs (and LeaveGroup), metadata changes, subscription changes, *)
+(* group deletion, the callbacks' log.                                     *)
 (***************************************************************************)
 EXTENDS Naturals, FiniteSets, Sequences
 
 CONSTANTS
     Slots,          \* the consumers, by slot number (0 .. members-1)
     Partitions,     \* the partitions of the one topic, as numbers 0 .. n-1
+    Assignor,       \* partition.assignment.strategy: "range", "sticky" or "cooperative-sticky"
     Faults,         \* the faults the scope allows: a subset of {"crash", "pause", "lose_response", "timeout"}
     Budget,         \* how many faults may happen
     MaxGeneration,  \* the scope's bound on the group generation (TLC: CONSTRAINT)
@@ -45,16 +50,29 @@ vars == <<group, consumers, budget, calm, calmFrom>>
 NoFn == [x \in {} |-> 0]
 NoMember == 0
 NoGeneration == -1
-Protocol == "range"
+\* every member lists the one assignor: the coordinator selects it
+Protocol == Assignor
+\* KIP-429: "select the one with the highest id" of the protocols all the consumer's assignors
+\* support: cooperative-sticky supports COOPERATIVE and EAGER, range and sticky only EAGER
+RebalanceProtocol == IF Assignor = "cooperative-sticky" THEN "COOPERATIVE" ELSE "EAGER"
+Cooperative == RebalanceProtocol = "COOPERATIVE"
 
 GroupStates == {"Empty", "PreparingRebalance", "CompletingRebalance", "Stable"}
 ConsumerStates == {"down", "idle", "joining", "syncing", "stable"}
 
-\* The subscription a JoinGroup carries (v3): ownedPartitions and their generation
-Subscription(c) == [owned |-> c.owned, generation |-> c.generation]
+\* The subscription a JoinGroup carries (v3): ownedPartitions and their generation (KIP-792:
+\* "add the 'generation' field into 'Subscription' data"), and the sticky assignors' userData:
+\* KIP-54's StickyAssignor writes the previous assignment there, both sticky assignors the
+\* generation ("we tried to workaround this issue by adding 'generation' field into
+\* subscription 'userData' field in cooperative sticky assignor")
+Subscription(c) ==
+    [owned |-> c.owned, generation |-> c.generation,
+     userData |-> IF Assignor = "sticky" THEN c.userData ELSE {},
+     userGeneration |-> IF Assignor \in {"sticky", "cooperative-sticky"} THEN c.generation ELSE NoGeneration]
 
 TypeOK ==
     /\ group.status \in GroupStates
+    /\ Assignor \in {"range", "sticky", "cooperative-sticky"}
     /\ group.generation \in Nat
     /\ \A s \in Slots : consumers[s].status \in ConsumerStates
     /\ calm \in 0..CalmCap
@@ -231,6 +249,111 @@ RangeAssign(members) ==
           LET i == CHOOSE j \in 1..m : ids[j] = x
           IN {p \in Partitions : RangeStart(n, m, i) <= p /\ p < RangeStart(n, m, i) + RangeCount(n, m, i)}]
 
+\* The sticky assignors (AbstractStickyAssignor): the claims a member's subscription makes
+\* to its previous partitions, with their generation: KIP-54's StickyAssignor reads them from
+\* userData, cooperative-sticky from ownedPartitions and the v2 GenerationId field (KIP-792)
+Claims(members) ==
+    [x \in DOMAIN members |->
+        IF Assignor = "sticky" THEN [owned |-> members[x].userData, generation |-> members[x].userGeneration]
+        ELSE [owned |-> members[x].owned, generation |-> members[x].generation]]
+
+AllClaimed(claims) == UNION {claims[x].owned : x \in DOMAIN claims}
+
+\* KIP-792: the leader can "identify the out-of-date members/assignments". Kafka 3.5+
+\* (KAFKA-14639's fix, AbstractStickyAssignor#allSubscriptionsEqual), per partition: its
+\* claimant of the highest generation keeps it; two claimants at that generation both lose
+\* it (contested: it is changing owner, so nobody gets it this round)
+Resolve(claims) ==
+    LET kept == [x \in DOMAIN claims |->
+                   {p \in claims[x].owned :
+                      \A y \in DOMAIN claims \ {x} : p \in claims[y].owned => claims[y].generation < claims[x].generation}]
+    IN [kept |-> kept, contested |-> AllClaimed(claims) \ UNION {kept[x] : x \in DOMAIN kept}]
+
+\* the k lowest partitions of S
+Lowest(S, k) == {p \in S : Cardinality({q \in S : q < p}) < k}
+
+\* the constrained plan for equal subscriptions: P partitions over N members, quotas
+\* low = P \div N and high = low + 1 for at most P % N members
+Quota(n) == [low |-> Cardinality(Partitions) \div n, extra |-> Cardinality(Partitions) % n]
+
+\* each member in member-id order keeps its lowest kept claims up to its quota: high while
+\* fewer than `extra` members have it, else low
+RECURSIVE KeepClaims(_, _, _, _)
+KeepClaims(ids, kept, q, acc) ==
+    IF ids = <<>> THEN acc
+    ELSE LET x == Head(ids)
+             high == q.extra > 0 /\ Cardinality(kept[x]) >= q.low + 1 /\ acc.atHigh < q.extra
+         IN KeepClaims(Tail(ids), kept, q,
+                       [acc EXCEPT !.out = Put(@, x, Lowest(kept[x], IF high THEN q.low + 1 ELSE q.low)),
+                                   !.atHigh = @ + (IF high THEN 1 ELSE 0)])
+
+\* then each member in order takes the lowest free partitions up to the low quota
+RECURSIVE FillLow(_, _, _)
+FillLow(ids, q, acc) ==
+    IF ids = <<>> THEN acc
+    ELSE LET x == Head(ids)
+             got == Lowest(acc.free, q.low - Cardinality(acc.out[x]))
+         IN FillLow(Tail(ids), q, [acc EXCEPT !.out[x] = @ \cup got, !.free = @ \ got])
+
+\* then members at the low quota, in order, one more each while fewer than `extra` have high
+RECURSIVE FillHigh(_, _, _)
+FillHigh(ids, q, acc) ==
+    IF ids = <<>> \/ acc.free = {} THEN acc
+    ELSE LET x == Head(ids)
+             up == Cardinality(acc.out[x]) = q.low /\ acc.atHigh < q.extra
+             got == IF up THEN Lowest(acc.free, 1) ELSE {}
+         IN FillHigh(Tail(ids), q, [acc EXCEPT !.out[x] = @ \cup got, !.free = @ \ got,
+                                              !.atHigh = @ + (IF up THEN 1 ELSE 0)])
+
+\* a partition still free (only when two members kept the same claim: a resolution that
+\* trusts duplicates) goes to the least loaded member, the lowest id on a tie
+RECURSIVE Leftover(_, _)
+Leftover(ids, acc) ==
+    IF acc.free = {} THEN acc.out
+    ELSE LET p == CHOOSE p \in acc.free : \A r \in acc.free : p <= r
+             load(x) == Cardinality(acc.out[x])
+             x == CHOOSE x \in Range(ids) : \A y \in Range(ids) : load(x) < load(y) \/ (load(x) = load(y) /\ x <= y)
+         IN Leftover(ids, [acc EXCEPT !.out[x] = @ \cup {p}, !.free = @ \ {p}])
+
+\* KIP-429: "the assignor should try and be as 'sticky' as possible, meaning it should assign
+\* partitions back to their previous owner as much as possible" (the kept claims), balanced
+\* within one (every member subscribes to the one topic: the constrained assignment)
+StickyPlan(members, kept) ==
+    LET ids == SortedIds(DOMAIN members)
+        q == Quota(Len(ids))
+        k == KeepClaims(ids, kept, q, [out |-> NoFn, atHigh |-> 0])
+        start == [out |-> k.out, atHigh |-> k.atHigh, free |-> Partitions \ UNION {k.out[x] : x \in DOMAIN k.out}]
+    IN Leftover(ids, FillHigh(ids, q, FillLow(ids, q, start)))
+
+\* KIP-429: "For maybe-revoking-partitions, check if the owner has changed. If yes, exclude
+\* them from the assigned-partitions list to the new owner. The old owner will realize it
+\* does not own it any more, revoke it and then trigger another rebalance for these
+\* partitions to finally be reassigned" (CooperativeStickyAssignor#adjustAssignment); a
+\* contested partition is changing owner too
+Withhold(intended, resolved) ==
+    [x \in DOMAIN intended |->
+        intended[x] \ (resolved.contested \cup UNION {resolved.kept[y] : y \in DOMAIN resolved.kept \ {x}})]
+
+\* the leader's assignment (ConsumerCoordinator#onLeaderElected), as a result that may fail
+Ok(assignments) == [ok |-> TRUE, assignments |-> assignments]
+Failed == [ok |-> FALSE, assignments |-> NoFn]
+
+Assign(members) ==
+    CASE Assignor = "range" -> Ok(RangeAssign(members))
+      [] Assignor = "sticky" -> Ok(StickyPlan(members, Resolve(Claims(members)).kept))
+      [] OTHER -> LET r == Resolve(Claims(members)) IN Ok(Withhold(StickyPlan(members, r.kept), r))
+
+\* ConsumerCoordinator#validateCooperativeAssignment, for a COOPERATIVE leader: "added =
+\* assigned - owned, revoked = owned - assigned"; a partition both added and revoked was
+\* moved in one round: "Assignor supporting the COOPERATIVE protocol violates its
+\* requirements". It runs for assignors other than the built-in cooperative-sticky (since
+\* KAFKA-13406's fix); every assignor here is built in, so only a variant of an older
+\* release runs it.
+Validated(members, assignments) ==
+    LET added == UNION {assignments[x] \ members[x].owned : x \in DOMAIN members}
+        revoked == UNION {members[x].owned \ assignments[x] : x \in DOMAIN members}
+    IN IF added \cap revoked = {} THEN Ok(assignments) ELSE Failed
+
 \* resetStateAndRejoin: ILLEGAL_GENERATION keeps the member id, UNKNOWN_MEMBER_ID not
 Fenced(c, error) ==
     [c EXCEPT !.status = "idle", !.awaiting = "", !.memberId = IF error = "UNKNOWN_MEMBER_ID" THEN NoMember ELSE @,
@@ -238,13 +361,48 @@ Fenced(c, error) ==
 
 JoinRequest(c) == [kind |-> "JoinGroup", memberId |-> c.memberId, subscription |-> Subscription(c)]
 
+\* the consumer awaits this response (a response to another request, or addressed to a
+\* member id it no longer has, is ignored)
+Awaited(c, resp) == c.awaiting = resp.kind /\ resp.to = c.memberId
+
+\* the consumer with the response at the head of its inbox taken, no longer awaiting it
+Answered(c0) == [c0 EXCEPT !.inbox = Tail(@), !.awaiting = ""]
+
+\* the response is the JoinGroup response that makes this consumer the leader
+LeaderElected(c0, resp) ==
+    Awaited(c0, resp) /\ resp.kind = "JoinGroup" /\ resp.error = "NONE" /\ resp.leader = resp.memberId
+
+SyncRequest(e, assignments) ==
+    [e EXCEPT !.status = "syncing", !.awaiting = "SyncGroup",
+              !.outbox = <<[kind |-> "SyncGroup", memberId |-> e.memberId, generation |-> e.generation,
+                            assignments |-> assignments]>>]
+
+\* a JoinGroup response read: a follower sends SyncGroup with no assignment; the leader sends
+\* the assignment it computed (``result``) and remembers the metadata it used, or, when the
+\* assignment failed, rejoins (the exception surfaces from poll()). "led": it computed one.
+Joined(d, resp, result) ==
+    LET e == [d EXCEPT !.generation = resp.generation, !.memberId = resp.memberId, !.snapshot = -1]
+    IN IF resp.leader # e.memberId THEN [consumer |-> SyncRequest(e, NoFn), led |-> FALSE]
+       ELSE IF ~result.ok THEN [consumer |-> [e EXCEPT !.status = "idle"], led |-> TRUE]
+       ELSE [consumer |-> SyncRequest([e EXCEPT !.snapshot = 0], result.assignments), led |-> TRUE]
+
+\* onJoinComplete (KIP-429): "Calculate the newly-added-partitions as Minus(assigned-partitions,
+\* owned-partitions) and the revoked-partitions as Minus(owned-partitions, assigned-partitions)
+\* ... If the set of revoked-partitions is non-empty, call the rebalance listener's
+\* onPartitionsRevoked and rejoin" (COOPERATIVE; EAGER revoked everything before joining);
+\* then owned = assigned, the sticky userData, onPartitionsAssigned. The next JoinGroup runs
+\* onJoinPrepare again.
+Completed(d, assignment) ==
+    [d EXCEPT !.needsJoinPrepare = TRUE, !.owned = assignment, !.userData = assignment,
+              !.status = IF Cooperative /\ d.owned \ assignment # {} THEN "idle" ELSE "stable"]
+
 \* what the consumer does with the response at the head of its inbox; "led": it computed an
 \* assignment as the leader
 OnResponse(c0, resp) ==
     LET c == [c0 EXCEPT !.inbox = Tail(@)]
-    IN IF c.awaiting # resp.kind \/ resp.to # c.memberId
+    IN IF ~Awaited(c, resp)
        THEN [consumer |-> c, led |-> FALSE]          \* no longer awaited: ignored
-       ELSE LET d == [c EXCEPT !.awaiting = ""]
+       ELSE LET d == Answered(c0)
             IN CASE resp.kind = "JoinGroup" ->
                      IF resp.error = "MEMBER_ID_REQUIRED"
                      THEN LET e == [d EXCEPT !.memberId = resp.memberId]
@@ -252,22 +410,10 @@ OnResponse(c0, resp) ==
                               led |-> FALSE]
                      ELSE IF resp.error # "NONE"
                      THEN [consumer |-> Fenced(d, resp.error), led |-> FALSE]
-                     ELSE LET e == [d EXCEPT !.generation = resp.generation, !.memberId = resp.memberId,
-                                             !.snapshot = -1]
-                              leads == resp.leader = e.memberId
-                              assignments == IF leads THEN RangeAssign(resp.members) ELSE NoFn
-                              f == IF leads THEN [e EXCEPT !.snapshot = 0] ELSE e
-                          IN [consumer |-> [f EXCEPT !.status = "syncing", !.awaiting = "SyncGroup",
-                                                     !.outbox = <<[kind |-> "SyncGroup", memberId |-> f.memberId,
-                                                                   generation |-> f.generation,
-                                                                   assignments |-> assignments]>>],
-                              led |-> leads]
+                     ELSE Joined(d, resp, IF resp.leader = resp.memberId THEN Assign(resp.members) ELSE Failed)
                  [] resp.kind = "SyncGroup" ->
                      IF resp.error = "NONE"
-                     THEN \* onJoinComplete: owned = assigned, then onPartitionsAssigned
-                          [consumer |-> [d EXCEPT !.needsJoinPrepare = TRUE, !.owned = resp.assignment,
-                                                  !.userData = resp.assignment, !.status = "stable"],
-                           led |-> FALSE]
+                     THEN [consumer |-> Completed(d, resp.assignment), led |-> FALSE]
                      ELSE IF resp.error = "REBALANCE_IN_PROGRESS"
                      THEN [consumer |-> [d EXCEPT !.status = "idle"], led |-> FALSE]
                      ELSE [consumer |-> Fenced(d, resp.error), led |-> FALSE]
@@ -280,24 +426,30 @@ OnResponse(c0, resp) ==
 -----------------------------------------------------------------------------
 (* Actions: one per model action kind *)
 
-\* the consumer processes the oldest response in its inbox
-Receive(s) ==
-    /\ ~consumers[s].paused
-    /\ consumers[s].inbox # <<>>
-    /\ LET r == OnResponse(consumers[s], Head(consumers[s].inbox))
-       IN /\ consumers' = [consumers EXCEPT ![s] = r.consumer]
-          \* the monitor counts assignments for generations begun after the last disturbance
-          /\ calm' = IF r.led /\ r.consumer.generation > calmFrom
-                     THEN (IF calm + 1 < CalmCap THEN calm + 1 ELSE CalmCap) ELSE calm
+CanReceive(s) == ~consumers[s].paused /\ consumers[s].inbox # <<>>
+
+\* the consumer in slot s has handled its oldest response with result r
+Received(s, r) ==
+    /\ consumers' = [consumers EXCEPT ![s] = r.consumer]
+    \* the monitor counts assignments for generations begun after the last disturbance
+    /\ calm' = IF r.led /\ r.consumer.generation > calmFrom
+               THEN (IF calm + 1 < CalmCap THEN calm + 1 ELSE CalmCap) ELSE calm
     /\ UNCHANGED <<group, budget, calmFrom>>
 
-\* onJoinPrepare (once per rebalance: EAGER revokes everything; a reset consumer loses it),
-\* then JoinGroup
+\* the consumer processes the oldest response in its inbox
+Receive(s) == CanReceive(s) /\ Received(s, OnResponse(consumers[s], Head(consumers[s].inbox)))
+
+Reset(c) == c.generation = NoGeneration \/ c.memberId = NoMember
+
+\* onJoinPrepare, once per rebalance: a reset consumer calls onPartitionsLost and rejoins
+\* owning nothing; EAGER revokes everything; COOPERATIVE revokes only partitions of topics no
+\* longer subscribed (none: one topic, one subscription). Then JoinGroup.
 Join(s) ==
     /\ ~consumers[s].paused
     /\ consumers[s].status = "idle" /\ consumers[s].awaiting = "" /\ consumers[s].outbox = <<>>
     /\ LET c == consumers[s]
-           d == [c EXCEPT !.owned = IF c.needsJoinPrepare THEN {} ELSE @, !.needsJoinPrepare = FALSE]
+           d == [c EXCEPT !.owned = IF c.needsJoinPrepare /\ (Reset(c) \/ ~Cooperative) THEN {} ELSE @,
+                          !.needsJoinPrepare = FALSE]
        IN consumers' = [consumers EXCEPT ![s] = [d EXCEPT !.status = "joining", !.awaiting = "JoinGroup",
                                                           !.outbox = <<JoinRequest(d)>>]]
     /\ UNCHANGED <<group, budget, calm, calmFrom>>
@@ -470,11 +622,13 @@ fenced_commits_rejected ==
 selected_protocol_everywhere ==
     group.status \in {"CompletingRebalance", "Stable"} => group.protocol = Protocol
 
-\* KIP-429: "any time a partition has to be revoked it will trigger a follow up rebalance" -
-\* one follow-up, no more; an EAGER group: at most one assignment after a disturbance.
-converges_within_k == calm <= 1
-
 Live == {s \in Slots : consumers[s].status # "down"}
+
+\* KIP-429: "any time a partition has to be revoked it will trigger a follow up rebalance" -
+\* one follow-up, no more. Claim (bounded liveness): with no fault, no operation and no
+\* membership change, the leader computes at most 1 assignment (EAGER) or 2 (a running
+\* COOPERATIVE consumer: revoke, then assign) before the group settles.
+converges_within_k == calm <= (IF Cooperative /\ Live # {} THEN 2 ELSE 1)
 
 Quiescent ==
     /\ group.status = "Stable"
@@ -488,6 +642,147 @@ settles_fully_owned ==
     Quiescent =>
         /\ UNION {consumers[s].owned : s \in Live} = Partitions
         /\ \A s, t \in Live : s # t => consumers[s].owned \cap consumers[t].owned = {}
+
+\* KIP-429: "the assignor should try and be as 'sticky' as possible" - and the sticky
+\* assignors keep the assignment balanced. Claim: once settled under sticky or
+\* cooperative-sticky (equal subscriptions: one topic), owned counts differ by at most 1.
+sticky_balanced ==
+    (group.protocol \in {"sticky", "cooperative-sticky"} /\ Quiescent) =>
+        \A s, t \in Live : Cardinality(consumers[s].owned) <= Cardinality(consumers[t].owned) + 1
+
+(* What a step did, told from the variables: the step claims below are the model's claims *)
+(* on its transitions, judged from the state before and after.                         *)
+
+\* the response at the head of s's inbox is awaited and answers one of ``errors``
+AwaitedError(s, errors) ==
+    /\ consumers[s].inbox # <<>> /\ Head(consumers[s].inbox).error \in errors
+    /\ Awaited(consumers[s], Head(consumers[s].inbox))
+
+\* the consumer in slot s read the response at the head of its inbox (losing it spends the
+\* fault budget)
+Read(s) ==
+    /\ consumers[s].inbox # <<>> /\ consumers'[s].inbox = Tail(consumers[s].inbox) /\ budget' = budget
+
+\* the response at the head of s's inbox was lost (a crash, which also spends the budget,
+\* takes the process down)
+LostResponse(s) ==
+    /\ consumers[s].inbox # <<>> /\ consumers'[s].inbox = Tail(consumers[s].inbox)
+    /\ budget' = budget - 1 /\ consumers'[s].status # "down"
+
+\* the coordinator handled the request in s's outbox (a crash empties it too, taking the
+\* process down)
+Handled(s) == consumers[s].outbox # <<>> /\ consumers'[s].outbox = <<>> /\ consumers'[s].status # "down"
+
+\* the consumer in slot s sent JoinGroup after onJoinPrepare's decision: only Join takes a
+\* consumer from idle to joining
+SentJoin(s) == consumers[s].status = "idle" /\ consumers'[s].status = "joining"
+
+\* Step claims
+\* KIP-429: "If received UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION from join-group / sync-group /
+\* commit / heartbeat response: reset generation / clear member-id correspondingly, call
+\* rebalance listener's onPartitionsLost for all the partition and then re-join group with
+\* empty assigned partition." (Kafka's resetStateOnResponseError keeps the member id on
+\* ILLEGAL_GENERATION.) Claim: a consumer answered so to the request it awaits resets its
+\* generation, clears its member id exactly on UNKNOWN_MEMBER_ID, and will rejoin.
+fencing_resets_generation ==
+    \A s \in Slots :
+        (AwaitedError(s, {"UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION"}) /\ Read(s))
+        => /\ consumers'[s].generation = NoGeneration
+           /\ (consumers'[s].memberId = NoMember) = (Head(consumers[s].inbox).error = "UNKNOWN_MEMBER_ID")
+           /\ consumers'[s].status = "idle" /\ consumers'[s].awaiting = ""
+
+\* Kafka's AbstractCoordinator: a Heartbeat answered REBALANCE_IN_PROGRESS means
+\* requestRejoin("group is already rebalancing"); a SyncGroup answered so: "The group began
+\* another rebalance. Need to re-join the group." (no reset since KAFKA-14016, 3.3). Claim: the
+\* consumer will rejoin, keeping its member id, generation and owned partitions.
+rebalance_in_progress_rejoins ==
+    \A s \in Slots :
+        (/\ AwaitedError(s, {"REBALANCE_IN_PROGRESS"}) /\ Head(consumers[s].inbox).kind \in {"Heartbeat", "SyncGroup"}
+         /\ Read(s))
+        => /\ consumers'[s].status = "idle" /\ consumers'[s].awaiting = ""
+           /\ consumers'[s].memberId = consumers[s].memberId /\ consumers'[s].generation = consumers[s].generation
+           /\ consumers'[s].owned = consumers[s].owned
+
+\* Kafka's AbstractCoordinator: a Heartbeat that fails on the connection only marks the
+\* coordinator unknown and is retried. Claim: losing a Heartbeat response leaves the
+\* consumer's status, membership and ownership as they were.
+heartbeat_loss_keeps_membership ==
+    \A s \in Slots :
+        (consumers[s].inbox # <<>> /\ Head(consumers[s].inbox).kind = "Heartbeat" /\ LostResponse(s))
+        => /\ consumers'[s].status = consumers[s].status /\ consumers'[s].memberId = consumers[s].memberId
+           /\ consumers'[s].generation = consumers[s].generation /\ consumers'[s].owned = consumers[s].owned
+
+\* KIP-429: "Listener#onPartitionsLost: if the member has missed a rebalance and fallen out of
+\* the group, this new callback will be invoked on the set of all owned partitions (unless
+\* empty). The member will then rejoin the group" - "with empty assigned partition". Claim: a
+\* reset consumer (generation or member id reset) sends its JoinGroup owning nothing. (The
+\* model's other clause, onPartitionsLost only when fenced, judges its callback log: here the
+\* only onPartitionsLost is this one, metadata changes and close being left out.)
+lost_only_when_fenced ==
+    \A s \in Slots : (SentJoin(s) /\ Reset(consumers[s])) => consumers'[s].owned = {}
+
+\* Kafka's GroupCoordinator: a known member rejoining a Stable group "force[s] a rebalance if
+\* the leader sends JoinGroup"; "for followers with no actual change to their metadata, just
+\* return group information for the current generation"; a new member and a removed one start
+\* a rebalance. Claims: the group starts a rebalance only when its membership changes, a
+\* member's metadata (its subscription) changes, or the leader rejoins a Stable group; and
+\* each of these, in a Stable or CompletingRebalance group, does start one.
+rebalance_on_change_only ==
+    LET began == group.status # "PreparingRebalance"
+                 /\ (group'.status = "PreparingRebalance" \/ group'.generation > group.generation)
+        rejoined(s) == LET r == Head(consumers[s].outbox)
+                       IN /\ r.kind = "JoinGroup" /\ r.memberId \in Ids(group)
+                          /\ \/ group.members[r.memberId].subscription # r.subscription
+                             \/ group.status = "Stable" /\ r.memberId = group.leader
+        why == Ids(group) # Ids(group') \/ \E s \in Slots : Handled(s) /\ rejoined(s)
+    IN /\ began => why
+       /\ (why /\ group.status \in {"Stable", "CompletingRebalance"} /\ Ids(group') # {}) => began
+
+\* Kafka's GroupMetadata#initNextGeneration: once every member has rejoined,
+\* "generationId += 1", the group CompletingRebalance (or Empty when no member is left).
+\* Claims: the generation moves only by one, only when a join phase completes; a completed
+\* phase leaves the group CompletingRebalance with a leader among its members (or Empty), and
+\* every member that stays had rejoined.
+generation_per_round ==
+    IF group'.generation = group.generation
+    THEN ~(group.status = "PreparingRebalance" /\ group'.status \in {"CompletingRebalance", "Empty"})
+    ELSE LET joining == {Head(consumers[s].outbox).memberId :
+                           s \in {t \in Slots : Handled(t) /\ Head(consumers[t].outbox).kind = "JoinGroup"}}
+         IN /\ group'.generation = group.generation + 1
+            /\ group'.status \in {"CompletingRebalance", "Empty"}
+            /\ group'.status = "CompletingRebalance" => group'.leader \in Ids(group')
+            /\ group.status = "PreparingRebalance" =>
+                   \A x \in Ids(group') \cap Ids(group) : group.members[x].joined \/ x \in joining
+
+\* Kafka's GroupCoordinator#doSyncGroup and #handleHeartbeat, state by state: an unknown
+\* member or an Empty group gets UNKNOWN_MEMBER_ID; another generation ILLEGAL_GENERATION;
+\* "case PreparingRebalance => REBALANCE_IN_PROGRESS"; a follower's SyncGroup in
+\* CompletingRebalance waits for the leader's; in Stable a SyncGroup gets "memberMetadata.
+\* assignment, Errors.NONE"; a Heartbeat in CompletingRebalance or Stable NONE. Claim: each
+\* SyncGroup and Heartbeat the coordinator handles is answered so.
+coordinator_answers ==
+    \A s \in Slots :
+        (Handled(s) /\ Head(consumers[s].outbox).kind \in {"SyncGroup", "Heartbeat"})
+        => LET req == Head(consumers[s].outbox)
+               want == IF req.memberId \notin Ids(group) \/ group.status = "Empty" THEN "UNKNOWN_MEMBER_ID"
+                       ELSE IF req.generation # group.generation THEN "ILLEGAL_GENERATION"
+                       ELSE IF group.status = "PreparingRebalance" THEN "REBALANCE_IN_PROGRESS"
+                       ELSE IF req.kind = "SyncGroup" /\ group.status = "CompletingRebalance"
+                               /\ req.memberId # group.leader THEN "wait for the leader"
+                       ELSE "NONE"
+               inbox == consumers'[s].inbox
+               answered == Len(inbox) > Len(consumers[s].inbox)
+           IN IF want = "wait for the leader" THEN ~answered
+              ELSE /\ answered /\ inbox[Len(inbox)].error = want
+                   /\ (req.kind = "SyncGroup" /\ want = "NONE" /\ group.status = "Stable")
+                      => inbox[Len(inbox)].assignment = group.members[req.memberId].assignment
+
+\* For TLC
+\* the step claims as one temporal property (MCConsumer.cfg: PROPERTY StepClaims)
+StepClaimsAction ==
+    /\ fencing_resets_generation /\ rebalance_in_progress_rejoins /\ heartbeat_loss_keeps_membership
+    /\ lost_only_when_fenced /\ rebalance_on_change_only /\ generation_per_round /\ coordinator_answers
+StepClaims == [][StepClaimsAction]_vars
 
 \* Witnesses
 \* the group settles with every partition owned

@@ -11,22 +11,14 @@
 EXTENDS Consumer
 
 OnResponseKAFKA13419(c0, resp) ==
-    IF /\ c0.awaiting # resp.kind \/ resp.to # c0.memberId
-       /\ resp.kind = "SyncGroup" /\ resp.error = "NONE"
+    IF ~Awaited(c0, resp) /\ resp.kind = "SyncGroup" /\ resp.error = "NONE"
     THEN \* the late response changes ownership only: the consumer is mid-rejoin
          [consumer |-> [c0 EXCEPT !.inbox = Tail(@), !.needsJoinPrepare = TRUE,
                                   !.owned = resp.assignment, !.userData = resp.assignment],
           led |-> FALSE]
     ELSE OnResponse(c0, resp)
 
-ReceiveKAFKA13419(s) ==
-    /\ ~consumers[s].paused
-    /\ consumers[s].inbox # <<>>
-    /\ LET r == OnResponseKAFKA13419(consumers[s], Head(consumers[s].inbox))
-       IN /\ consumers' = [consumers EXCEPT ![s] = r.consumer]
-          /\ calm' = IF r.led /\ r.consumer.generation > calmFrom
-                     THEN (IF calm + 1 < CalmCap THEN calm + 1 ELSE CalmCap) ELSE calm
-    /\ UNCHANGED <<group, budget, calmFrom>>
+ReceiveKAFKA13419(s) == CanReceive(s) /\ Received(s, OnResponseKAFKA13419(consumers[s], Head(consumers[s].inbox)))
 
 NextKAFKA13419 ==
     \/ \E s \in Slots : ReceiveKAFKA13419(s)

@@ -2,8 +2,9 @@
 ``specs/consumer/Consumer.tla``.
 
 Partition bitmasks of the one topic become sets of partition numbers; a subscription
-becomes [owned, generation] (its version, topics and userData are the scope's constants
-for the one EAGER range config the spec covers); requests and responses become records
+becomes [owned, generation, userData, userGeneration] (its version and topics are the
+scope's constants for the one config, of one assignor, the spec covers); requests and
+responses become records
 named by the request they belong to ("JoinGroup", "SyncGroup", "Heartbeat"). Fields the
 spec leaves out must keep their starting values: ``variables`` refuses a state where one
 does not, naming it."""
@@ -22,19 +23,24 @@ def _parts(mask: int) -> frozenset:
     return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
+ASSIGNORS = ("range", "sticky", "cooperative-sticky")
+
+
 def constants(scope) -> dict:
-    if len(scope.partitions) != 1 or len(scope.plan) != 1 or tuple(scope.plan[0].assignors) != ("range",) \
-            or scope.plan[0].version != 3:
-        raise OutsideSpec("the spec covers one topic and one config of the range assignor (subscription v3)")
+    if len(scope.partitions) != 1 or len(scope.plan) != 1 or len(scope.plan[0].assignors) != 1 \
+            or scope.plan[0].assignors[0] not in ASSIGNORS or scope.plan[0].version != 3:
+        raise OutsideSpec("the spec covers one topic and one config of one assignor (range, sticky or "
+                          "cooperative-sticky; subscription v3)")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
-            "Faults": tset(scope.faults), "Budget": scope.budget,
+            "Assignor": scope.plan[0].assignors[0], "Faults": tset(scope.faults), "Budget": scope.budget,
             "MaxGeneration": scope.max_generation, "CalmCap": 3}
 
 
 def _subscription(sub) -> object:
-    if sub.version != 3 or sub.user_data or sub.user_generation != -1:
-        raise OutsideSpec("a subscription other than v3 without userData is outside the spec")
-    return rec(owned=_parts(sub.owned), generation=sub.generation)
+    if sub.version != 3:
+        raise OutsideSpec("a subscription other than v3 is outside the spec")
+    return rec(owned=_parts(sub.owned), generation=sub.generation, userData=_parts(sub.user_data),
+               userGeneration=sub.user_generation)
 
 
 def _request(r) -> object:
