@@ -131,8 +131,8 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
         raise fail(str(e)) from None
     bundle = _bundle(rec.protocol.name)
     by_scope = {v.key: v for v in rec.protocol.variants()}
-    variant = next((v for v in bundle.variants if v.key in by_scope and by_scope[v.key].buggy_scope() == rec.scope),
-                   None)
+    variant = next((v for v in bundle.variants if v.key in by_scope
+                    and rec.scope in (by_scope[v.key].buggy_scope(), bundle.variant_scope(v))), None)
     try:
         if variant is not None:
             spec = crosscheck.load_spec(bundle, rec.scope, variant.module, variant.next)

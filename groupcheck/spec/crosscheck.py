@@ -400,7 +400,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
     if variant.key not in known:
         report.problems.append(f"the model has no variant {variant.key}")
         return report
-    scope = variant.scope if variant.scope is not None else known[variant.key].buggy_scope()
+    scope = bundle.variant_scope(variant)
     if variant.scope is not None:
         report.figures["scope"] = "the bug's switch at the spec's profile"
     found = bfs(bundle.model, scope)
@@ -433,11 +433,14 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
         report.problems.append(f"the counterexample's last state (step {len(steps)}) does not break "
                                f"{variant.property} in the spec")
     report.figures["steps"] = len(steps)
+    # the counterexample breaks the claim on both sides (the model's BFS found it breaking)
+    report.figures["broken on both sides"] = [] if report.problems else [variant.property]
     if variant.distinct_states is not None:
         whole = check_config(bundle, Config(variant.key, scope, variant.distinct_states), variant=variant)
         report.problems += whole.problems
         report.figures["states (spec = model)"] = whole.figures.get("spec states")
-        report.figures["broken on both sides"] = sorted(set(whole.figures.get("claims broken on both sides", []))
+        report.figures["broken on both sides"] = sorted(set(report.figures["broken on both sides"])
+                                                        | set(whole.figures.get("claims broken on both sides", []))
                                                         | set(whole.figures.get("invariants broken on both sides", [])))
     report.seconds = time.perf_counter() - started
     return report

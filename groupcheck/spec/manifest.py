@@ -83,6 +83,12 @@ class Bundle:
     def model(self):
         return self.protocol.model
 
+    def variant_scope(self, variant: Variant):
+        """The scope a variant is checked at: the manifest's, else the model's own for the bug."""
+        if variant.scope is not None:
+            return variant.scope
+        return next(v for v in self.protocol.variants() if v.key == variant.key).buggy_scope()
+
 
 def folders() -> dict[str, Path]:
     """protocol name -> its spec folder, for every folder with a manifest."""

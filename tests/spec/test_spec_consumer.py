@@ -221,28 +221,6 @@ def _first_path(scope, wanted) -> list[int]:
     raise AssertionError("no such step at this scope")
 
 
-@pytest.mark.parametrize("key, module, max_generation", [
-    ("KAFKA-14639", "Consumer_KAFKA14639", 3),    # three members: beyond CI's state-for-state budget
-    ("KAFKA-12984", "Consumer_KAFKA12984", 4),    # its states at CI's scope are KAFKA-12983's
-])
-def test_a_known_bug_outside_ci_scopes_is_a_behaviour_of_its_variant(key, module, max_generation):
-    """The model's shortest counterexample under the bug's rules (its own scope, generation
-    bounded as given) is a behaviour of the variant module and breaks the claim of the same
-    name in both; the base spec rejects it at the buggy step."""
-    from dataclasses import replace
-    bug = variant(key)
-    scope = replace(bug.buggy_scope(), max_generation=max_generation)
-    assert key in BUNDLE.leaves_out["variants"]
-    report = crosscheck.check_variant(BUNDLE, manifest.Variant(key, module, "Next" + module.split("_", 1)[1],
-                                                               bug.expect, scope))
-    assert report.problems == []
-    found = bfs(BUNDLE.model, scope)
-    assert report.figures["steps"] == len(found.violation.path) - 1 > 0
-    steps, problems = crosscheck.validate_path(BUNDLE, scope, list(found.violation.path),
-                                               crosscheck.load_spec(BUNDLE, scope))
-    assert problems and "not a step of Receive" in problems[0]
-
-
 def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the counterexample groupcheck writes for KIP-429's hazard of a
     leader that does not withhold: accepted by the variant module, step by step."""

@@ -12,8 +12,10 @@ CONFIGS = [(name, c.name) for name, b in BUNDLES.items() for c in b.configs]
 VARIANTS = [(name, v.key) for name, b in BUNDLES.items() for v in b.variants]
 
 
-def test_every_modelled_protocol_with_a_spec_is_found():
-    assert {"consumer", "consumer-group"} <= set(BUNDLES)
+def test_every_modelled_protocol_has_a_spec():
+    from groupcheck.protocols import PROTOCOLS
+    assert set(BUNDLES) == set(PROTOCOLS) == {"consumer", "consumer-group", "streams-classic",
+                                                           "streams-group"}
 
 
 @pytest.mark.parametrize("name", sorted(BUNDLES))
@@ -50,13 +52,15 @@ def test_walks_of_larger_scopes_are_behaviours_of_the_spec(name):
 def test_known_bug_variant_breaks_the_same_named_invariant(name, key):
     """The variant module against the model with the bug's rule: the model's shortest
     counterexample is a behaviour of the variant and breaks the claim on both sides; the
-    reachable states agree."""
+    reachable states agree (where the manifest pins them: a bug whose scope is beyond CI's
+    state-for-state budget has its counterexample checked only)."""
     bundle = BUNDLES[name]
     variant = next(v for v in bundle.variants if v.key == key)
     report = crosscheck.check_variant(bundle, variant)
     assert report.problems == []
     assert variant.property in report.figures["broken on both sides"]
-    assert report.figures["states (spec = model)"] == variant.distinct_states
+    assert report.figures["steps"] > 0
+    assert report.figures.get("states (spec = model)") == variant.distinct_states
 
 
 @pytest.mark.parametrize("name, key", VARIANTS)
@@ -65,8 +69,9 @@ def test_the_base_spec_rejects_each_known_bug_counterexample(name, key):
     from groupcheck.checker import bfs
     bundle = BUNDLES[name]
     variant = next(v for v in bundle.variants if v.key == key)
-    found = bfs(bundle.model, variant.scope)
-    spec = crosscheck.load_spec(bundle, variant.scope)
-    steps, problems = crosscheck.validate_path(bundle, variant.scope, list(found.violation.path), spec)
+    scope = bundle.variant_scope(variant)
+    found = bfs(bundle.model, scope)
+    spec = crosscheck.load_spec(bundle, scope)
+    steps, problems = crosscheck.validate_path(bundle, scope, list(found.violation.path), spec)
     assert problems and "not a step of" in problems[0]
     assert steps <= len(found.violation.path) - 1
