@@ -20,14 +20,14 @@
 (* `highly_available` assignor: standbys, warm-ups while a task is staged,  *)
 (* task offsets), the profiles kip-1071 (the KIP's text), kafka-4.1 and     *)
 (* kafka-4.5 (what Kafka ships) as the constant Profile; the steps Send,    *)
-(* Handle, Deliver, Restart, Bounce, Expire, RebalanceTimeout,              *)
+(* Handle, Deliver, Restart, Bounce, Expire, RebalanceTimeout, CreateTopic, *)
 (* TopicsCreated, CatchUp; the faults LoseResponse, SessionTimeout, Crash;  *)
 (* the operations TopologyUpdate (KIP-1071's rolling topology update),      *)
-(* ShutdownRequest, Roll, Redeploy, PollTimeout, ShutdownLeave; the         *)
-(* convergence monitor of converges_within_k. Leaves out (see README.md):   *)
-(* static members, classic members and migration, coordinator failover     *)
-(* (the record log), topic deletion and partition changes, the group size   *)
-(* limit, source-topic regexes, repartition topics and copartitioning.      *)
+(* TopicChange (a source topic deleted or grown), ShutdownRequest, Roll,    *)
+(* Redeploy, PollTimeout, ShutdownLeave; the convergence monitor of         *)
+(* converges_within_k. Leaves out (see README.md): static members, classic  *)
+(* members and migration, coordinator failover (the record log), the group  *)
+(* size limit, source-topic regexes, repartition topics, copartitioning.    *)
 (***************************************************************************)
 EXTENDS Naturals, Integers, FiniteSets, Sequences
 
@@ -40,8 +40,8 @@ CONSTANTS
     Warmups,            \* num.warmup.replicas (kip-1071 only: task offsets)
     Profile,            \* "kip-1071", "kafka-4.1" or "kafka-4.5"
     Faults,             \* a subset of {"lose_response", "session_timeout", "crash"}
-    Operations,         \* a subset of {"topology_update", "shutdown_request", "roll",
-                        \*   "redeploy", "poll_timeout", "shutdown_leave"}
+    Operations,         \* a subset of {"topology_update", "topic_change", "shutdown_request",
+                        \*   "roll", "redeploy", "poll_timeout", "shutdown_leave"}
     Budget,             \* how many faults and operations may happen
     MaxEpoch,           \* the scope's bound on the group epoch (TLC: CONSTRAINT)
     K                   \* heartbeat rounds converges_within_k allows (5)
@@ -70,11 +70,18 @@ Roles == {"active", "standby", "warmup"}
 NoTasks == [r \in Roles |-> {}]
 Subtopologies == 0 .. Len(Partitions) - 1
 
+\* a stateless scope with topic_change may add a partition to the first source topic: its task
+\* gets a number from the start
+CanAddPartition == "topic_change" \in Operations /\ ~Stateful /\ Partitions[1] < 4
+Capacity(i) == Partitions[i + 1] + (IF i = 0 /\ CanAddPartition THEN 1 ELSE 0)
+
 RECURSIVE TaskBase(_)
 \* tasks are numbered over the subtopologies in order, partitions 0 .. n-1 each
-TaskBase(i) == IF i = 0 THEN 0 ELSE TaskBase(i - 1) + Partitions[i]
+TaskBase(i) == IF i = 0 THEN 0 ELSE TaskBase(i - 1) + Capacity(i - 1)
 NumTasks == TaskBase(Len(Partitions))
 Tasks == 0 .. NumTasks - 1
+SubOf(t) == CHOOSE i \in Subtopologies : TaskBase(i) <= t /\ t < TaskBase(i) + Capacity(i)
+PartitionOf(t) == t - TaskBase(SubOf(t))
 
 \* topics: a subtopology's source topic "t<i>" and changelog topic "app-<i>-changelog"
 Source(i) == <<"source", i>>
@@ -84,7 +91,8 @@ MemberStates == {"STABLE", "UNREVOKED", "UNRELEASED"}
 ClientStates == {"JOINING", "MEMBER", "LEAVING", "DOWN", "STOPPED", "FAILED"}
 Errors == {"", "UNKNOWN_MEMBER_ID", "INVALID_REQUEST", "GROUP_ID_NOT_FOUND", "FENCED_MEMBER_EPOCH",
            "STREAMS_INVALID_TOPOLOGY_EPOCH", "STREAMS_TOPOLOGY_FENCED"}
-TaskSet == [Roles -> SUBSET Tasks]
+Statuses == {"STALE_TOPOLOGY", "MISSING_SOURCE_TOPICS", "INCORRECTLY_PARTITIONED_TOPICS",
+             "MISSING_INTERNAL_TOPICS", "SHUTDOWN_APPLICATION"}
 
 \* A member id: the client's slot and incarnation ("m<slot>.<incarnation>"); a restart is
 \* a new incarnation (Kafka's member id lives as long as the process). Ids are ordered as
@@ -94,24 +102,30 @@ IdOf(s) == <<s, clients[s].incarnation>>
 IdLess(a, b) == a[1] < b[1] \/ (a[1] = b[1] /\ a[2] < b[2])
 Proc(s) == s \div MembersPerProcess
 
-Topology == [epoch: Int, stateful: BOOLEAN]   \* the scope's topology at an epoch (a redeploy flips stateful)
-Member == [topologyEpoch: Int, state: MemberStates, epoch: Int, previousEpoch: Int,
-           assigned: TaskSet, pendingRevocation: TaskSet, revocationEpoch: Int]
-Request == [epoch: Int, owned: TaskSet, topologyEpoch: Int, shutdown: BOOLEAN, caught: SUBSET Tasks,
-            joining: BOOLEAN, unsent: SUBSET Roles, redeployed: BOOLEAN]
-Reply == [error: Errors, epoch: Int, tasks: TaskSet \cup {None}, statuses: Seq(STRING)]
+IsTasks(x) == DOMAIN x = Roles /\ \A r \in Roles : x[r] \subseteq Tasks
+IsMember(m) ==
+    /\ m.state \in MemberStates /\ m.epoch \in Int /\ m.previousEpoch \in Int /\ m.topologyEpoch \in Int
+    /\ IsTasks(m.assigned) /\ IsTasks(m.pendingRevocation) /\ m.revocationEpoch \in Int
+IsRequest(r) ==
+    /\ r.epoch \in Int /\ IsTasks(r.owned) /\ r.topologyEpoch \in Nat /\ r.shutdown \in BOOLEAN
+    /\ r.caught \subseteq Tasks /\ r.joining \in BOOLEAN /\ r.unsent \subseteq Roles /\ r.redeployed \in BOOLEAN
+IsReply(r) ==
+    /\ r.error \in Errors /\ r.epoch \in Int /\ (r.tasks = None \/ IsTasks(r.tasks))
+    /\ \A i \in DOMAIN r.statuses : r.statuses[i] \in Statuses
 
 TypeOK ==
     /\ group.dead \in BOOLEAN
     /\ group.epoch \in Nat /\ group.assignmentEpoch \in Nat
-    /\ group.topology \in Topology \cup {None}
-    /\ \A id \in DOMAIN group.members : group.members[id] \in Member
-    /\ \A id \in DOMAIN group.target : group.target[id] \in TaskSet
-    /\ \A s \in Slots : clients[s].status \in ClientStates
-                        /\ clients[s].request \in Request \cup {None}
-                        /\ clients[s].reply \in Reply \cup {None}
+    /\ group.topology = None \/ (group.topology.epoch \in Nat /\ group.topology.stateful \in BOOLEAN)
+    /\ \A id \in DOMAIN group.members : IsMember(group.members[id])
+    /\ \A id \in DOMAIN group.target : IsTasks(group.target[id])
+    /\ shutdown = None \/ (shutdown[1] \in Slots /\ shutdown[2] \in Nat)
+    /\ \A s \in Slots : /\ clients[s].status \in ClientStates /\ IsTasks(clients[s].owned)
+                        /\ clients[s].request = None \/ IsRequest(clients[s].request)
+                        /\ clients[s].reply = None \/ IsReply(clients[s].reply)
     /\ budget \in Nat /\ calm \in 0..K
     /\ beaten \subseteq Slots /\ fresh \subseteq Slots /\ wedged \subseteq Slots
+    /\ marks \subseteq {"WARMUP_PROMOTED", "BECAME_READY"}
 
 -----------------------------------------------------------------------------
 (* Init: no group yet; the source topics exist; every client starts, joining *)
@@ -199,22 +213,43 @@ SortedIds(S) == IF S = {} THEN <<>>
                 ELSE LET m == CHOOSE x \in S : \A y \in S : ~IdLess(y, x)
                      IN <<m>> \o SortedIds(S \ {m})
 
+RECURSIVE SortedNats(_)
+SortedNats(S) == IF S = {} THEN <<>> ELSE LET m == Min(S) IN <<m>> \o SortedNats(S \ {m})
+
 RECURSIVE Sum(_)
 \* the sum of the second components of a set of pairs
 Sum(S) == IF S = {} THEN 0 ELSE LET x == CHOOSE x \in S : TRUE IN x[2] + Sum(S \ {x})
 
 (***************************************************************************)
-(* "Topology configuration" (InternalTopicManager#configureTopics): the    *)
-(* source topics always exist here, so a topology is ready once every      *)
-(* changelog topic exists, and MISSING_INTERNAL_TOPICS names the missing   *)
-(* ones, created with the subtopology's task count. The partition metadata *)
-(* (the model keeps counts where Kafka keeps their hash) covers every topic *)
-(* the topology names that exists.                                         *)
+(* "Topology configuration" (InternalTopicManager#configureTopics), in the *)
+(* KIP's order of precedence: MISSING_SOURCE_TOPICS, then                  *)
+(* INCORRECTLY_PARTITIONED_TOPICS (a changelog topic whose partitions are  *)
+(* not its subtopology's task count), then MISSING_INTERNAL_TOPICS (the    *)
+(* changelog topics to create, with that count). A subtopology has as many *)
+(* tasks as its source topic has partitions. The partition metadata (the   *)
+(* model keeps counts where Kafka keeps their hash) covers every topic the *)
+(* topology names that exists.                                             *)
 (***************************************************************************)
 Named(top) == {Source(i) : i \in Subtopologies} \cup (IF top.stateful THEN {Changelog(i) : i \in Subtopologies} ELSE {})
-MissingInternal(top) == IF top.stateful THEN {Changelog(i) : i \in Subtopologies} \ DOMAIN topics ELSE {}
-Ready(top) == MissingInternal(top) = {}
 Metadata(top) == [t \in Named(top) \cap DOMAIN topics |-> topics[t]]
+Configure(top) ==
+    IF \E i \in Subtopologies : Source(i) \notin DOMAIN topics
+    THEN [status |-> "MISSING_SOURCE_TOPICS", create |-> {}]
+    ELSE LET changelogs == IF top.stateful THEN {Changelog(i) : i \in Subtopologies} ELSE {}
+             wrong == {c \in changelogs \cap DOMAIN topics : topics[c] # topics[Source(c[2])]}
+             missing == changelogs \ DOMAIN topics
+         IN IF wrong # {} THEN [status |-> "INCORRECTLY_PARTITIONED_TOPICS", create |-> {}]
+            ELSE IF missing # {} THEN [status |-> "MISSING_INTERNAL_TOPICS", create |-> missing]
+            ELSE [status |-> "", create |-> {}]
+\* throwIfRequestContainsInvalidTasks, once the topology is configured: "Each element of
+\* ActiveTasks, StandbyTasks and WarmupTasks has to be a valid task ID in the topology
+\* initialized for the group ID" (a task of a partition its source topic no longer has)
+OutsideTopology(r) ==
+    /\ ~r.joining /\ r.epoch > 0
+    /\ \E x \in Roles \ r.unsent : \E t \in r.owned[x] : PartitionOf(t) >= topics[Source(SubOf(t))]
+
+\* the tasks of the configured topology (the source topics exist)
+ConfiguredTasks == {t \in Tasks : PartitionOf(t) < topics[Source(SubOf(t))]}
 Configs == [standbys |-> Standbys, warmups |-> Warmups, lag |-> 0]   \* LastAssignmentConfigs
 
 (***************************************************************************)
@@ -257,7 +292,7 @@ AP(X, m) == Proc(X.ids[m][1])
 Prev(X, m) == TargetOf(X.g, X.ids[m])
 MembersOf(X, p) == {m \in 1 .. X.n : AP(X, m) = p}
 Procs(X) == {AP(X, m) : m \in 1 .. X.n}
-MaxPairs == (NumTasks * (NumTasks - 1)) \div 2
+MaxPairs(X) == (Len(X.tasks) * (Len(X.tasks) - 1)) \div 2
 \* "members with a topology epoch that does not correspond to the group's topology epoch will
 \* not get any new tasks assigned": a stale member keeps a task only in the role it holds it in
 MayTake(X, m, t, role) == X.g.members[X.ids[m]].topologyEpoch >= X.g.topology.epoch \/ t \in Prev(X, m)[role]
@@ -273,7 +308,7 @@ Held(X, W, p) == Sum({<<m, Cardinality(TasksOf(X, W, m))>> : m \in MembersOf(X, 
 LoadLess(X, W, p, q) == Held(X, W, p) * Cardinality(MembersOf(X, q)) < Held(X, W, q) * Cardinality(MembersOf(X, p))
 \* TaskPairs#hasNewPair: t on p forms a task pair not yet seen on one process
 HasNewPair(X, W, t, p) ==
-    IF Cardinality(W.pairs) = MaxPairs THEN FALSE
+    IF Cardinality(W.pairs) = MaxPairs(X) THEN FALSE
     ELSE ProcTasks(X, W, p) = {} \/ \E u \in ProcTasks(X, W, p) : Pair(t, u) \notin W.pairs
 \* ProcessState#addTask, then the task pairs of its process
 Add(X, W, m, t, role) ==
@@ -328,12 +363,11 @@ Pass(X, k, A, ts) ==
              rest == Pass(X, k, IF placed THEN Place(X, A, m, t) ELSE A, Tail(ts))
          IN IF placed THEN rest ELSE [rest EXCEPT !.left = <<t>> \o @]
 
-TaskSeq == [i \in 1 .. NumTasks |-> i - 1]
-
 Actives(X) ==
     LET W0 == [active |-> [m \in 1 .. X.n |-> {}], standby |-> [m \in 1 .. X.n |-> {}],
                warmup |-> [m \in 1 .. X.n |-> {}], pairs |-> {}]
-        P1 == Pass(X, 1, [w |-> W0, tasks |-> NumTasks, capacity |-> X.n, tpm |-> PerMember(NumTasks, X.n)], TaskSeq)
+        P1 == Pass(X, 1, [w |-> W0, tasks |-> Len(X.tasks), capacity |-> X.n, tpm |-> PerMember(Len(X.tasks), X.n)],
+                   X.tasks)
         P2 == Pass(X, 2, P1.a, P1.left)
     IN Pass(X, 3, P2.a, P2.left).a.w
 
@@ -415,10 +449,10 @@ NewTarget(g, ready, lagProc, lags, rules) ==
     IF ~ready THEN [id \in DOMAIN g.members |-> NoTasks] ELSE
     LET ids == SortedIds(DOMAIN g.members)
         X == [g |-> g, ids |-> ids, n |-> Len(ids), lagProc |-> lagProc, lags |-> lags,
-              ha |-> g.topology.stateful, rules |-> rules]
-        S == Stage(X, [w |-> Actives(X), staged |-> <<>>], TaskSeq)
+              ha |-> g.topology.stateful, rules |-> rules, tasks |-> SortedNats(ConfiguredTasks)]
+        S == Stage(X, [w |-> Actives(X), staged |-> <<>>], X.tasks)
         Warm == NewWarm(X, KeepWarm(X, [w |-> S.w, budget |-> Warmups], S.staged), S.staged).w
-        Final == IF X.ha THEN Standby(X, Warm, TaskSeq, Standbys) ELSE Actives(X)
+        Final == IF X.ha THEN Standby(X, Warm, X.tasks, Standbys) ELSE Actives(X)
     IN [id \in DOMAIN g.members |->
           LET m == CHOOSE i \in 1 .. X.n : ids[i] = id
           IN [active |-> Final.active[m], standby |-> Final.standby[m], warmup |-> Final.warmup[m]]]
@@ -529,9 +563,11 @@ NewMember == [topologyEpoch |-> -1, state |-> "STABLE", epoch |-> 0, previousEpo
 
 \* Steps 4-9: member metadata, topology configuration, the group-epoch bump, a new target
 \* assignment, reconciliation, the response. old: the member before (None: it joins).
-Update(g, id, old, m0, topology, r, rules) ==
+Update(orig, g, id, old, m0, topology, r, rules) ==
     LET m == IF r.joining THEN [m0 EXCEPT !.topologyEpoch = r.topologyEpoch] ELSE m0
-        ready == Ready(topology)
+        configured == Configure(topology)
+        ready == configured.status = ""
+        invalidTasks == ready /\ OutsideTopology(r)
         validated == IF ready THEN topology.epoch ELSE -1
         lags == Lags(r)
         metadata == Metadata(topology)
@@ -560,15 +596,16 @@ Update(g, id, old, m0, topology, r, rules) ==
         g3 == [g2 EXCEPT !.members = Put(@, id, m1)]
         sd == IF r.shutdown THEN id ELSE shutdown
         \* statuses in Kafka's order: "If the topology epoch in the request is less than the
-        \* topology epoch of the group, set state STALE_TOPOLOGY", MISSING_INTERNAL_TOPICS,
+        \* topology epoch of the group, set state STALE_TOPOLOGY", the configuration's,
         \* SHUTDOWN_APPLICATION (to every member until the group is empty)
         statuses == (IF m1.topologyEpoch < topology.epoch THEN <<"STALE_TOPOLOGY">> ELSE <<>>)
-                    \o (IF ready THEN <<>> ELSE <<"MISSING_INTERNAL_TOPICS">>)
+                    \o (IF ready THEN <<>> ELSE <<configured.status>>)
                     \o (IF sd # None THEN <<"SHUTDOWN_APPLICATION">> ELSE <<>>)
         \* the task lists on join or when the assigned tasks changed ("Null if unchanged since
         \* last heartbeat"; unlike KIP-848's consumer path there is no full-request case)
         changed == r.epoch = 0 \/ old = None \/ old.assigned # m1.assigned
-    IN Outcome(g3, "", m1.epoch, IF changed THEN m1.assigned ELSE None, statuses, sd, MissingInternal(topology))
+    IN IF invalidTasks THEN ErrorOutcome(orig, "INVALID_REQUEST")
+       ELSE Outcome(g3, "", m1.epoch, IF changed THEN m1.assigned ELSE None, statuses, sd, configured.create)
 
 \* Step 2 (epoch 0): "Look up or create the group", the topology-epoch decision, "Creates the
 \* member"; a known member rejoining starts over with nothing assigned (KAFKA-19233's fix);
@@ -583,8 +620,8 @@ Join(g, id, r, rules) ==
     IN IF d.kind = "REJECT" THEN ErrorOutcome(g, d.error)
        ELSE IF known /\ ~rules.epoch0RejoinResets
        THEN IF EpochFenced(k, 0, NoTasks) THEN Fence(base, id, rules)
-            ELSE Update(base, id, k, k, topology, r, rules)
-       ELSE Update(base, id, IF known THEN k ELSE None,
+            ELSE Update(g, base, id, k, k, topology, r, rules)
+       ELSE Update(g, base, id, IF known THEN k ELSE None,
                    [k EXCEPT !.state = "STABLE", !.epoch = 0, !.previousEpoch = -1,
                              !.assigned = NoTasks, !.pendingRevocation = NoTasks],
                    topology, r, rules)
@@ -602,7 +639,7 @@ Existing(g, id, r, rules) ==
              sd == IF r.shutdown /\ rules.leaveRecordsShutdown THEN id ELSE shutdown
          IN Outcome(g1, "", -1, None, <<>>, ShutdownAfter(g1, sd), {})
     ELSE IF EpochFenced(g.members[id], r.epoch, Owned(r)) THEN Fence(g, id, rules)
-    ELSE Update(g, id, g.members[id], g.members[id], g.topology, r, rules)
+    ELSE Update(g, g, id, g.members[id], g.members[id], g.topology, r, rules)
 
 Heartbeat(g, id, r, rules) ==
     IF Invalid(r, rules) THEN ErrorOutcome(g, "INVALID_REQUEST")
@@ -719,7 +756,8 @@ HandleWith(s, rules) ==
                        /\ \E id \in DOMAIN after.target : TargetOf(group, id).warmup \cap after.target[id].active # {}
        IN /\ group' = after
           /\ shutdown' = out.shutdown
-          /\ creating' = [t \in DOMAIN creating \cup out.create |-> Partitions[t[2] + 1]]
+          /\ creating' = [t \in DOMAIN creating \cup out.create |->
+                              IF t \in DOMAIN creating THEN creating[t] ELSE topics[Source(t[2])]]
           /\ clients' = [clients EXCEPT ![s].request = None,
                                         ![s].reply = IF waiting
                                                      THEN [error |-> out.error, epoch |-> out.epoch,
@@ -832,6 +870,24 @@ Crash(s) ==
     /\ Disturbed
     /\ UNCHANGED <<group, shutdown, topics, creating, wedged, marks>>
 
+\* a deleted source topic is created again (with its first partition count)
+CreateTopic ==
+    /\ Source(0) \notin DOMAIN topics
+    /\ topics' = [t \in DOMAIN topics \cup {Source(0)} |-> IF t = Source(0) THEN Partitions[1] ELSE topics[t]]
+    /\ Disturbed
+    /\ UNCHANGED <<group, shutdown, creating, clients, budget, wedged, marks>>
+
+\* operation: the first source topic is deleted (the group goes NOT_READY, MISSING_SOURCE_TOPICS),
+\* or, stateless, it gains a partition (one more task)
+TopicChange ==
+    /\ "topic_change" \in Operations /\ budget > 0 /\ Source(0) \in DOMAIN topics
+    /\ \/ topics' = [t \in DOMAIN topics \ {Source(0)} |-> topics[t]]
+       \/ /\ CanAddPartition /\ topics[Source(0)] = Partitions[1]
+          /\ topics' = [topics EXCEPT ![Source(0)] = @ + 1]
+    /\ budget' = budget - 1
+    /\ Disturbed
+    /\ UNCHANGED <<group, shutdown, creating, clients, wedged, marks>>
+
 \* an operation on a member (the caller checks op \in Operations first): spends the budget,
 \* disturbs the monitor
 Operate(s, c) ==
@@ -889,12 +945,14 @@ Next ==
     \/ \E s \in Slots : Bounce(s)
     \/ \E s \in Slots : Expire(s)
     \/ \E s \in Slots : RebalanceTimeout(s)
+    \/ CreateTopic
     \/ TopicsCreated
     \/ \E s \in Slots : CatchUp(s)
     \/ \E s \in Slots : LoseResponse(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ \E s \in Slots : Crash(s)
     \/ \E s \in Slots : TopologyUpdate(s)
+    \/ TopicChange
     \/ \E s \in Slots : ShutdownRequest(s)
     \/ \E s \in Slots : Roll(s)
     \/ \E s \in Slots : Redeploy(s)
@@ -949,7 +1007,7 @@ empty_epochs_equal ==
 MembershipStable ==
     /\ \A s \in Slots : clients[s].status \notin {"DOWN", "LEAVING", "FAILED"}
     /\ \A s, t \in Slots : clients[s].topologyEpoch = clients[t].topologyEpoch
-    /\ DOMAIN creating = {}
+    /\ DOMAIN creating = {} /\ Source(0) \in DOMAIN topics
     /\ \A id \in Members(group) : clients[id[1]].incarnation = id[2] /\ Running(clients[id[1]])
 
 converges_within_k ==
@@ -974,6 +1032,7 @@ Prescribed(g, id, r) ==
     ELSE IF id \notin DOMAIN g.members THEN "UNKNOWN_MEMBER_ID"
     ELSE IF r.epoch < 0 THEN ""
     ELSE IF EpochFenced(g.members[id], r.epoch, Owned(r)) THEN "FENCED_MEMBER_EPOCH"
+    ELSE IF Configure(g.topology).status = "" /\ OutsideTopology(r) THEN "INVALID_REQUEST"
     ELSE ""
 
 \* Step claims

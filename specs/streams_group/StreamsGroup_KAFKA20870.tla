@@ -22,12 +22,14 @@ NextKAFKA20870 ==
     \/ \E s \in Slots : Bounce(s)
     \/ \E s \in Slots : Expire(s)
     \/ \E s \in Slots : RebalanceTimeout(s)
+    \/ CreateTopic
     \/ TopicsCreated
     \/ \E s \in Slots : CatchUp(s)
     \/ \E s \in Slots : LoseResponse(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ \E s \in Slots : Crash(s)
     \/ \E s \in Slots : TopologyUpdate(s)
+    \/ TopicChange
     \/ \E s \in Slots : ShutdownRequest(s)
     \/ \E s \in Slots : Roll(s)
     \/ \E s \in Slots : Redeploy(s)

@@ -27,7 +27,7 @@ STATUS = {"down": "DOWN", "joining": "JOINING", "member": "MEMBER", "leaving": "
           "failed": "FAILED"}
 STATUS_NAMES = {0: "STALE_TOPOLOGY", 1: "MISSING_SOURCE_TOPICS", 2: "INCORRECTLY_PARTITIONED_TOPICS",
                 3: "MISSING_INTERNAL_TOPICS", 4: "SHUTDOWN_APPLICATION"}
-OPERATIONS = ("topology_update", "shutdown_request", "roll", "redeploy", "poll_timeout", "shutdown_leave")
+OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout", "shutdown_leave")
 MARKS = {1: "WARMUP_PROMOTED", 2: "BECAME_READY"}
 
 
