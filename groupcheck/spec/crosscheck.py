@@ -402,7 +402,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
         report.problems.append(f"the model has no variant {variant.key}")
         return report
     scope = variant.scope if variant.scope is not None else known[variant.key].buggy_scope()
-    if variant.scope is not None:
+    if variant.scope is not None and variant.scope != known[variant.key].buggy_scope():
         report.figures["scope"] = "the bug's switch at the spec's profile"
     found = bfs(bundle.model, scope)
     if found.violation is None or found.violation.property != variant.property:
