@@ -5,11 +5,11 @@ makes the cross-check fail)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
 from groupcheck.spec import crosscheck, link, manifest
+from tests.spec.spec_edits import assert_change_caught
 
 BUNDLE = manifest.load("consumer-group")
 
@@ -28,17 +28,6 @@ def test_the_lost_response_scope_breaks_commits_only_by_owner_on_both_sides():
     assert report.figures["witnesses reached"] == ["lost_response_recovered", "revocation_completes"]
 
 
-def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
-    folder = tmp_path / "consumer_group"
-    shutil.copytree(BUNDLE.folder, folder)
-    module = folder / "ConsumerGroup.tla"
-    text = module.read_text()
-    assert text.count(old) == 1, old
-    module.write_text(text.replace(old, new))
-    crosscheck._SPECS.clear()
-    return manifest.load("consumer-group", folder)
-
-
 @pytest.mark.parametrize("old, new, config", [
     # the uniform assignor's extra quota goes to the last member instead of the first
     ("(IF i <= total % n THEN 1 ELSE 0)", "(IF i > n - total % n THEN 1 ELSE 0)", "one-partition"),
@@ -52,13 +41,7 @@ def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
 def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     """The cross-check fails: it reports differences, or the changed spec cannot even be
     evaluated along the model's states (an error naming the line)."""
-    bundle = _changed_spec(tmp_path, old, new)
-    try:
-        report = crosscheck.check_config(bundle, next(c for c in bundle.configs if c.name == config))
-    except crosscheck.SpecError as e:
-        assert "ConsumerGroup.tla:" in str(e)
-        return
-    assert report.problems, f"changing {old!r} went unnoticed"
+    assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
 def test_a_changed_model_rule_is_caught(monkeypatch):

@@ -6,12 +6,12 @@ cross-check fail)."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections import deque
 
 import pytest
 
 from groupcheck.spec import crosscheck, manifest
+from tests.spec.spec_edits import assert_change_caught
 
 BUNDLE = manifest.load("streams-group")
 MODEL = BUNDLE.model
@@ -186,17 +186,6 @@ def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     assert f"{len(found.violation.path) - 1} steps" in result.stdout
 
 
-def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
-    folder = tmp_path / "streams_group"
-    shutil.copytree(BUNDLE.folder, folder)
-    module = folder / "StreamsGroup.tla"
-    text = module.read_text()
-    assert text.count(old) == 1, old
-    module.write_text(text.replace(old, new))
-    crosscheck._SPECS.clear()
-    return manifest.load("streams-group", folder)
-
-
 @pytest.mark.parametrize("old, new, config", [
     # StickyTaskAssignor's first pass keeps a previous owner's task only under the quota
     ("(k = 3 \\/ Cardinality(TasksOf(X, A.w, m)) < A.tpm)", "(k = 3 \\/ Cardinality(TasksOf(X, A.w, m)) <= A.tpm)",
@@ -217,13 +206,7 @@ def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
 def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     """The cross-check fails: it reports differences, or the changed spec cannot even be
     evaluated along the model's states (an error naming the line)."""
-    bundle = _changed_spec(tmp_path, old, new)
-    try:
-        report = crosscheck.check_config(bundle, next(c for c in bundle.configs if c.name == config))
-    except crosscheck.SpecError as e:
-        assert "StreamsGroup.tla:" in str(e)
-        return
-    assert report.problems, f"changing {old!r} went unnoticed"
+    assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
 def test_a_changed_model_rule_is_caught(monkeypatch):

@@ -138,21 +138,13 @@ def _client(c) -> object:
 def variables(scope, state: State) -> dict:
     if state.uncommitted or state.classic_record is not None:
         raise OutsideSpec("failover's uncommitted write and the classic group's record are outside the spec")
-    if state.marks & ~3:
+    if state.marks & ~sum(MARKS):
         raise OutsideSpec(f"witness marks {state.marks:#x} are outside the spec")
-
-    def slots(mask: int) -> frozenset:
-        return tset(s for s in range(len(state.clients)) if mask >> s & 1)
-    return {
-        "group": _group(scope, state.group),
-        "shutdown": NONE if state.shutdown is None else _id(state.shutdown),
-        "topics": _topics(state.topics),
-        "creating": _topics(state.creating),
-        "clients": fcn({s: _client(c) for s, c in enumerate(state.clients)}),
-        "budget": state.budget,
-        "calm": state.calm,
-        "beaten": slots(state.beaten),
-        "fresh": slots(state.fresh),
-        "wedged": slots(state.wedged),
-        "marks": tset(name for bit, name in MARKS.items() if state.marks & bit),
-    }
+    monitor = {name: tset(s for s in range(len(state.clients)) if getattr(state, name) >> s & 1)
+               for name in ("beaten", "fresh", "wedged")}      # slot sets, as bitmasks in the model
+    return {"group": _group(scope, state.group),
+            "shutdown": NONE if state.shutdown is None else _id(state.shutdown),
+            "topics": _topics(state.topics), "creating": _topics(state.creating),
+            "clients": fcn({s: _client(c) for s, c in enumerate(state.clients)}),
+            "budget": state.budget, "calm": state.calm, **monitor,
+            "marks": tset(name for bit, name in MARKS.items() if state.marks & bit)}
