@@ -149,6 +149,29 @@ def test_bump_list_claim_is_pinned(monkeypatch):
     assert "task offsets reported" in report.violation.message
 
 
+def test_an_owned_task_outside_the_topology_is_prescribed_invalid_request(monkeypatch):
+    """KIP-1071 (Request Validation): "Each element of ActiveTasks, StandbyTasks and WarmupTasks
+    has to be a valid task ID in the topology initialized for the group ID". A source topic
+    gains a partition, the member takes the new task, the topic is deleted and created again
+    with its first count: the member's next heartbeat reports a task the topology no longer
+    has, which the handler answers INVALID_REQUEST and error_as_profile_prescribes prescribes
+    (it prescribed no error before the rule was added; the spec's cross-check found it). A
+    handler that skips the check is caught."""
+    scope = S(processes=1, partitions=(1,), operations=("topic_change",), budget=2)
+    report = bfs(MODEL, scope)
+    assert report.violation is None and report.states == 803
+    import model.streams_group.coordinator_update as cu
+    monkeypatch.setattr(cu, "validate_tasks", lambda request, number_of_tasks: None)
+    cu_step = __import__("importlib").import_module("model.streams_group.step")
+    cu_step._heartbeat.cache_clear()
+    try:
+        report = bfs(MODEL, scope)
+    finally:
+        cu_step._heartbeat.cache_clear()
+    assert report.violation is not None and report.violation.property == "error_as_profile_prescribes"
+    assert "prescribed INVALID_REQUEST" in report.violation.message
+
+
 def test_scope_round_trips_and_names_bad_fields():
     assert from_dict(to_dict(STATEFUL)) == STATEFUL
     with pytest.raises(ScopeError, match=r"scope.partitions\[0\]"):

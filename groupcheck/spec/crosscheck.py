@@ -105,11 +105,12 @@ def model_graph(model: Model, scope, limit: int = MAX_STATES, on_edge=None) -> G
     return _explore(model.init_states(scope), successors, lambda s: model.within_bounds(scope, s), limit, on_edge)
 
 
-def spec_graph(spec: Spec, constraint: str | None, limit: int = MAX_STATES) -> Graph:
+def spec_graph(spec: Spec, constraint: str | None, limit: int = MAX_STATES, successors=None) -> Graph:
     """The spec's reachable states, as TLC finds them: Init, then Next; a state where the
-    ``constraint`` (TLC's CONSTRAINT) is false is reached but not expanded."""
+    ``constraint`` (TLC's CONSTRAINT) is false is reached but not expanded. ``successors``:
+    the spec's, memoised by the caller."""
     expand = (lambda s: spec.holds(constraint, s)) if constraint else (lambda s: True)
-    return _explore(spec.init_states(), spec.successors, expand, limit)
+    return _explore(spec.init_states(), successors or spec.successors, expand, limit)
 
 
 # ---------------------------------------------------------------- reports
@@ -187,12 +188,19 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
 
     step_claims = _linked_steps(bundle, spec)
     wrong_steps: list[str] = []
-    last: list = [None, frozenset()]        # the BFS expands a state's transitions one after another
+    memo: dict = {}                         # spec state -> its (label, successor) steps: list, set
 
-    def successors_of(x) -> frozenset:
-        if last[0] != x:
-            last[:] = [x, frozenset(u for _, u in spec.successors(x))]
-        return last[1]
+    def steps(u) -> frozenset:
+        """Every step of the spec's next from ``u``, computed once for the edges out of it and
+        for the spec's own exploration."""
+        if u not in memo:
+            found = spec.successors(u)
+            memo[u] = (found, frozenset(found))
+        return memo[u][1]
+
+    def successors(u) -> list:
+        steps(u)
+        return memo[u][0]
 
     def on_edge(s, label, t):
         action, events = label
@@ -207,15 +215,15 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
                 broken.setdefault(prop.name, says)
         name = camel(action.kind)
         if variant is not None:
-            if to_spec(t) not in successors_of(to_spec(s)):
+            if not any(u == to_spec(t) for _, u in steps(to_spec(s))):
                 unsatisfied.append(f"{model.describe_action(scope, s, action)}: not a step of {variant.next}")
             return
         if name not in names:
             unsatisfied.append(f"the model takes {action.kind} ({model.describe_action(scope, s, action)}), "
                                f"which the spec has no action {name} for")
             return
-        if not spec.steps_by(name, to_spec(s), to_spec(t)):
-            by = [n for n, u in spec.successors(to_spec(s)) if u == to_spec(t)]
+        if (name, to_spec(t)) not in steps(to_spec(s)):
+            by = [n for n, u in steps(to_spec(s)) if u == to_spec(t)]
             also = f"; the step satisfies {', '.join(sorted(set(by)))} instead" if by else ""
             unsatisfied.append(f"{model.describe_action(scope, s, action)}: the step does not satisfy {name}{also}")
 
@@ -239,7 +247,7 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
         images.setdefault(img, s)
     report.add("clashes", clashes)
 
-    sg = spec_graph(spec, bundle.constraint, limit)
+    sg = spec_graph(spec, bundle.constraint, limit, successors)
     report.figures["spec states"] = len(sg.order)
     if sg.cut:
         report.problems.append(f"the spec has over {limit:,} states at {config.name}")
@@ -391,8 +399,8 @@ def check_walks(bundle: Bundle, scope, walks: int = 20, length: int = 60, seed: 
 
 def check_variant(bundle: Bundle, variant: Variant) -> Report:
     """The known bug's shortest counterexample (the model's BFS under its scope) is a
-    behaviour of the variant module, and its last state breaks the same-named invariant,
-    which holds before it (a claim on steps: its last step breaks it, no step before)."""
+    behaviour of the variant module, and its last state breaks the same-named invariant
+    (its last step the same-named step claim), which holds before it."""
     from groupcheck.checker import bfs
     started = time.perf_counter()
     report = Report(f"{bundle.protocol.name} {variant.key}")
@@ -401,7 +409,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
         report.problems.append(f"the model has no variant {variant.key}")
         return report
     scope = bundle.variant_scope(variant)
-    if variant.scope is not None:
+    if scope != known[variant.key].buggy_scope():
         report.figures["scope"] = "the bug's switch at the spec's profile"
     found = bfs(bundle.model, scope)
     if found.violation is None or found.violation.property != variant.property:
@@ -420,18 +428,18 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
             report.problems.append(f"step {i} ({bundle.model.describe_action(scope, st.prev, st.action)}) "
                                    f"is not a step of {variant.next}")
             break
-    on_steps = any(p.name == variant.property and p.on == "step" for p in bundle.model.properties)
-    if on_steps:      # a claim on steps: it holds on every step but the last, which breaks it
-        holds = [spec.holds_step(variant.property, a, b) for a, b in zip(mapped, mapped[1:])]
-    else:
-        holds = [spec.holds(variant.property, t) for t in mapped]
-    for i, ok in enumerate(holds[:-1]):
+    # a claim on states is judged at each state, a claim on steps on each step
+    on_steps = variant.property in {p.name for p in _linked_steps(bundle, spec)}
+    verdicts = ([spec.holds_step(variant.property, a, b) for a, b in zip(mapped, mapped[1:])] if on_steps
+                else [spec.holds(variant.property, t) for t in mapped])
+    where = "step" if on_steps else "state after step"
+    for i, ok in enumerate(verdicts[:-1]):
         if not ok:
-            report.problems.append(f"{variant.property} is already FALSE in the spec at step {i + on_steps}")
+            report.problems.append(f"{variant.property} is already FALSE in the spec at {where} {i + on_steps}")
             break
-    if holds[-1]:
-        report.problems.append(f"the counterexample's last state (step {len(steps)}) does not break "
-                               f"{variant.property} in the spec")
+    if verdicts[-1]:
+        report.problems.append(f"the counterexample's last {'step' if on_steps else 'state'} (step {len(steps)}) "
+                               f"does not break {variant.property} in the spec")
     report.figures["steps"] = len(steps)
     # the counterexample breaks the claim on both sides (the model's BFS found it breaking)
     report.figures["broken on both sides"] = [] if report.problems else [variant.property]

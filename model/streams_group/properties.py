@@ -26,8 +26,8 @@ from .scope import StreamsGroupScope
 from .state import EMPTY, LEAVE_STATIC_EPOCH, NOT_READY, SHUTDOWN_APPLICATION, STABLE, StreamsGroupHeartbeat
 from .step import ERROR_NAMES, K, config, converged, source, view
 from .target import lag_levels
-from .topology import REJECT, decide_join
-from .validation import validate
+from .topology import REJECT, configure, decide_join
+from .validation import validate, validate_tasks
 from .world import (BECAME_READY, DOWN, FAILED, LEAVING, STATIC_KEPT, WARMUP_PROMOTED, Action, State,
                     member_id, slot_of)
 
@@ -280,6 +280,12 @@ def prescribed_error(scope: StreamsGroupScope, prev: State, request) -> str:
         validate_member_epoch(_assignment(m), request.member_epoch, owned_tasks(g, request))
     except Fenced:
         return "FENCED_MEMBER_EPOCH"
+    # KIP (Request Validation): "Each element of ActiveTasks, StandbyTasks and WarmupTasks has to
+    # be a valid task ID in the topology initialized for the group ID" - checked once the group's
+    # topology is configured against the topics (GroupMetadataManager#throwIfRequestContainsInvalidTasks)
+    configured = configure(g.topology, dict(prev.topics), scope.profile)
+    if configured.ready and validate_tasks(request, configured.number_of_tasks) is not None:
+        return "INVALID_REQUEST"
     return ""
 
 

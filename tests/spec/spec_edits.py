@@ -1,0 +1,33 @@
+"""A spec folder with one rule of its module changed, for the tests that show a changed
+rule is caught by the cross-check (tests/spec/test_spec_*.py)."""
+from __future__ import annotations
+
+import shutil
+
+from groupcheck.spec import crosscheck, manifest
+
+
+def changed_bundle(bundle: manifest.Bundle, tmp_path, old: str, new: str) -> manifest.Bundle:
+    """A copy of ``bundle``'s folder under ``tmp_path`` whose spec module has its one
+    occurrence of ``old`` replaced by ``new``."""
+    folder = tmp_path / bundle.folder.name
+    shutil.copytree(bundle.folder, folder)
+    module = folder / f"{bundle.module}.tla"
+    text = module.read_text()
+    assert text.count(old) == 1, old
+    module.write_text(text.replace(old, new))
+    crosscheck._SPECS.clear()
+    return manifest.load(bundle.protocol.name, folder)
+
+
+def assert_change_caught(bundle: manifest.Bundle, tmp_path, old: str, new: str, config: str) -> None:
+    """The cross-check at ``config`` fails once ``old`` is ``new``: it reports differences, or
+    the changed spec cannot even be evaluated along the model's states (an error naming the
+    module and line)."""
+    changed = changed_bundle(bundle, tmp_path, old, new)
+    try:
+        report = crosscheck.check_config(changed, next(c for c in changed.configs if c.name == config))
+    except crosscheck.SpecError as e:
+        assert f"{bundle.module}.tla:" in str(e)
+        return
+    assert report.problems, f"changing {old!r} went unnoticed"
