@@ -77,7 +77,6 @@ def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec
                                          help="states per side at a pinned scope before the check stops")) -> None:
     """Cross-check each spec against the model: names, reachable states, transitions,
     verdicts, walks and known-bug counterexamples."""
-    from ..spec import crosscheck
     from ..spec.tla_eval import SpecError
     names = protocols or list(manifest.folders())
     if not names:

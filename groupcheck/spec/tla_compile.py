@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from . import tla_builtins as B
-from .values import Fcn, apply, domain, fcn, order, update
+from .values import Fcn, apply, fcn, order, update
 
 
 class SpecError(ValueError):

@@ -7,12 +7,12 @@ import shutil
 from groupcheck.spec import crosscheck, manifest
 
 
-def changed_bundle(bundle: manifest.Bundle, tmp_path, old: str, new: str) -> manifest.Bundle:
-    """A copy of ``bundle``'s folder under ``tmp_path`` whose spec module has its one
-    occurrence of ``old`` replaced by ``new``."""
+def changed_bundle(bundle: manifest.Bundle, tmp_path, old: str, new: str, module: str | None = None) -> manifest.Bundle:
+    """A copy of ``bundle``'s folder under ``tmp_path`` whose spec module (or ``module``, a
+    variant's) has its one occurrence of ``old`` replaced by ``new``."""
     folder = tmp_path / bundle.folder.name
     shutil.copytree(bundle.folder, folder)
-    module = folder / f"{bundle.module}.tla"
+    module = folder / f"{module or bundle.module}.tla"
     text = module.read_text()
     assert text.count(old) == 1, old
     module.write_text(text.replace(old, new))

@@ -6,13 +6,13 @@ counterexample held by their variant module; a counterexample of the model is ac
 ``groupcheck spec trace``."""
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
 from groupcheck.checker import bfs
 from model.core import replay
 from groupcheck.spec import crosscheck, manifest
+from tests.spec.spec_edits import changed_bundle
 from properties.known_bugs import variant
 
 BUNDLE = manifest.load("consumer")
@@ -22,15 +22,8 @@ def _config(name):
     return next(c for c in BUNDLE.configs if c.name == name)
 
 
-def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
-    folder = tmp_path / "consumer"
-    shutil.copytree(BUNDLE.folder, folder)
-    module = folder / "Consumer.tla"
-    text = module.read_text()
-    assert text.count(old) == 1, old
-    module.write_text(text.replace(old, new))
-    crosscheck._SPECS.clear()
-    return manifest.load("consumer", folder)
+def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> manifest.Bundle:
+    return changed_bundle(BUNDLE, tmp_path, old, new, module)
 
 
 @pytest.mark.parametrize("old, new, config", [

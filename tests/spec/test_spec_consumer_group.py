@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 
 import pytest
 
-from groupcheck.spec import crosscheck, link, manifest
+from groupcheck.spec import crosscheck, manifest
+from tests.spec.spec_edits import changed_bundle
 
 BUNDLE = manifest.load("consumer-group")
 
@@ -29,15 +29,8 @@ def test_the_lost_response_scope_breaks_commits_only_by_owner_on_both_sides():
     assert report.figures["witnesses reached"] == ["lost_response_recovered", "revocation_completes"]
 
 
-def _changed_spec(tmp_path, old: str, new: str, module: str = "ConsumerGroup") -> manifest.Bundle:
-    folder = tmp_path / "consumer_group"
-    shutil.copytree(BUNDLE.folder, folder)
-    module = folder / f"{module}.tla"
-    text = module.read_text()
-    assert text.count(old) == 1, old
-    module.write_text(text.replace(old, new))
-    crosscheck._SPECS.clear()
-    return manifest.load("consumer-group", folder)
+def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> manifest.Bundle:
+    return changed_bundle(BUNDLE, tmp_path, old, new, module)
 
 
 # a scope small enough to explore twice in a test: one consumer, two partitions, one stall

@@ -6,7 +6,6 @@ known bug's counterexample is a behaviour of its variant module through `spec tr
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
 
 import pytest
@@ -15,6 +14,7 @@ from groupcheck.spec import crosscheck, link, manifest
 from groupcheck.spec.manifest import Config
 from groupcheck.spec.tla_eval import Spec
 from model.streams_classic.scope import Config as Release
+from tests.spec.spec_edits import changed_bundle
 
 BUNDLE = manifest.load("streams-classic")
 VARIANTS = {v.key: v for v in BUNDLE.variants}
@@ -66,15 +66,8 @@ def test_the_assignment_error_scope_breaks_no_thread_dies_on_both_sides():
 PROBING = Config("probing", replace(_config("MCStreamsClassic").scope, faults=(), budget=0, max_generation=16), 776)
 
 
-def _changed_spec(tmp_path, old: str, new: str) -> manifest.Bundle:
-    folder = tmp_path / "streams_classic"
-    shutil.copytree(BUNDLE.folder, folder)
-    module = folder / "StreamsClassic.tla"
-    text = module.read_text()
-    assert text.count(old) == 1, old
-    module.write_text(text.replace(old, new))
-    crosscheck._SPECS.clear()
-    return manifest.load("streams-classic", folder)
+def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> manifest.Bundle:
+    return changed_bundle(BUNDLE, tmp_path, old, new, module)
 
 
 def test_the_probing_scope_agrees_before_any_rule_is_changed():
