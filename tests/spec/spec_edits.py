@@ -31,3 +31,17 @@ def assert_change_caught(bundle: manifest.Bundle, tmp_path, old: str, new: str, 
         assert f"{bundle.module}.tla:" in str(e)
         return
     assert report.problems, f"changing {old!r} went unnoticed"
+
+
+def spec_trace(bundle: manifest.Bundle, scope, path: list[int], tmp_path):
+    """``groupcheck spec trace`` on the ITF trace groupcheck writes for ``path``: the CLI's
+    result (exit_code, stdout)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from groupcheck import traces
+    from groupcheck.cli import app
+    trace = tmp_path / "cx.itf.json"
+    trace.write_text(json.dumps(traces.build(bundle.model, scope, path, {})))
+    return CliRunner().invoke(app, ["spec", "trace", str(trace)])

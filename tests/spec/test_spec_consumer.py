@@ -12,7 +12,7 @@ import pytest
 from groupcheck.checker import bfs
 from model.core import replay
 from groupcheck.spec import crosscheck, manifest
-from tests.spec.spec_edits import changed_bundle
+from tests.spec.spec_edits import changed_bundle, spec_trace
 from properties.known_bugs import variant
 
 BUNDLE = manifest.load("consumer")
@@ -217,18 +217,10 @@ def _first_path(scope, wanted) -> list[int]:
 def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the counterexample groupcheck writes for KIP-429's hazard of a
     leader that does not withhold: accepted by the variant module, step by step."""
-    import json
-
-    from typer.testing import CliRunner
-
-    from groupcheck import traces
-    from groupcheck.cli import app
     scope = variant("KIP-429-no-withholding").buggy_scope()
     found = bfs(BUNDLE.model, scope)
     assert found.violation.property == "no_double_ownership"
-    trace = tmp_path / "cx.itf.json"
-    trace.write_text(json.dumps(traces.build(BUNDLE.model, scope, found.violation.path, {})))
-    result = CliRunner().invoke(app, ["spec", "trace", str(trace)])
+    result = spec_trace(BUNDLE, scope, found.violation.path, tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of Consumer_KIP429NoWithholding" in result.stdout
 

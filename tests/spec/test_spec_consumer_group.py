@@ -5,12 +5,11 @@ makes the cross-check fail)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
 
 from groupcheck.spec import crosscheck, manifest
-from tests.spec.spec_edits import changed_bundle
+from tests.spec.spec_edits import changed_bundle, spec_trace
 
 BUNDLE = manifest.load("consumer-group")
 
@@ -135,17 +134,12 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
 
 def test_a_trace_of_the_model_is_a_behaviour_of_the_spec(tmp_path):
     """groupcheck spec trace on a counterexample groupcheck wrote: accepted, step by step."""
-    from typer.testing import CliRunner
 
-    from groupcheck import traces
     from groupcheck.checker import bfs
-    from groupcheck.cli import app
     scope = _config("lost-response").scope
     found = bfs(BUNDLE.model, scope)
     assert found.violation.property == "commits_only_by_owner"
-    trace = tmp_path / "cx.itf.json"
-    trace.write_text(json.dumps(traces.build(BUNDLE.model, scope, found.violation.path, {})))
-    result = CliRunner().invoke(app, ["spec", "trace", str(trace)])
+    result = spec_trace(BUNDLE, scope, found.violation.path, tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of ConsumerGroup" in result.stdout
     assert f"{len(found.violation.path) - 1} steps" in result.stdout

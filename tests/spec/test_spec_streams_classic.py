@@ -5,7 +5,6 @@ sides' rules matter (a rule changed on either side makes the cross-check fail), 
 known bug's counterexample is a behaviour of its variant module through `spec trace`."""
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
@@ -14,7 +13,7 @@ from groupcheck.spec import crosscheck, link, manifest
 from groupcheck.spec.manifest import Config
 from groupcheck.spec.tla_eval import Spec
 from model.streams_classic.scope import Config as Release
-from tests.spec.spec_edits import changed_bundle
+from tests.spec.spec_edits import changed_bundle, spec_trace
 
 BUNDLE = manifest.load("streams-classic")
 VARIANTS = {v.key: v for v in BUNDLE.variants}
@@ -153,19 +152,14 @@ def test_a_changed_model_assignor_is_caught(monkeypatch):
 def test_a_known_bug_trace_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the KAFKA-8649 counterexample groupcheck writes: a behaviour
     of the variant module (not of the base spec), step by step."""
-    from typer.testing import CliRunner
 
-    from groupcheck import traces
     from groupcheck.checker import bfs
-    from groupcheck.cli import app
     from properties.streams_known_bugs import streams_variant
     scope = streams_variant("KAFKA-8649").buggy_scope()
     assert scope == VARIANTS["KAFKA-8649"].scope
     found = bfs(BUNDLE.model, scope)
     assert found.violation.property == "used_version_supported"
-    trace = tmp_path / "cx.itf.json"
-    trace.write_text(json.dumps(traces.build(BUNDLE.model, scope, found.violation.path, {})))
-    result = CliRunner().invoke(app, ["spec", "trace", str(trace)])
+    result = spec_trace(BUNDLE, scope, found.violation.path, tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of StreamsClassic_KAFKA8649 (KAFKA-8649)" in result.stdout
     assert f"{len(found.violation.path) - 1} steps" in result.stdout
