@@ -34,7 +34,8 @@ _SPECS: dict[tuple, Spec] = {}
 def load_spec(bundle: Bundle, scope, module: str | None = None, next: str = "Next") -> Spec:
     """The spec (or a variant ``module``) with the constants of ``scope``; cached."""
     constants = bundle.constants(scope)
-    key = (str(bundle.folder), module or bundle.module, next, repr(sorted(constants.items())))
+    files = tuple((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(bundle.folder.glob("*.tla")))
+    key = (str(bundle.folder), files, module or bundle.module, next, repr(sorted(constants.items())))
     if key not in _SPECS:
         _SPECS[key] = Spec.load(bundle.folder / f"{module or bundle.module}.tla", constants=constants,
                                 init="Init", next=next)

@@ -41,6 +41,8 @@ class Config:
     name: str                 # the MC module whose constants it fixes, e.g. MCConsumer
     scope: Any                # the model's scope
     distinct_states: int      # reachable states, the same on both sides (no symmetry)
+    witnesses: tuple | None = None   # the witnesses both sides reach there (None: not pinned)
+    broken: tuple | None = None      # the claims both sides find broken there (None: not pinned)
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,8 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     configs = tuple(
         Config(_need(c, "name", str, f"{where}.configs[{i}]"),
                _scope(protocol, c.get("scope"), f"{where}.configs[{i}].scope"),
-               _need(c, "distinct_states", int, f"{where}.configs[{i}]"))
+               _need(c, "distinct_states", int, f"{where}.configs[{i}]"),
+               *(tuple(_need(c, k, list, f"{where}.configs[{i}]")) if k in c else None for k in ("witnesses", "broken")))
         for i, c in enumerate(_need(data, "configs", list, where)))
     walks = tuple(_scope(protocol, s, f"{where}.walk_scopes[{i}]")
                   for i, s in enumerate(data.get("walk_scopes", [])))

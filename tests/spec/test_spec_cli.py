@@ -50,10 +50,38 @@ def test_a_spec_with_unsupported_tla_exits_2_naming_the_construct(tmp_path, monk
     assert "Traceback" not in text
 
 
-def test_spec_check_of_the_consumer_group_spec_agrees():
+def _trimmed(tmp_path, monkeypatch, protocol: str, config: str, variant: str):
+    """The spec folder of ``protocol`` with one pinned config, one walk scope and one variant
+    (the whole folder is tests/spec/test_specs.py's): what ``spec check`` runs, made cheap."""
+    folder = manifest.folders()[protocol]
+    copy = tmp_path / "specs" / folder.name
+    shutil.copytree(folder, copy)
+    data = json.loads((copy / "manifest.json").read_text())
+    data["configs"] = [c for c in data["configs"] if c["name"] == config]
+    data["walk_scopes"] = data["walk_scopes"][:1]
+    keep = [v for v in data["variants"] if v["variant"] == variant]
+    for v in data["variants"]:
+        if v not in keep:
+            data["leaves_out"]["variants"][v["variant"]] = "left out of this test's copy"
+    data["variants"] = keep
+    (copy / "manifest.json").write_text(json.dumps(data))
+    monkeypatch.setattr(manifest, "SPECS", tmp_path / "specs")
+
+
+def test_spec_check_agrees_and_a_changed_rule_exits_1(tmp_path, monkeypatch):
+    _trimmed(tmp_path, monkeypatch, "consumer-group", "one-member", "KAFKA-16375")
     code, text = _run("check", "consumer-group", "--walks", "2", "--length", "20")
     assert code == 0, text
-    assert "consumer-group names: agrees" in text and "differs" not in text
+    for check in ("consumer-group names", "consumer-group one-member", "consumer-group walks", "consumer-group KAFKA-16375"):
+        assert f"{check}: agrees" in text, check
+    assert "differs" not in text
+    module = tmp_path / "specs" / "consumer_group" / "ConsumerGroup.tla"
+    rule = "!.epoch = IF old = None THEN @ + 1 ELSE @]"       # a joining member bumps the group epoch
+    assert module.read_text().count(rule) == 1
+    module.write_text(module.read_text().replace(rule, "!.epoch = @]"))
+    code, text = _run("check", "consumer-group", "--walks", "0")
+    assert code == 1, text
+    assert "consumer-group one-member: differs" in text
 
 
 def test_a_trace_outside_what_the_spec_states_exits_2_naming_why(tmp_path):

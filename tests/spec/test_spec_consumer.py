@@ -223,9 +223,3 @@ def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     result = spec_trace(BUNDLE, scope, found.violation.path, tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of Consumer_KIP429NoWithholding" in result.stdout
-
-
-def test_the_zombie_witness_is_reached_on_both_sides():
-    report = crosscheck.check_config(BUNDLE, _config("MCConsumer"))
-    assert report.ok
-    assert report.figures["witnesses reached"] == ["sometimes_settled", "sometimes_zombie"]

@@ -18,16 +18,6 @@ def _config(name):
     return next(c for c in BUNDLE.configs if c.name == name)
 
 
-def test_the_lost_response_scope_breaks_commits_only_by_owner_on_both_sides():
-    """The model's finding (a partition released while its first owner has not reconciled
-    it yet, its commit accepted) is reached at the lost-response scope, and the spec's step
-    claim of the same name breaks on the same transitions (the verdicts agree everywhere)."""
-    report = crosscheck.check_config(BUNDLE, _config("lost-response"))
-    assert report.ok
-    assert report.figures["claims broken on both sides"] == ["commits_only_by_owner"]
-    assert report.figures["witnesses reached"] == ["lost_response_recovered", "revocation_completes"]
-
-
 def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> manifest.Bundle:
     return changed_bundle(BUNDLE, tmp_path, old, new, module)
 

@@ -52,15 +52,6 @@ def test_each_mc_module_states_its_manifest_scope(module):
     assert given == want
 
 
-def test_the_assignment_error_scope_breaks_no_thread_dies_on_both_sides():
-    """A 2.7 leader meeting a future (v12) subscription next to a v2 one (upgrade.from=1.1)
-    answers every member with ASSIGNMENT_ERROR and their 2.7 threads die of it; the spec's
-    invariant breaks at exactly the model's states (the verdicts agree everywhere)."""
-    report = crosscheck.check_config(BUNDLE, _config("assignment-error"))
-    assert report.ok, report.problems
-    assert report.figures["invariants broken on both sides"] == ["no_thread_dies"]
-
-
 # the 2.0 -> 2.3 bounce without a crash: KIP-268's probing at a small scope (776 states)
 PROBING = Config("probing", replace(_config("MCStreamsClassic").scope, faults=(), budget=0, max_generation=16), 776)
 

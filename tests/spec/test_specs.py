@@ -31,12 +31,20 @@ def test_names_agree_both_ways(name):
 @pytest.mark.parametrize("name, config", CONFIGS)
 def test_pinned_scope_reachable_states_equal(name, config):
     """Same states (no symmetry on either side), every transition a step of the spec action
-    of its kind, every invariant, step claim and witness with the model's verdict."""
+    of its kind, every invariant, step claim and witness with the model's verdict; the
+    witnesses reached and the claims broken are the manifest's (e.g. consumer-group's
+    lost-response scope breaks commits_only_by_owner on both sides: the model's finding
+    unreconciled-assignment-released; streams-classic's assignment-error breaks no_thread_dies:
+    2.7's ASSIGNMENT_ERROR kills the threads; the consumer's MCConsumer reaches a zombie)."""
     bundle = BUNDLES[name]
     pinned = next(c for c in bundle.configs if c.name == config)
     report = crosscheck.check_config(bundle, pinned)
     assert report.problems == []
     assert report.figures["spec states"] == report.figures["model states"] == pinned.distinct_states
+    # what both sides reach there: every witness found, every claim broken (a finding or a rule)
+    assert tuple(report.figures["witnesses reached"]) == pinned.witnesses
+    assert tuple(sorted(set(report.figures["claims broken on both sides"])
+                        | set(report.figures["invariants broken on both sides"]))) == pinned.broken
 
 
 @pytest.mark.parametrize("name", sorted(BUNDLES))
