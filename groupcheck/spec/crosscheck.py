@@ -351,6 +351,10 @@ def validate_path(bundle: Bundle, scope, path: list[int], spec: Spec, *, named: 
     verdicts(first, prev, "initial state")
     on_steps = _linked_steps(bundle, spec)
     for i, st in enumerate(steps, start=1):
+        left_out = bundle.leaves_out["actions"].get(st.action.kind)
+        if left_out is not None:       # a step the spec does not state: the trace cannot be judged from here
+            raise OutsideSpec(f"step {i} ({model.describe_action(scope, st.prev, st.action)}) is a "
+                              f"{st.action.kind}, which the spec leaves out: {left_out}")
         try:
             nxt = as_state(spec, bundle, scope, st.next)
         except OutsideSpec as e:

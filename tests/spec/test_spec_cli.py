@@ -190,3 +190,19 @@ def test_a_history_the_model_explains_but_a_changed_spec_rejects_is_not_a_behavi
     assert "not a step of Handle" in v.detail
     code, text = _run("trace", str(recorded))
     assert code == 1 and "not a behaviour" in text, text
+
+
+def test_a_trace_through_a_step_the_spec_leaves_out_exits_2_naming_the_step(tmp_path):
+    """unreconciled-assignment-released's counterexample grows the topic (topic_change, left
+    out of the consumer-group spec): the trace is not judged past it, and says so."""
+    from groupcheck import traces
+    from groupcheck.checker import bfs
+    from groupcheck.protocols import get
+    protocol = get("consumer-group")
+    bug = next(v for v in protocol.variants() if v.key == "unreconciled-assignment-released")
+    found = bfs(protocol.model, bug.buggy_scope())
+    trace = tmp_path / "cx.itf.json"
+    trace.write_text(json.dumps(traces.build(protocol.model, bug.buggy_scope(), found.violation.path, {})))
+    code, text = _run("trace", str(trace))
+    assert code == 2, text
+    assert "is a topic_change, which the spec leaves out: one topic of a fixed size only" in text
