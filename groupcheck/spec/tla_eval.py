@@ -24,7 +24,8 @@ from typing import Any, Iterable
 import tla
 
 from .tla_builtins import STANDARD_MODULES
-from .tla_compile import Compiler, Ctx, Definition, SpecError, _name
+from .tla_actions import ActionCompiler
+from .tla_context import Ctx, Definition, SpecError, _name
 from .values import show
 
 __all__ = ["Spec", "SpecError", "State"]
@@ -169,7 +170,7 @@ class Spec:
         self.definitions = tuple(defs)
         self.init_name, self.next_name = init, next
         self._index = {v: i for i, v in enumerate(self.variables)}
-        self._c = Compiler(defs, self.constants, self.variables)
+        self._c = ActionCompiler(defs, self.constants, self.variables)
         self._init = self._c.action_def(init, init=True)
         self._next = self._c.action_def(next)
         self.action_names = self._actions(defs[next].node, defs)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable
 
 from .link import read_cfg
-from .tla_compile import Compiler, Ctx, Definition, SpecError
+from .tla_compile import Compiler
+from .tla_context import Ctx, Definition, SpecError
 from .tla_eval import Spec, _name, _parse
 
 SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY")

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from groupcheck.cli import app
 from groupcheck.spec import manifest, tlc_config
-from groupcheck.spec.tla_compile import SpecError
+from groupcheck.spec.tla_context import SpecError
 
 BUNDLES = {name: manifest.load(name) for name in manifest.folders()}
 CFGS = sorted((name, p.name) for name, b in BUNDLES.items() for p in b.folder.glob("MC*.cfg"))
