@@ -23,17 +23,7 @@ class ManifestError(ValueError):
 
 class OutsideSpec(ValueError):
     """A scope or model state that uses something the spec does not state; the mapping
-    that refused it says what (each mapping module raises its own ``OutsideSpec``, which
-    the bundle's ``constants`` and ``variables`` turn into this one)."""
-
-
-def _guarded(fn: Callable, refused: tuple) -> Callable:
-    def call(*args):
-        try:
-            return fn(*args)
-        except refused as e:
-            raise OutsideSpec(str(e)) from None
-    return call
+    that refused it (``groupcheck/spec/mapping/<protocol>.py``) says what."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +154,5 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     leaves_out = data.get("leaves_out", {})
     for kind in ("actions", "properties", "variants"):
         leaves_out.setdefault(kind, {})
-    refused = getattr(mapping, "OutsideSpec", None)
-    refused = (refused,) if isinstance(refused, type) and issubclass(refused, Exception) else ()
-    return Bundle(protocol, folder, module, _guarded(mapping.constants, refused), _guarded(mapping.variables, refused),
-                  configs, walks, variants, leaves_out, data.get("constraint"))
+    return Bundle(protocol, folder, module, mapping.constants, mapping.variables, configs, walks, variants,
+                  leaves_out, data.get("constraint"))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from model.partitions import bits
+
 
 class Fcn:
     """A TLA+ function (or record) that is not a sequence: immutable and hashable."""
@@ -78,6 +80,11 @@ def rec(**fields: Any) -> Any:
 
 def tset(items: Iterable = ()) -> frozenset:
     return frozenset(items)
+
+
+def mask_set(mask: int) -> frozenset:
+    """A model bitmask (partitions, tasks, slots) as the set of its bit positions."""
+    return frozenset(bits(mask))
 
 
 def seq(items: Iterable = ()) -> tuple:

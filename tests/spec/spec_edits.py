@@ -20,13 +20,14 @@ def changed_bundle(bundle: manifest.Bundle, tmp_path, old: str, new: str, module
     return manifest.load(bundle.protocol.name, folder)
 
 
-def assert_change_caught(bundle: manifest.Bundle, tmp_path, old: str, new: str, config: str) -> None:
-    """The cross-check at ``config`` fails once ``old`` is ``new``: it reports differences, or
-    the changed spec cannot even be evaluated along the model's states (an error naming the
-    module and line)."""
+def assert_change_caught(bundle: manifest.Bundle, tmp_path, old: str, new: str, config) -> None:
+    """The cross-check at ``config`` (a manifest config's name, or a Config) fails once
+    ``old`` is ``new``: it reports differences, or the changed spec cannot even be evaluated
+    along the model's states (an error naming the module and line)."""
     changed = changed_bundle(bundle, tmp_path, old, new)
+    pinned = config if isinstance(config, manifest.Config) else next(c for c in changed.configs if c.name == config)
     try:
-        report = crosscheck.check_config(changed, next(c for c in changed.configs if c.name == config))
+        report = crosscheck.check_config(changed, pinned)
     except crosscheck.SpecError as e:
         assert f"{bundle.module}.tla:" in str(e)
         return

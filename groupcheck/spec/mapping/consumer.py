@@ -12,15 +12,10 @@ from __future__ import annotations
 
 from model.consumer.state import State
 
-from ..values import fcn, rec, tset
+from ..manifest import OutsideSpec
+from ..values import fcn, mask_set, rec, tset
 
 
-class OutsideSpec(ValueError):
-    """A model state or scope using a feature the spec leaves out."""
-
-
-def _parts(mask: int) -> frozenset:
-    return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 ASSIGNORS = ("range", "sticky", "cooperative-sticky")
@@ -39,7 +34,7 @@ def constants(scope) -> dict:
 def _subscription(sub) -> object:
     if sub.version != 3:
         raise OutsideSpec("a subscription other than v3 is outside the spec")
-    return rec(owned=_parts(sub.owned), generation=sub.generation, userData=_parts(sub.user_data),
+    return rec(owned=mask_set(sub.owned), generation=sub.generation, userData=mask_set(sub.user_data),
                userGeneration=sub.user_generation)
 
 
@@ -48,7 +43,7 @@ def _request(r) -> object:
         return rec(kind="JoinGroup", memberId=r.member_id, subscription=_subscription(r.subscription))
     if r.kind == "SyncGroup":
         return rec(kind="SyncGroup", memberId=r.member_id, generation=r.generation,
-                   assignments=fcn({mid: _parts(mask) for mid, mask in r.assignments}))
+                   assignments=fcn({mid: mask_set(mask) for mid, mask in r.assignments}))
     if r.kind == "Heartbeat":
         return rec(kind="Heartbeat", memberId=r.member_id, generation=r.generation)
     raise OutsideSpec(f"a {r.kind} request is outside the spec")
@@ -61,20 +56,20 @@ def _response(r) -> object:
                    leader=r.leader, protocol=r.protocol,
                    members=fcn({mid: _subscription(sub) for mid, sub in r.members}))
     if kind == "SyncGroup":
-        return rec(kind=kind, to=r.to, error=r.error, generation=r.generation, assignment=_parts(r.assignment))
+        return rec(kind=kind, to=r.to, error=r.error, generation=r.generation, assignment=mask_set(r.assignment))
     return rec(kind=kind, to=r.to, error=r.error)
 
 
 def _member(m) -> object:
     return rec(slot=m.slot, subscription=_subscription(m.subscription), joined=m.joined, syncing=m.syncing,
-               assignment=_parts(m.assignment))
+               assignment=mask_set(m.assignment))
 
 
 def _consumer(c) -> object:
     if c.config or c.metadata or c.subscribed != c.joined:
         raise OutsideSpec("a bounced consumer, metadata or subscription changes: outside the spec")
-    return rec(status=c.status, memberId=c.member_id, generation=c.generation, owned=_parts(c.owned),
-               userData=_parts(c.user_data), paused=c.paused, snapshot=c.snapshot, awaiting=c.awaiting,
+    return rec(status=c.status, memberId=c.member_id, generation=c.generation, owned=mask_set(c.owned),
+               userData=mask_set(c.user_data), paused=c.paused, snapshot=c.snapshot, awaiting=c.awaiting,
                outbox=tuple(_request(r) for r in c.outbox), inbox=tuple(_response(r) for r in c.inbox),
                needsJoinPrepare=c.needs_join_prepare)
 

@@ -14,17 +14,12 @@ from __future__ import annotations
 
 from model.consumer_group.world import State
 
-from ..values import fcn, rec, tset
+from ..manifest import OutsideSpec
+from ..values import fcn, mask_set, rec, tset
 
 NONE = "none"
 
 
-class OutsideSpec(ValueError):
-    """A model state using a feature the spec leaves out."""
-
-
-def _parts(mask: int) -> frozenset:
-    return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 def _id(member_id: str) -> tuple:
@@ -53,8 +48,8 @@ def _member(scope, m) -> object:
         raise OutsideSpec(f"member {m.member_id}: instance id {m.instance_id!r}, rack or regex outside the spec")
     if m.assignment_epochs:
         raise OutsideSpec(f"member {m.member_id}: KIP-1251's assignment epochs are outside the spec")
-    return rec(state=m.state, epoch=m.epoch, previousEpoch=m.previous_epoch, assigned=_parts(m.assigned),
-               pendingRevocation=_parts(m.pending_revocation), targetEpoch=m.target_member_epoch)
+    return rec(state=m.state, epoch=m.epoch, previousEpoch=m.previous_epoch, assigned=mask_set(m.assigned),
+               pendingRevocation=mask_set(m.pending_revocation), targetEpoch=m.target_member_epoch)
 
 
 def _group(scope, g) -> object:
@@ -62,8 +57,8 @@ def _group(scope, g) -> object:
         raise OutsideSpec("the group holds resolved regexes: outside the spec")
     return rec(dead=g.dead, epoch=g.group_epoch, assignmentEpoch=g.target_assignment_epoch,
                members=fcn({_id(m.member_id): _member(scope, m) for m in g.members}),
-               target=fcn({_id(mid): _parts(mask) for mid, mask in g.target_assignment}),
-               lost=_parts(g.epoch_map_lost))
+               target=fcn({_id(mid): mask_set(mask) for mid, mask in g.target_assignment}),
+               lost=mask_set(g.epoch_map_lost))
 
 
 def _request(scope, r) -> object:
@@ -83,7 +78,7 @@ def _reply(r) -> object:
     if r is None:
         return NONE
     return rec(error=r.error, epoch=r.epoch, hasAssignment=r.assignment is not None,
-               assignment=_parts(r.assignment or 0))
+               assignment=mask_set(r.assignment or 0))
 
 
 def _sent(sent) -> object:
@@ -92,15 +87,15 @@ def _sent(sent) -> object:
     owned, _sub = sent
     if owned < 0:
         return rec(kind="changed", owned=frozenset())
-    return rec(kind="owned", owned=_parts(owned))
+    return rec(kind="owned", owned=mask_set(owned))
 
 
 def _client(scope, c) -> object:
     if not isinstance(c.status, str) or c.sub not in (0, -1) or c.incarnation < 0:
         raise OutsideSpec(f"a client {c.status} (incarnation {c.incarnation}) with a changed subscription, "
                           "a classic consumer or a joiner slot is outside the spec")
-    return rec(status=c.status, incarnation=c.incarnation, epoch=c.epoch, owned=_parts(c.owned),
-               target=_parts(c.target), sent=_sent(c.sent), request=_request(scope, c.request),
+    return rec(status=c.status, incarnation=c.incarnation, epoch=c.epoch, owned=mask_set(c.owned),
+               target=mask_set(c.target), sent=_sent(c.sent), request=_request(scope, c.request),
                reply=_reply(c.reply), stalled=c.stalled, forGood=c.sub == -1)
 
 

@@ -16,15 +16,10 @@ import re
 from model.streams_classic import releases as rel
 from model.streams_classic.step import CAP, LEADER_FAILURE
 
-from ..values import fcn, rec, tset
+from ..manifest import OutsideSpec
+from ..values import fcn, mask_set, rec, tset
 
 
-class OutsideSpec(ValueError):
-    """A model state or scope using a feature the spec leaves out."""
-
-
-def _tasks(mask: int) -> frozenset:
-    return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 def _release(cfg) -> object:
@@ -90,8 +85,8 @@ def _subscription(sub) -> tuple:
         return ()
     if sub.learning or sub.ready:
         raise OutsideSpec("a subscription reporting warm-up (learner) tasks is outside the spec")
-    return (rec(used=sub.used, latest=sub.latest, protocol=sub.protocol, owned=_tasks(sub.owned),
-                prev=_tasks(sub.prev), standby=_tasks(sub.standby), leaving=sub.leaving),)
+    return (rec(used=sub.used, latest=sub.latest, protocol=sub.protocol, owned=mask_set(sub.owned),
+                prev=mask_set(sub.prev), standby=mask_set(sub.standby), leaving=sub.leaving),)
 
 
 def _assignment(a) -> tuple:
@@ -99,15 +94,15 @@ def _assignment(a) -> tuple:
         return ()
     if a.learning or a.learned:
         raise OutsideSpec("an assignment with warm-up (learner) tasks is outside the spec")
-    return (rec(version=a.version, supported=a.supported, error=a.error, active=_tasks(a.active),
-                standby=_tasks(a.standby), followup=a.followup, generation=a.generation),)
+    return (rec(version=a.version, supported=a.supported, error=a.error, active=mask_set(a.active),
+                standby=mask_set(a.standby), followup=a.followup, generation=a.generation),)
 
 
 def _member(m) -> object:
     if m.learning or m.ready or m.learned or m.history != -1:
         raise OutsideSpec("warm-up (learner) tasks and the leader's history are outside the spec")
-    return rec(status=m.status, used=m.used, generation=m.generation, active=_tasks(m.active), prev=_tasks(m.prev),
-               standby=_tasks(m.standby), subscription=_subscription(m.sub), inbox=_assignment(m.inbox),
+    return rec(status=m.status, used=m.used, generation=m.generation, active=mask_set(m.active), prev=mask_set(m.prev),
+               standby=mask_set(m.standby), subscription=_subscription(m.sub), inbox=_assignment(m.inbox),
                failure=failure(m.failure))
 
 

@@ -18,8 +18,8 @@ from functools import lru_cache
 from model.streams_group.group import Group
 from model.streams_group.world import State
 
-from ..values import fcn, rec, tset
-from .consumer_group import OutsideSpec
+from ..manifest import OutsideSpec
+from ..values import fcn, mask_set, rec, tset
 
 NONE = "none"
 ROLES = ("active", "standby", "warmup")
@@ -31,12 +31,9 @@ OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll", "re
 MARKS = {1: "WARMUP_PROMOTED", 2: "BECAME_READY"}
 
 
-def _bits(mask: int) -> frozenset:
-    return tset(i for i in range(mask.bit_length()) if mask >> i & 1)
-
 
 def _tasks(tasks) -> object:
-    return rec(**{r: _bits(m) for r, m in zip(ROLES, tasks)})
+    return rec(**{r: mask_set(m) for r, m in zip(ROLES, tasks)})
 
 
 def _id(member_id: str) -> tuple:
@@ -114,7 +111,7 @@ def _request(r) -> object:
     if r is None:
         return NONE
     return rec(epoch=r.epoch, owned=_tasks(r.owned), topologyEpoch=r.topology_epoch, shutdown=r.shutdown,
-               caught=_bits(r.caught), joining=r.joining, unsent=tset(ROLES[i] for i in range(3) if r.unsent >> i & 1),
+               caught=mask_set(r.caught), joining=r.joining, unsent=tset(ROLES[i] for i in range(3) if r.unsent >> i & 1),
                redeployed=r.redeployed)
 
 
@@ -130,7 +127,7 @@ def _client(c) -> object:
     if c.classic or c.status not in STATUS:
         raise OutsideSpec(f"a classic client ({c.status}) is outside the spec")
     return rec(status=STATUS[c.status], incarnation=c.incarnation, epoch=c.epoch, owned=_tasks(c.owned),
-               topologyEpoch=c.topology_epoch, caught=_bits(c.caught), shutdown=c.shutdown,
+               topologyEpoch=c.topology_epoch, caught=mask_set(c.caught), shutdown=c.shutdown,
                request=_request(c.request), reply=_reply(c.reply), redeployed=c.redeployed,
                sent=NONE if c.sent is None else _tasks(c.sent))
 
