@@ -117,7 +117,6 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
 
 def test_a_trace_of_the_model_is_a_behaviour_of_the_spec(tmp_path):
     """groupcheck spec trace on a counterexample groupcheck wrote: accepted, step by step."""
-
     from groupcheck.checker import bfs
     scope = _config("lost-response").scope
     found = bfs(BUNDLE.model, scope)

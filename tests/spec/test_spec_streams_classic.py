@@ -136,7 +136,6 @@ def test_a_changed_model_assignor_is_caught(monkeypatch):
 def test_a_known_bug_trace_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the KAFKA-8649 counterexample groupcheck writes: a behaviour
     of the variant module (not of the base spec), step by step."""
-
     from groupcheck.checker import bfs
     from properties.streams_known_bugs import streams_variant
     scope = streams_variant("KAFKA-8649").buggy_scope()
