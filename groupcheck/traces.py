@@ -13,6 +13,7 @@ from model.core import Model, PathError, replay
 from model.scopes import integer, list_of, profile_label, string
 
 from .files import InputError, read_text
+from .outputs import OutputExists, atomic_write_text
 from .protocols import Protocol, get
 
 MAX_STEPS = 10_000          # the longest path `replay` takes (BFS and walks stay far below)
@@ -68,7 +69,8 @@ def _holds(path: Path, text: str) -> bool:
 def write(out_dir: Path, stem: str, trace: dict, text: str) -> tuple[Path, Path]:
     """Write ``<stem>-<scope digest>.itf.json`` and ``.txt``; return the paths written.
     A pair already there with the same content is kept; one with other content is
-    never overwritten: the new pair gets a numeric suffix (``-2``, ``-3``, ...)."""
+    never overwritten: the new pair gets a numeric suffix (``-2``, ``-3``, ...). Each
+    file is written whole (``outputs.atomic_write_text``): an interrupt leaves none half-written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     body = itf.dumps(trace)
     base = f"{stem}-{_digest(trace)}"
@@ -79,12 +81,11 @@ def write(out_dir: Path, stem: str, trace: dict, text: str) -> tuple[Path, Path]
             return json_path, text_path
         if json_path.exists() or text_path.exists():
             continue
-        try:
-            with json_path.open("x") as f:        # "x": another run may have just taken it
-                f.write(body)
-        except FileExistsError:
+        try:        # written whole under a temporary name; linked only if the name is still free
+            atomic_write_text(json_path, body)
+        except OutputExists:        # another run has just taken it
             continue
-        text_path.write_text(text)
+        atomic_write_text(text_path, text, force=True)      # the name is this trace's now
         return json_path, text_path
 
 

@@ -9,18 +9,20 @@
     summary.json     the campaign's inputs and totals, the distinct violations
 
 Spark writes ``violations/`` and ``coverage/`` itself (part files, ``_SUCCESS``); the
-local engine writes one part file each with pyarrow, in the same schema. Either reads
+local engine writes one part file each with pyarrow, in the same schema. Each dataset is
+written under a temporary name and renamed when complete (``outputs.atomic_folder``), and
+every file through ``outputs.atomic_write_text``: an interrupt leaves no half dataset. Either reads
 back with ``pyarrow.parquet.read_table(folder)``."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import traces
+from ..outputs import atomic_folder, atomic_write_text
 from ..protocols import get
 from .signature import short
 
@@ -65,22 +67,23 @@ def _table(name: str, rows: list[dict]) -> pa.Table:
     return pa.Table.from_pylist([{f.name: r.get(f.name) for f in schema} for r in rows], schema=schema)
 
 
-def _fresh(folder: Path) -> Path:
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    return folder
+def _write_dataset(folder: Path, table: pa.Table) -> None:
+    """One Parquet dataset (one part file), written under a temporary name and renamed;
+    an earlier dataset of that name in the run folder (``--force``) is replaced."""
+    with atomic_folder(folder, force=True) as tmp:
+        pq.write_table(table, tmp / "part-00000.parquet")
 
 
 def write_datasets_local(out: Path, coverage: list[dict], violations: list[dict]) -> None:
     for name, rows in (("coverage", coverage), ("violations", violations)):
-        pq.write_table(_table(name, rows), _fresh(out / name) / "part-00000.parquet")
+        _write_dataset(out / name, _table(name, rows))
 
 
 def write_datasets_spark(out: Path, coverage, violations) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    coverage.write.mode("overwrite").parquet(str(out / "coverage"))
-    violations.write.mode("overwrite").parquet(str(out / "violations"))
+    """Spark writes each dataset into a temporary folder, renamed once it is complete."""
+    for name, frame in (("coverage", coverage), ("violations", violations)):
+        with atomic_folder(out / name, force=True) as tmp:
+            frame.write.mode("overwrite").parquet(str(tmp))
 
 
 def read(out: Path, name: str) -> list[dict]:
@@ -122,14 +125,13 @@ def summary(results) -> dict:
 
 
 def finish(out: Path, results) -> dict:
-    """Traces, the distinct dataset, report.html and summary.json; returns the summary."""
+    """Traces, the distinct dataset, report.html and summary.json; returns the summary.
+    ``out`` is the run's own folder (``outputs.run_folder``): its files are replaced."""
     from .report import write_report
     out.mkdir(parents=True, exist_ok=True)
-    if (out / "traces").exists():
-        shutil.rmtree(out / "traces")
-    write_traces(out, results)
-    pq.write_table(_table("distinct", results.distinct), _fresh(out / "distinct") / "part-00000.parquet")
+    write_traces(out, results)        # traces.write never replaces a trace: a new one gets a new name
+    _write_dataset(out / "distinct", _table("distinct", results.distinct))
     write_report(out / "report.html", results)
     s = summary(results)
-    (out / "summary.json").write_text(json.dumps(s, indent=1) + "\n")
+    atomic_write_text(out / "summary.json", json.dumps(s, indent=1) + "\n", force=True)
     return s

@@ -8,11 +8,13 @@ offline) with four plots and the table of distinct violations.
 """
 from __future__ import annotations
 
-import html
 from itertools import accumulate
 from pathlib import Path
 
 import plotly.graph_objects as go
+
+from ..outputs import atomic_write_text
+from ..render import figure_html, page
 
 TITLES = ("Distinct states found against walks run", "Action-kind frequencies",
           "Violations by property over walks", "Depth distribution")
@@ -42,38 +44,18 @@ def _figures(results) -> list[go.Figure]:
     return [states, freq, over, depth]
 
 
-def _table(results) -> str:
-    if not results.distinct:
-        return "<p>No violation found.</p>"
-    head = ("<tr><th>property</th><th>signature</th><th>walks</th><th>first walk</th>"
-            "<th>depth found</th><th>shrunk</th><th>message (shrunk)</th><th>trace</th></tr>")
-    rows = []
-    for d in results.distinct:
-        trace = d.get("trace") or ""
-        rows.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in (
-            d["property"], d["signature"], d["count"], d["first_walk"] + 1, d["depth"], d["shrunk_depth"],
-            d["shrunk_message"])) + f"<td><a href=\"{html.escape(trace)}\">{html.escape(trace)}</a></td></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
-
-
-def write_report(path: Path, results) -> None:
-    figures = _figures(results)
-    parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0), config={"displaylogo": False})
-             for i, f in enumerate(figures)]
+def render(results) -> str:
+    """The report's HTML: the template ``campaign_report.html``, every value escaped."""
     title = f"groupcheck campaign: {results.protocol}"
     meta = (f"{results.walks:,} walks of up to {results.length} steps (seeds {results.seeds.start}.."
             f"{results.seeds.start + results.walks - 1}), {results.steps:,} steps, "
             f"{results.distinct_states:,} distinct states, {len(results.violations):,} violating walks, "
             f"{len(results.distinct)} distinct violations; engine {results.engine}"
             + (" (interrupted: the walks done)" if results.interrupted else ""))
-    page = f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>body{{font-family:sans-serif;margin:1.5em}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:3px 6px;font-size:90%}} pre{{font-size:85%}}</style></head>
-<body><h1>{html.escape(title)}</h1><p>{html.escape(meta)}</p>
-<details><summary>scope</summary><pre>{html.escape(repr(results.scope))}</pre></details>
-<h2>Distinct violations</h2>{_table(results)}
-{''.join(f'<div>{p}</div>' for p in parts)}
-</body></html>
-"""
-    path.write_text(page)
+    return page("campaign_report.html", title=title, meta=meta, scope=repr(results.scope), rows=results.distinct,
+                figures=figure_html(_figures(results), config={"displaylogo": False}))
+
+
+def write_report(path: Path, results, *, force: bool = True) -> None:
+    """report.html, written whole (``outputs.atomic_write_text``)."""
+    atomic_write_text(path, render(results), force=force)

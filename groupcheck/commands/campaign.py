@@ -16,6 +16,7 @@ from ..campaign import output
 from ..campaign.engine import ENGINES, run_campaign
 from ..checker import Budget
 from ..console import FAILED, INTERRUPTED, PROGRESS_EVERY, err, fail, interruptible, out
+from ..outputs import folder_for_command
 from ..protocols import PROTOCOLS, UnknownProtocol, get
 from ..scope_input import build_scopes
 from ..scope_input import overrides as _overrides
@@ -69,7 +70,10 @@ def command(
     partitions: Optional[int] = typer.Option(None, min=1, help="Spark tasks per batch of walks (default: the "
                                              "master's parallelism)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="the run folder (default: groupcheck-out/"
-                                           "campaign-PROTOCOL-seedS-TIME)"),
+                                           "campaign-PROTOCOL-seedS-TIME); one that is not empty is kept: the "
+                                           "run goes to OUT-2, OUT-3, ... beside it"),
+    force: bool = typer.Option(False, "--force", help="write into --out even if it is not empty, replacing the "
+                               "files and datasets this run writes"),
 ) -> None:
     """Run many seeded swarm walks; deduplicate and shrink the violations; write Parquet
     datasets (violations, coverage, distinct), ITF traces and report.html.
@@ -92,8 +96,7 @@ def command(
     p, sc = _scope(protocol, variant, profile, scope, flags)
     scope_dict = p.model.scope_to_dict(sc)
     run = out_dir or Path("groupcheck-out") / f"campaign-{p.name}-seed{seed}-{time.strftime('%Y%m%dT%H%M%S')}"
-    if run.exists() and not run.is_dir():
-        raise fail(f"--out: {run} is a file, not a folder")
+    run = folder_for_command(run, force=force)
     limits = Budget()
     if engine == "spark":
         # the session first: SparkContext installs its own Ctrl-C handler (cancel every job),

@@ -30,6 +30,7 @@ from ..console import (
 from ..conform import adapter as _adapter
 from ..conform import driver, targets, verdict
 from ..conform.scenarios import scopes as scenario_scopes
+from ..outputs import folder_for_command
 
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
@@ -80,7 +81,10 @@ def conform(
                                       "time (whole command; 0: no limit)"),
     max_memory: str = typer.Option(MAX_MEMORY, help="stop once resident memory reaches this (0: no limit)"),
     progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on stderr"),
-    out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where verdicts and divergences go"),
+    out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where verdicts and divergences go; a "
+                                 "folder that is not empty is kept: the run goes to OUT-2, OUT-3, ... beside it"),
+    force: bool = typer.Option(False, "--force", help="write into --out even if it is not empty, replacing the "
+                               "files this run writes"),
     scenarios: Optional[int] = typer.Option(None, min=1, help="consumer-client: scenarios per target (default 10; "
                                             "each a few rebalances of real consumers on librdkafka's mock cluster, "
                                             "about 10 s); group-coordinator: paths replayed per target (default "
@@ -93,6 +97,7 @@ def conform(
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
+    out_dir = folder_for_command(out_dir, force=force)
     if role == "consumer-client":
         raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir))
     if coordinator and role != "group-coordinator":

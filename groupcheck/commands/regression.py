@@ -9,6 +9,7 @@ import typer
 
 from .. import traces
 from ..console import err, fail, out
+from ..outputs import OutputError, atomic_write_text, free_file
 from ..protocols import Protocol
 from ..regression import first_violation, render
 
@@ -22,9 +23,18 @@ def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
     return rec.protocol, rec.path, rec.trace["#meta"]
 
 
+def _free(output: Path, force: bool) -> None:
+    try:
+        free_file(output, force=force, option="-o")
+    except OutputError as e:
+        raise fail(str(e)) from None
+
+
 def command(
     trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck check"),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="write the test here (default: stdout)"),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="write the test here (default: stdout); an "
+                                          "existing file is kept unless --force"),
+    force: bool = typer.Option(False, "--force", help="replace the -o file if it exists"),
     fixed: bool = typer.Option(False, "--fixed",
                                help="assert no property is violated along the path (the bug stays fixed)"),
 ) -> None:
@@ -32,6 +42,8 @@ def command(
 
     The test replays the trace's path and asserts that its violation still happens at
     the same step (or, with --fixed, that nothing is violated along it)."""
+    if output is not None:
+        _free(output, force)          # before the work: a file that is there is refused at once
     protocol, path, meta = _recorded(trace)
     recorded = (meta.get("violation") or {}).get("property")
     if not fixed and not recorded:
@@ -46,8 +58,9 @@ def command(
         sys.stdout.write(text)
         return
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text)
+        atomic_write_text(output, text, force=force)
+    except OutputError as e:          # taken since the check above
+        raise fail(f"-o: {e}") from None
     except OSError as e:
         raise fail(f"-o: cannot write {output}: {e.strerror}") from None
     claim = "no property is violated along the path" if fixed else f"{recorded} at step {len(path) - 1}"

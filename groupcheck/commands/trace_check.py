@@ -7,7 +7,8 @@ Each group's history (JSON lines or Parquet; ``groupcheck/tracecheck/__init__.py
 format) is searched for a path of the model that emits exactly its observations
 (``valid``, with the claims broken along that path), none (``invalid``, with the first
 event no interleaving explains) or ``unknown`` (a bound was hit). Writes
-``DIR/verdicts.parquet`` and ``DIR/report.html``. Exit 1 if a group is invalid or breaks a
+``DIR/verdicts.parquet`` and ``DIR/report.html`` (a DIR that is not empty is kept: the run
+goes to ``DIR-2``, ``DIR-3``, ... unless ``--force``). Exit 1 if a group is invalid or breaks a
 property, 2 on bad input (the message names the file and line), 3 if a bound left a group
 ``unknown`` (groupcheck's "not proved"), 0 otherwise.
 """
@@ -23,13 +24,17 @@ from rich.table import Table
 
 from ..console import BAD_INPUT, FAILED, NOT_PROVED, PASSED, err, fail, out, progress
 from ..files import InputError
+from ..outputs import folder_for_command
 
 
 def command(
     inputs: Optional[list[Path]] = typer.Argument(None, help="History files: JSON lines (.jsonl) or Parquet (.parquet)."),
     engine: str = typer.Option("local", help="local (in-process) or spark."),
     master: str = typer.Option("local[*]", help="Spark master, with --engine spark."),
-    out_dir: Path = typer.Option(Path("trace-check"), "--out", help="Where verdicts.parquet and report.html go."),
+    out_dir: Path = typer.Option(Path("trace-check"), "--out", help="Where verdicts.parquet and report.html go. A "
+                                 "folder that is not empty is kept: the run goes to OUT-2, OUT-3, ... beside it."),
+    force: bool = typer.Option(False, "--force", help="Write into --out (or --generate's folder) even if it is not "
+                               "empty, replacing the files this run writes."),
     max_states: int = typer.Option(200_000, help="Per group: the (state, position) pairs the search may keep."),
     max_seconds: float = typer.Option(0.0, help="Per group: seconds the search may take (0: no limit)."),
     generate: Optional[Path] = typer.Option(None, help="Write a synthetic fleet into this directory instead."),
@@ -39,7 +44,7 @@ def command(
 ) -> None:
     """Validate recorded group histories against the model (trace validation), or generate a fleet."""
     if generate is not None:
-        _generate(generate, groups, seed, protocols)
+        _generate(folder_for_command(generate, force=force, option="--generate"), groups, seed, protocols)
         return
     if not inputs:
         raise fail("give history files (JSON lines or Parquet), or --generate DIR")
@@ -49,6 +54,7 @@ def command(
         raise fail("--max-states must be at least 1")
     from ..tracecheck import engine as eng
     limit = max_seconds or None
+    out_dir = folder_for_command(out_dir, force=force)      # before the run: an unwritable --out fails now
     started = time.perf_counter()
     try:
         if engine == "local":

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from groupcheck import traces
+from groupcheck.outputs import atomic_write_text
 
 from . import claims as C
 from . import roles
@@ -103,14 +104,15 @@ def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: 
         text = traces.story(model, d.scope, d.path, f"{d.property}: {d.message}")
         itf, txt = traces.write(where, stem, traces.build(model, d.scope, d.path, meta), text)
         test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}.py"
-        test.write_text(render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
-                               role.name, role.model_words))
+        atomic_write_text(test, render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
+                                       role.name, role.model_words), force=True)
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
         written.append((itf, txt, test))
 
 
 def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, Path]]]:
-    """verdict.json, and per divergence its ITF trace, story and regression test."""
+    """verdict.json, and per divergence its ITF trace, story and regression test, under
+    ``out_dir`` (the run's folder, ``outputs.run_folder``), each written whole."""
     where = out_dir / "conform" / slug(run.target.name)
     where.mkdir(parents=True, exist_ok=True)
     data = summary(run)
@@ -126,11 +128,11 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
     adapter = getattr(run.recorder, "adapter", None)
     if hasattr(adapter, "transcript"):          # an external program: the messages exchanged, kept
         lines = [json.dumps({"dir": d, "message": m}) for d, m in adapter.transcript[-5000:]]
-        (where / "adapter-transcript.jsonl").write_text("\n".join(lines) + "\n")
+        atomic_write_text(where / "adapter-transcript.jsonl", "\n".join(lines) + "\n", force=True)
         data["adapter_log"] = {"transcript": str(where / "adapter-transcript.jsonl"), "stderr": adapter.log_path,
                                "restarts": adapter.restarts}
     verdict = where / "verdict.json"
-    verdict.write_text(json.dumps(data, indent=2) + "\n")
+    atomic_write_text(verdict, json.dumps(data, indent=2) + "\n", force=True)
     return verdict, written
 
 

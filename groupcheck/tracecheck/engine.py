@@ -1,5 +1,6 @@
 """Run trace validation over many groups: in-process (``local``) or on Spark, then write
-the verdict table (``verdicts.parquet``) and the report (``report.html``).
+the verdict table (``verdicts.parquet``) and the report (``report.html``), each written
+whole (``groupcheck.outputs``); the report through an autoescaping template.
 
 Both engines judge each group with ``judge`` and sort the rows by group, so they give the
 same table (but for ``seconds``). Spark reads the lines as text (JSON lines) or the
@@ -19,6 +20,8 @@ from typing import Callable, Iterable
 
 from .. import protocols
 from ..files import InputError
+from ..outputs import atomic_write_bytes, atomic_write_text
+from ..render import figure_html, page
 from .history import Group, assemble, lines, parse_line, read
 from .observe import BOOK
 from .validate import validate
@@ -153,7 +156,8 @@ def _on_spark(spark, paths: list[Path], max_states: int, max_seconds: float | No
     return sorted(rows, key=lambda r: r["group"])
 
 
-def write_verdicts(rows: list[dict], path: Path) -> None:
+def write_verdicts(rows: list[dict], path: Path, *, force: bool = True) -> None:
+    """verdicts.parquet, written whole (``outputs.atomic_write_bytes``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     schema = pa.schema([("group", pa.string()), ("protocol", pa.string()), ("verdict", pa.string()),
@@ -163,8 +167,9 @@ def write_verdicts(rows: list[dict], path: Path) -> None:
                         ("seconds", pa.float64()),
                         ("cut", pa.string()), ("error", pa.string())])
     table = pa.Table.from_pylist([{c: r.get(c) for c in COLUMNS} for r in rows], schema=schema)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    atomic_write_bytes(path, sink.getvalue().to_pybytes(), force=force)
 
 
 def summary(rows: list[dict]) -> dict:
@@ -177,11 +182,10 @@ def summary(rows: list[dict]) -> dict:
     return {"verdicts": by, "violations": dict(sorted(props.items(), key=lambda kv: -kv[1]))}
 
 
-def write_report(rows: list[dict], path: Path, title: str = "groupcheck trace-check") -> None:
+def write_report(rows: list[dict], path: Path, title: str = "groupcheck trace-check", *, force: bool = True) -> None:
     """A self-contained HTML page (plotly.js inlined): verdicts by protocol, time per group,
-    violated properties."""
+    violated properties; the template ``trace_check_report.html`` escapes every value."""
     import plotly.graph_objects as go
-    import plotly.io as pio
     s = summary(rows)
     colours = {"valid": "#2ca02c", "invalid": "#d62728", "unknown": "#ff7f0e", "error": "#7f7f7f"}
     protos = sorted(s["verdicts"])
@@ -193,22 +197,8 @@ def write_report(rows: list[dict], path: Path, title: str = "groupcheck trace-ch
     times.update_layout(barmode="overlay", title="Validation time per group", xaxis_title="ms", yaxis_title="groups")
     props = go.Figure([go.Bar(x=list(s["violations"]), y=list(s["violations"].values()), marker_color="#d62728")])
     props.update_layout(title="Properties broken (groups)", yaxis_title="groups")
-    parts = [pio.to_html(f, include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate((verdicts, times, props))]
-    bad = [r for r in rows if r["verdict"] != "valid" or r["violations"]][:200]
-    table = "".join(
-        f"<tr><td>{r['group']}</td><td>{r['protocol']}</td><td>{r['verdict']}</td><td>{r['explained']}/{r['events']}</td>"
-        f"<td>{', '.join(r['violations'] or [])}</td><td><code>{_esc(r['first_unexplained'] or r['error'] or '')}</code></td></tr>"
-        for r in bad)
-    total = len(rows)
-    html = (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head><body>"
-            f"<h1>{title}</h1><p>{total} groups; generated {time.strftime('%Y-%m-%d %H:%M:%S')}</p>"
-            + "".join(parts)
-            + "<h2>Groups not valid, or breaking a property (first 200)</h2><table border=1 cellpadding=3>"
-              "<tr><th>group</th><th>protocol</th><th>verdict</th><th>explained</th><th>broken</th>"
-              f"<th>first unexplained / error</th></tr>{table}</table></body></html>")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    shown = 200
+    bad = [r for r in rows if r["verdict"] != "valid" or r["violations"]][:shown]
+    html = page("trace_check_report.html", title=title, total=len(rows), generated=time.strftime("%Y-%m-%d %H:%M:%S"),
+                figures=figure_html((verdicts, times, props)), shown=shown, rows=bad)
+    atomic_write_text(path, html, force=force)

@@ -26,6 +26,7 @@ from model.core import replay
 
 from .. import protocols
 from ..checker import Claims, Moves, bfs, swarm_kinds, walk
+from ..outputs import atomic_write_text
 from .history import Group, write_jsonl, write_parquet
 from .observe import observer
 
@@ -140,5 +141,5 @@ def generate(out_dir: Path, groups: int, seed: int = 0, protos: tuple[str, ...] 
         write_jsonl(out_dir / "histories.jsonl", out)
     if "parquet" in formats:
         write_parquet(out_dir / "histories.parquet", out)
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n", force=True)
     return manifest

@@ -111,10 +111,10 @@ def read(paths: Iterable[Path]) -> list[Group]:
 
 
 def write_jsonl(path: Path, groups: list[Group]) -> None:
-    with path.open("w", encoding="utf-8") as f:
-        for g in groups:
-            for e in g.events:
-                f.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
+    """The groups' events as JSON lines, written whole (``outputs.atomic_write_text``)."""
+    from ..outputs import atomic_write_text
+    atomic_write_text(path, "".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n"
+                                    for g in groups for e in g.events), force=True)
 
 
 def write_parquet(path: Path, groups: list[Group]) -> None:
@@ -123,4 +123,7 @@ def write_parquet(path: Path, groups: list[Group]) -> None:
     rows = [(g.group, e["seq"], json.dumps(e, sort_keys=True, separators=(",", ":"))) for g in groups for e in g.events]
     table = pa.table({"group": [r[0] for r in rows], "seq": pa.array([r[1] for r in rows], pa.int64()),
                       "event": [r[2] for r in rows]})
-    pq.write_table(table, path, compression="zstd")
+    from ..outputs import atomic_write_bytes
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_write_bytes(path, sink.getvalue().to_pybytes(), force=True)
