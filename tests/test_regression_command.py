@@ -92,3 +92,32 @@ def test_a_path_ending_where_nothing_is_enabled_is_a_deadlock():
     done = Model("done", lambda sc: (0,), lambda sc, s: (), None, (), None, lambda sc, s: True,
                  lambda sc, s: True, None, None, None, None, None, None)
     assert violation_along(done, None, [0]) is None
+
+
+def test_an_existing_output_file_is_kept_unless_force(trace, tmp_path):
+    """`regression -o` never replaces a file that is there: exit 2 naming --force, the
+    file byte for byte as it was; --force replaces it."""
+    path = tmp_path / "test_mine.py"
+    path.write_text("# hand-written\n")
+    result = runner.invoke(app, ["regression", str(trace), "-o", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "--force" in result.output and "exists" in result.output
+    assert path.read_text() == "# hand-written\n"
+    result = runner.invoke(app, ["regression", str(trace), "-o", str(path), "--force"])
+    assert result.exit_code == 0, result.output
+    assert "def test_" in path.read_text()
+
+
+def test_a_write_cut_short_leaves_no_half_test_file(trace, tmp_path, monkeypatch):
+    """A disk that fills mid-write: exit 2, and neither a half file where there was none
+    nor a half file over the one that was there (--force)."""
+    from interrupted_writes import half_writes
+    fresh, kept = tmp_path / "test_new.py", tmp_path / "test_kept.py"
+    kept.write_text("# hand-written\n")
+    with half_writes(monkeypatch):
+        a = runner.invoke(app, ["regression", str(trace), "-o", str(fresh)])
+        b = runner.invoke(app, ["regression", str(trace), "-o", str(kept), "--force"])
+    assert a.exit_code == 2 and b.exit_code == 2, (a.output, b.output)
+    assert not fresh.exists()
+    assert kept.read_text() == "# hand-written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_kept.py"]      # no temporary left

@@ -246,3 +246,69 @@ def test_a_history_past_the_scopes_bounds_is_invalid_there_and_says_so():
     small = replace(scope, max_epoch=2)
     r = validate("consumer-group", model, small, history)
     assert r.verdict == "invalid" and r.beyond > 0 and r.explained < len(history)
+
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def _bug_history(tmp_path, group: str) -> Path:
+    """A history of KAFKA-20442 (valid, breaking empty_epochs_equal) under group id ``group``."""
+    model, scope, _ = buggy("consumer-group", "KAFKA-20442")
+    path = bfs(model, scope).violation.path
+    lines = [{"group": group, "seq": i, "protocol": "consumer-group", "scope": model.scope_to_dict(scope), **e}
+             for i, e in enumerate(history_of("consumer-group", scope, path))]
+    f = tmp_path / "h.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return f
+
+
+def test_the_report_shows_a_script_group_id_as_text(tmp_path):
+    result = runner.invoke(app, ["trace-check", str(_bug_history(tmp_path, SCRIPT)), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert SCRIPT not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "empty_epochs_equal" in html
+
+
+def test_a_script_in_a_protocol_or_an_error_stays_text_in_the_report(tmp_path):
+    """What a history names (its protocol, an error quoting it) reaches the table and the
+    plots' JSON as text."""
+    row = dict.fromkeys(engine.COLUMNS)
+    row.update(group="g<b>", protocol="</script>" + SCRIPT, verdict="error", events=1, explained=0, violations=[],
+               states=0, seconds=0.0, error=f"unknown protocol {SCRIPT}")
+    engine.write_report([row], tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text()
+    assert SCRIPT not in html and "</script><script>" not in html and "g<b>" not in html
+    assert "unknown protocol &lt;script&gt;alert(1)&lt;/script&gt;" in html and "g&lt;b&gt;" in html
+
+
+def test_a_second_run_into_the_same_folder_keeps_the_first(tmp_path):
+    """trace-check into a folder that is not empty writes OUT-2 beside it and says so; the
+    first run's files stay byte for byte; --force writes into the folder."""
+    f = _bug_history(tmp_path, "g")
+    out = tmp_path / "o"
+    assert runner.invoke(app, ["trace-check", str(f), "--out", str(out)]).exit_code == 1
+    first = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(first) == ["report.html", "verdicts.parquet"]
+    again = runner.invoke(app, ["trace-check", str(f), "--out", str(out), "--max-states", "2"])
+    assert again.exit_code == 3, again.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == first
+    assert pq.read_table(tmp_path / "o-2" / "verdicts.parquet").column("verdict").to_pylist() == ["unknown"]
+    assert f"this run writes to {tmp_path / 'o-2'}" in " ".join(again.output.split())
+    forced = runner.invoke(app, ["trace-check", str(f), "--out", str(out), "--max-states", "2", "--force"])
+    assert forced.exit_code == 3, forced.output
+    assert pq.read_table(out / "verdicts.parquet").column("verdict").to_pylist() == ["unknown"]
+    assert not (tmp_path / "o-3").exists()
+
+
+def test_a_report_cut_short_leaves_the_last_whole_one(tmp_path, monkeypatch):
+    from interrupted_writes import half_writes
+    row = dict.fromkeys(engine.COLUMNS)
+    row.update(group="g", protocol="consumer", verdict="valid", events=1, explained=1, violations=[], states=1,
+               seconds=0.0)
+    engine.write_report([row], tmp_path / "report.html")
+    whole = (tmp_path / "report.html").read_bytes()
+    with half_writes(monkeypatch), pytest.raises(OSError):
+        engine.write_report([row, {**row, "group": "h"}], tmp_path / "report.html")
+    assert (tmp_path / "report.html").read_bytes() == whole
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]

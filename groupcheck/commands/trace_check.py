@@ -44,7 +44,7 @@ def command(
 ) -> None:
     """Validate recorded group histories against the model (trace validation), or generate a fleet."""
     if generate is not None:
-        _generate(folder_for_command(generate, force=force, option="--generate"), groups, seed, protocols)
+        _generate(generate, groups, seed, protocols, force)
         return
     if not inputs:
         raise fail("give history files (JSON lines or Parquet), or --generate DIR")
@@ -101,7 +101,7 @@ def _print(rows: list[dict], seconds: float, out_dir: Path) -> None:
     out.print(f"wrote {out_dir / 'verdicts.parquet'} and {out_dir / 'report.html'}")
 
 
-def _generate(directory: Path, groups: int, seed: int, protocols: str) -> None:
+def _generate(directory: Path, groups: int, seed: int, protocols: str, force: bool) -> None:
     from ..tracecheck import fleet
     protos = tuple(p.strip() for p in protocols.split(",") if p.strip())
     unknown = [p for p in protos if p not in fleet.SCOPES]
@@ -109,6 +109,7 @@ def _generate(directory: Path, groups: int, seed: int, protocols: str) -> None:
         raise fail(f"--protocols: the fleet knows {', '.join(fleet.SCOPES)}; got {protocols!r}")
     if groups < 1:
         raise fail("--groups must be at least 1")
+    directory = folder_for_command(directory, force=force, option="--generate")
     with progress() as bar:
         task = bar.add_task("generating groups", total=groups, unit="groups")
         manifest = fleet.generate(directory, groups, seed, protos, progress=lambda n: bar.update(task, completed=n))
