@@ -185,3 +185,55 @@ def test_cli_bad_input_exits_2_naming_the_problem(args, message, tmp_path):
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert not (tmp_path / "x").exists()
+
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def test_the_report_shows_markup_in_a_message_or_the_scope_as_text(local_run, tmp_path):
+    """A violation's message and the scope (a --scope or scope file's values) reach the
+    page as text."""
+    import copy
+
+    from groupcheck.campaign.report import write_report
+    _, results, _, _ = local_run
+    crafted = copy.deepcopy(results)
+    crafted.distinct[0].update(shrunk_message=f"member {SCRIPT} lost", property="p<i>")
+    crafted.scope = {**crafted.scope, "note": SCRIPT}
+    write_report(tmp_path / "report.html", crafted)
+    page = (tmp_path / "report.html").read_text()
+    assert SCRIPT not in page and "p<i>" not in page
+    assert "member &lt;script&gt;alert(1)&lt;/script&gt; lost" in page and "p&lt;i&gt;" in page
+    assert "&#39;note&#39;: &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39;" in page
+
+
+def test_a_second_campaign_into_the_same_folder_keeps_the_first(tmp_path):
+    """Today's bug: a second campaign into --out deleted the first one's traces/. Now it
+    writes OUT-2 beside it and says so; --force writes into OUT."""
+    out = tmp_path / "run"
+    args = ["campaign", "--variant", "KAFKA-20442", "--length", "40", "--out", str(out)]
+    assert runner.invoke(app, [*args, "--walks", "20"]).exit_code == 1
+    first = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert any(p.parts[0] == "traces" for p in first)
+    again = runner.invoke(app, [*args, "--walks", "5", "--seed", "100"])
+    assert again.exit_code == 1, again.output
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == first
+    assert f"this run writes to {tmp_path / 'run-2'}" in " ".join(again.output.split())
+    assert json.loads((tmp_path / "run-2" / "summary.json").read_text())["walks"] == 5
+    forced = runner.invoke(app, [*args, "--walks", "5", "--seed", "100", "--force"])
+    assert forced.exit_code == 1, forced.output
+    assert json.loads((out / "summary.json").read_text())["walks"] == 5
+    assert len(pq.read_table(out / "coverage")) == 5 and not (tmp_path / "run-3").exists()
+
+
+def test_a_report_cut_short_leaves_the_last_whole_one(local_run, tmp_path, monkeypatch):
+    from interrupted_writes import half_writes
+
+    from groupcheck.campaign.report import write_report
+    _, results, _, _ = local_run
+    write_report(tmp_path / "report.html", results)
+    whole = (tmp_path / "report.html").read_bytes()
+    with half_writes(monkeypatch), pytest.raises(OSError):
+        output.finish(tmp_path, results)
+    assert (tmp_path / "report.html").read_bytes() == whole
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["report.html"]     # no half trace either

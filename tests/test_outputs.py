@@ -107,3 +107,22 @@ def test_check_into_the_same_folder_keeps_every_trace(tmp_path):
     assert runner.invoke(app, args).exit_code == 1
     assert any(p.name.endswith("-2.itf.json") for p in out.rglob("*"))
     assert all(json.loads(p.read_text()) == {"other": 1} for p in out.rglob("*.itf.json") if "-2." not in p.name)
+
+
+def test_a_second_conform_into_the_same_folder_keeps_the_first(tmp_path):
+    """conform into an --out that is not empty writes OUT-2 beside it and says so; the
+    first run's verdict stays byte for byte; --force writes into OUT."""
+    out = tmp_path / "out"
+    args = ["conform", "--target", "reference:range", "--scope", "kip-792-zombies", "--walks", "0",
+            "--progress-every", "1000", "--out", str(out)]
+    assert runner.invoke(app, args).exit_code == 0
+    verdict = out / "conform" / "reference_range" / "verdict.json"
+    first, inode = verdict.read_bytes(), verdict.stat().st_ino
+    again = runner.invoke(app, [*args, "--seed", "1"])
+    assert again.exit_code == 0, again.output
+    assert verdict.read_bytes() == first
+    assert (tmp_path / "out-2" / "conform" / "reference_range" / "verdict.json").exists()
+    assert f"this run writes to {tmp_path / 'out-2'}" in " ".join(again.output.split())
+    forced = runner.invoke(app, [*args, "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert verdict.stat().st_ino != inode and not (tmp_path / "out-3").exists()      # replaced

@@ -97,16 +97,15 @@ def conform(
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
-    out_dir = folder_for_command(out_dir, force=force)
     if role == "consumer-client":
-        raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir))
+        raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir, force))
     if coordinator and role != "group-coordinator":
         raise fail("--coordinator names a coordinator class: give it with --role group-coordinator")
     if role == "group-coordinator":
         if assignor:
             raise fail("--role group-coordinator: give your coordinator class with --coordinator pkg.module:Class")
         raise typer.Exit(_group_coordinator(target, adapter, coordinator, scenarios or COORDINATOR_SCENARIOS, seed,
-                                            timeout, max_seconds, out_dir))
+                                            timeout, max_seconds, folder_for_command(out_dir, force=force)))
     limits = Limits(max_states, max_seconds, max_memory)
     if role == "streams-assignor":
         from ..conform.streams_assignor import targets as streams_targets
@@ -116,19 +115,23 @@ def conform(
     else:
         chosen, scopes_of = _targets(targets, target, adapter, assignor, timeout), scenario_scopes
     settings = driver.Settings(walks, walk_length, seed, True, progress_every, tuple(scope), True, hypothesis)
-    code = _drive(chosen, scope, scopes_of, settings, limits, out_dir)
+    code = _drive(chosen, scope, scopes_of, settings, limits, out_dir, force)
     if code != PASSED:
         raise typer.Exit(code)
 
 
-def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings, limits: Limits, out_dir: Path) -> int:
+def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings, limits: Limits, out_dir: Path,
+           force: bool) -> int:
     """The roles the conformance driver explores (assignor, streams-assignor): every
-    chosen target through its scopes, a verdict each; the command's exit code."""
+    chosen target through its scopes, a verdict each under the run's folder (the
+    folder rule, ``outputs.run_folder``, once the options are known good); the command's
+    exit code."""
     if scope:
         known = {n for t in chosen for n in scopes_of(t)}
         unknown = sorted(set(scope) - known)
         if unknown:
             raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    out_dir = folder_for_command(out_dir, force=force)
     out.print(limits.line(), markup=False, highlight=False)
     codes = []
     with interruptible(limits.budget):
@@ -169,7 +172,8 @@ def _code(data: dict) -> int:
 CLIENT_TARGETS = ("librdkafka:range", "librdkafka:roundrobin", "librdkafka:cooperative-sticky")
 
 
-def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: float, out_dir: Path) -> int:
+def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: float, out_dir: Path,
+                     force: bool) -> int:
     """Role consumer-client: real librdkafka consumers in one group on the mock cluster,
     scenarios from the consumer model's walks, judged by the model's properties over live,
     non-fenced members (``groupcheck/conform/librdkafka/``)."""
@@ -179,6 +183,7 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     if not names or unknown:
         raise fail(f"--role consumer-client: give --target {' | '.join(known)} or all"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+    out_dir = folder_for_command(out_dir, force=force)
     codes = []
     for name in names:
         if name in targets.CONSUMER_PROTOCOL_TARGETS:      # KIP-848: group.protocol=consumer
