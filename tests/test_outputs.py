@@ -9,6 +9,7 @@ from interrupted_writes import half_writes
 from typer.testing import CliRunner
 
 from groupcheck import outputs, traces
+from groupcheck.checker import bfs
 from groupcheck.cli import app
 from groupcheck.protocols import variant_job
 
@@ -65,25 +66,26 @@ def test_the_folder_rule(tmp_path):
     assert outputs.run_folder(full) == tmp_path / "full-2"
     assert outputs.run_folder(full) == tmp_path / "full-3"          # full-2 is taken (made) by the first
     assert outputs.run_folder(full, force=True) == full
-    assert outputs.moved(full, tmp_path / "full-2") == f"{full} is not empty: this run writes to {tmp_path / 'full-2'} " \
-                                                       f"(--force writes into {full})"
+    note = outputs.moved(full, tmp_path / "full-2")
+    assert note == f"{full} is not empty: this run writes to {tmp_path / 'full-2'} (--force writes into {full})"
+    assert outputs.moved(full, full) is None
     with pytest.raises(outputs.OutputError, match="is a file"):
         outputs.run_folder(full / "keep")
 
 
 def _trace():
+    """KAFKA-20442's shortest counterexample: its path, ITF trace and story."""
     job = variant_job("KAFKA-20442")
     model = job.protocol.model
-    from groupcheck.checker import bfs
     v = bfs(model, job.scope).violation
     meta = {"violation": {"property": v.property, "message": v.message}}
-    return model, job.scope, v.path, traces.build(model, job.scope, v.path, meta), traces.story(model, job.scope, v.path)
+    return v.path, traces.build(model, job.scope, v.path, meta), traces.story(model, job.scope, v.path)
 
 
 def test_a_counterexample_cut_short_leaves_no_half_trace(tmp_path, monkeypatch):
     """check and upgrade-plan write traces with traces.write: a disk that fills mid-write
     leaves no half .itf.json (which a later run would skip as taken, and replay would refuse)."""
-    model, scope, path, trace, text = _trace()
+    path, trace, text = _trace()
     with half_writes(monkeypatch):
         with pytest.raises(OSError):
             traces.write(tmp_path, "t", trace, text)

@@ -12,6 +12,7 @@ from pathlib import Path
 from groupcheck import traces
 from model.consumer import MODEL
 
+from ...outputs import atomic_write_text
 from .claims import CLAIMS
 from .scenarios import SCOPES
 
@@ -146,15 +147,16 @@ def write_divergence(where: Path, target_key: str, r, index: int) -> dict:
     itf, txt = traces.write(where, stem, traces.build(MODEL, scope, r.path, meta),
                             traces.story(MODEL, scope, r.path, f"{claim}: {message}"))
     test = where / f"test_{slug(stem)}.py"
-    test.write_text(REGRESSION.format(target=target_key, scope=r.scope, claim=claim, step=step,
-                                      path=pprint.pformat(r.path, compact=True), name=slug(f"{claim}_{index}"),
-                                      message=message.replace('"""', "'''")))
+    text = REGRESSION.format(target=target_key, scope=r.scope, claim=claim, step=step,
+                             path=pprint.pformat(r.path, compact=True), name=slug(f"{claim}_{index}"),
+                             message=message.replace('"""', "'''"))
+    atomic_write_text(test, text, force=True)
     return {"trace": str(itf), "story_file": str(txt), "regression": str(test)}
 
 
 def write(verdict: Verdict, where: Path) -> Path:
     where.mkdir(parents=True, exist_ok=True)
-    (where / "verdict.txt").write_text(verdict.text())
+    atomic_write_text(where / "verdict.txt", verdict.text(), force=True)
     path = where / "verdict.json"
-    path.write_text(json.dumps(verdict.to_json(), indent=1) + "\n")
+    atomic_write_text(path, json.dumps(verdict.to_json(), indent=1) + "\n", force=True)
     return path

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from ...outputs import atomic_write_text
 from .campaign import OptionError, Options, run
 
 
@@ -55,8 +56,8 @@ def main(argv=None) -> int:
         return 130
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-    (out / "verdict.txt").write_text(report.text())
+    atomic_write_text(out / "verdict.json", json.dumps(report.to_json(), indent=1) + "\n", force=True)
+    atomic_write_text(out / "verdict.txt", report.text(), force=True)
     print(report.text(), end="")
     print(f"verdict written to {out / 'verdict.txt'} and {out / 'verdict.json'}")
     if report.stopped == "interrupted":

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from model import itf
 
+from ...outputs import atomic_write_text
 from .judge import PROPERTIES
 
 
@@ -135,10 +136,10 @@ def write_divergence(out: Path, run, target: str, settings: dict, client: str, s
     digest = hashlib.sha256(json.dumps([run.scenario, settings], sort_keys=True).encode()).hexdigest()[:8]
     stem = f"librdkafka-{target}-{prop}-{digest}"
     trace_path = out / f"{stem}.itf.json"
-    trace_path.write_text(json.dumps(itf_trace(run, target, settings, seed, prop), indent=1) + "\n")
+    atomic_write_text(trace_path, json.dumps(itf_trace(run, target, settings, seed, prop), indent=1) + "\n", force=True)
     name = stem.replace("-", "_")
     test_path = out / f"test_{name}.py"
-    test_path.write_text(REGRESSION.format(prop=prop, target=target, message=message.replace('"""', "'''"),
-                                           scenario=repr(run.scenario), settings=repr(settings),
-                                           name=name, client=client))
+    text = REGRESSION.format(prop=prop, target=target, message=message.replace('"""', "'''"),
+                             scenario=repr(run.scenario), settings=repr(settings), name=name, client=client)
+    atomic_write_text(test_path, text, force=True)
     return [str(trace_path), str(test_path)]

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ...outputs import atomic_write_text
 from ..librdkafka import campaign as classic
 from ..librdkafka.campaign import OptionError, shrink
 from ..librdkafka.client import Listener
@@ -106,11 +107,11 @@ def write_divergence(out: Path, run, settings: dict, client: str, seed, prop: st
     stem = f"librdkafka-consumer-protocol-{client}-{prop}-{digest}"
     trace = itf_trace(run, f"librdkafka-consumer-protocol:{client}", settings, seed, prop)
     trace["#meta"]["protocol"] = "consumer-group"
-    (out / f"{stem}.itf.json").write_text(json.dumps(trace, indent=1) + "\n")
+    atomic_write_text(out / f"{stem}.itf.json", json.dumps(trace, indent=1) + "\n", force=True)
     name = stem.replace("-", "_")
-    (out / f"test_{name}.py").write_text(REGRESSION.format(
+    atomic_write_text(out / f"test_{name}.py", REGRESSION.format(
         prop=prop, client=client, message=message.replace('"""', "'''"), scenario=repr(run.scenario),
-        settings=repr(settings), name=name))
+        settings=repr(settings), name=name), force=True)
     return [str(out / f"{stem}.itf.json"), str(out / f"test_{name}.py")]
 
 
@@ -174,8 +175,8 @@ def run(client: str, options: Options, progress: Callable[[str], None] = print) 
 def save(report, where: Path) -> None:
     """verdict.json and verdict.txt of a campaign (this one's or the classic target's) under ``where``."""
     where.mkdir(parents=True, exist_ok=True)
-    (where / "verdict.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-    (where / "verdict.txt").write_text(report.text())
+    atomic_write_text(where / "verdict.json", json.dumps(report.to_json(), indent=1) + "\n", force=True)
+    atomic_write_text(where / "verdict.txt", report.text(), force=True)
 
 
 def exit_code(report) -> int:

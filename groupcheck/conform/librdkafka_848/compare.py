@@ -26,6 +26,7 @@ from model.consumer_group import coordinator as model_coordinator
 from model.consumer_group.group import new_group, partition_index
 from model.consumer_group.state import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions
 
+from ...outputs import atomic_write_text
 from ..librdkafka.mock import MockCluster
 from .mock848 import ConsumerGroupMock
 from .wire import Connection
@@ -249,7 +250,7 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print) -> int:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     results = [compare(n, profile) for n in SCENARIOS]
     out.mkdir(parents=True, exist_ok=True)
-    (out / "coordinator.json").write_text(json.dumps(results, indent=1) + "\n")
+    atomic_write_text(out / "coordinator.json", json.dumps(results, indent=1) + "\n", force=True)
     for r in results:
         d = r["differences"]
         say(f"{r['scenario']:28} {'agree' if not d else ('DIVERGES' if r['divergence'] else 'differs (freedom)')}")
