@@ -41,7 +41,8 @@ def command(
     """Turn a counterexample trace into a pytest regression test.
 
     The test replays the trace's path and asserts that its violation still happens at
-    the same step (or, with --fixed, that nothing is violated along it)."""
+    the same step (or, with --fixed, that nothing is violated along it). An existing
+    -o file is never replaced (exit 2) unless --force; the file is written whole."""
     if output is not None:
         _free(output, force)          # before the work: a file that is there is refused at once
     protocol, path, meta = _recorded(trace)
