@@ -237,3 +237,23 @@ def test_a_report_cut_short_leaves_the_last_whole_one(local_run, tmp_path, monke
         output.finish(tmp_path, results)
     assert (tmp_path / "report.html").read_bytes() == whole
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["report.html"]     # no half trace either
+
+
+def test_a_dataset_cut_short_leaves_the_last_whole_one(tmp_path, monkeypatch):
+    """A write that fails half-way (a full disk, Ctrl-C) leaves the dataset written
+    before it, not an empty folder or a half part file."""
+    rows = [{"seed": 1, "walk": 0, "steps": 3, "kinds": [], "action_kinds": {"join": 3}, "properties": [],
+             "fingerprints": [], "distinct_states": 1, "violated": None}]
+    output.write_datasets_local(tmp_path, rows, [])
+    before = output.read(tmp_path, "coverage")
+
+    def half_write(table, where, **kwargs):
+        Path(where).write_bytes(b"PAR1 half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", half_write)
+    with pytest.raises(OSError):
+        output.write_datasets_local(tmp_path, rows * 2, [])
+    monkeypatch.undo()
+    assert output.read(tmp_path, "coverage") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["coverage", "violations"]

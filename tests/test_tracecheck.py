@@ -312,3 +312,13 @@ def test_a_report_cut_short_leaves_the_last_whole_one(tmp_path, monkeypatch):
         engine.write_report([row, {**row, "group": "h"}], tmp_path / "report.html")
     assert (tmp_path / "report.html").read_bytes() == whole
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_a_second_fleet_into_the_same_folder_keeps_the_first(tmp_path):
+    fleet_dir = tmp_path / "fleet"
+    assert runner.invoke(app, ["trace-check", "--generate", str(fleet_dir), "--groups", "2", "--seed", "1"]).exit_code == 0
+    first = {p.name: p.read_bytes() for p in fleet_dir.iterdir()}
+    again = runner.invoke(app, ["trace-check", "--generate", str(fleet_dir), "--groups", "3", "--seed", "2"])
+    assert again.exit_code == 0, again.output
+    assert {p.name: p.read_bytes() for p in fleet_dir.iterdir()} == first
+    assert len(json.loads((tmp_path / "fleet-2" / "manifest.json").read_text())["groups"]) == 3
