@@ -121,7 +121,8 @@ def atomic_folder(path: Path, *, force: bool = False) -> Iterator[Path]:
 def run_folder(path: Path, *, force: bool = False, option: str = "--out") -> Path:
     """The folder a run writes into, by the folder rule (module docstring): ``path`` if
     it is missing, empty, or ``force``; else the first free ``path-2``, ``path-3``, ...,
-    created here. Raises OutputError if ``path`` is a file or cannot be created."""
+    created here. Raises OutputError if ``path`` is a file or cannot be created. (Only
+    the making of a new folder is atomic: two runs given one empty folder both use it.)"""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option}: {path} is a file, not a folder")
@@ -136,8 +137,9 @@ def run_folder(path: Path, *, force: bool = False, option: str = "--out") -> Pat
             pass
         if not any(path.iterdir()):
             return path
+        base = path if path.name not in ("", "..") else path.resolve()      # `--out .` has no name of its own
         for n in itertools.count(2):
-            candidate = path.with_name(f"{path.name}-{n}")
+            candidate = base.with_name(f"{base.name}-{n}")
             try:
                 candidate.mkdir()
                 return candidate

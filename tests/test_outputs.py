@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from interrupted_writes import half_writes
@@ -71,6 +72,13 @@ def test_the_folder_rule(tmp_path):
     assert outputs.moved(full, full) is None
     with pytest.raises(outputs.OutputError, match="is a file"):
         outputs.run_folder(full / "keep")
+
+
+def test_the_folder_rule_takes_the_current_folder_by_its_name(tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "keep").write_text("x")
+    monkeypatch.chdir(tmp_path / "here")
+    assert outputs.run_folder(Path(".")) == tmp_path / "here-2"
 
 
 def _trace():
