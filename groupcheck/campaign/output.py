@@ -9,10 +9,10 @@
     summary.json     the campaign's inputs and totals, the distinct violations
 
 Spark writes ``violations/`` and ``coverage/`` itself (part files, ``_SUCCESS``); the
-local engine writes one part file each with pyarrow, in the same schema. Each dataset is
-written under a temporary name and renamed when complete (``outputs.atomic_folder``), and
-every file through ``outputs.atomic_write_text``: an interrupt leaves no half dataset. Either reads
-back with ``pyarrow.parquet.read_table(folder)``."""
+local engine writes one part file each with pyarrow, in the same schema. Either reads
+back with ``pyarrow.parquet.read_table(folder)``. Each dataset is written under a
+temporary name and renamed when complete (``outputs.atomic_folder``), each file through
+``outputs.atomic_write_text``: an interrupt leaves no half dataset and no half file."""
 from __future__ import annotations
 
 import json
