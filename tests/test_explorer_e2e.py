@@ -219,6 +219,18 @@ def test_run_to_a_violation_from_here(page, serve, tmp_path):
     shot(page, tmp_path, "search-consumer-group")
 
 
+def test_a_search_stops_on_the_stop_button(page, serve):
+    """The stop button's DELETE carries the page's token: the server stops the search."""
+    page.goto(serve(lambda: open_variant("KAFKA-16249")))              # 64,109 states to its violation
+    ready(page)
+    page.click("#run-bfs")
+    page.wait_for_selector("#stop:not([hidden])")
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#search-result').textContent.length > 0 && "
+                           "document.querySelector('#stop').hidden", timeout=30_000)
+    assert "stopped by interrupted" in page.inner_text("#search-result")
+
+
 def test_export_the_regression_test_and_run_it(page, serve, counterexamples, tmp_path):
     f, path, prop = counterexamples["consumer"]
     out = tmp_path / "out"
