@@ -76,7 +76,8 @@ def command(
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response"),
     operations: Optional[str] = typer.Option(None, help="e.g. add_partition,delete_topic"),
     plan: Optional[str] = typer.Option(None, help="configs in bounce order, as for check"),
-    host: str = typer.Option(HOST, help="the address to listen on (only 127.0.0.1 unless given)"),
+    host: str = typer.Option(HOST, help="the address to listen on (only 127.0.0.1 unless given); the page "
+                                         "answers requests addressed to it or to a loopback name only"),
     port: int = typer.Option(0, min=0, max=65535, help="the port (0: a free one)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="where the page's save buttons write (nothing is "
                                                                "written without it; the links download)"),
