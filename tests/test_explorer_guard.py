@@ -61,7 +61,7 @@ def changing(app) -> list[tuple[str, str]]:
 
 def _token(app) -> str:
     page = app.test_client().get("/").get_data(as_text=True)
-    return re.search(r'<meta name="groupcheck-token" content="([^"]+)">', page).group(1)
+    return re.search(r'<meta name="groupcheck-token" content="([A-Za-z0-9_-]{40,})">', page).group(1)
 
 
 @pytest.mark.parametrize("host", FORGED_HOSTS)
@@ -124,6 +124,19 @@ def test_the_page_itself_passes_every_check(tmp_path):
     answers = {(m, u): c.open(u, method=m, json=BODY) for m, u in changing(app)}
     assert all(a.status_code != 403 for a in answers.values()), {k: a.status_code for k, a in answers.items()}
     assert answers[("POST", "/api/export")].status_code == 200 and len(list(out.iterdir())) == 1
+
+
+def test_no_reading_route_writes(tmp_path):
+    """GET, HEAD and OPTIONS pass without Origin or token (another site can send them, by
+    an <img src>, though not read the answer): none of them writes anything."""
+    out = tmp_path / "out"
+    app = create_app(Counting(), out_dir=out)
+    c = app.test_client()
+    for method, url in routes(app):
+        if method in SAFE:
+            for query in ("", "?path=0.0", "?path=0&what=itf"):
+                c.open(url + query, method=method, headers={"Origin": "http://evil.example"})
+    assert not out.exists()
 
 
 def test_a_dns_rebinding_page_reads_nothing_and_writes_nothing(tmp_path):

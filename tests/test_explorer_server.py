@@ -38,7 +38,7 @@ def page_client(app):
     read from the page ``/`` serves."""
     c = app.test_client()
     page = c.get("/").get_data(as_text=True)
-    token = re.search(r'<meta name="groupcheck-token" content="([^"]+)">', page).group(1)
+    token = re.search(r'<meta name="groupcheck-token" content="([A-Za-z0-9_-]{40,})">', page).group(1)
     c.environ_base.update(HTTP_ORIGIN="http://localhost", HTTP_X_GROUPCHECK_TOKEN=token)
     return c
 
