@@ -1,6 +1,7 @@
 """The explorer as a person uses it, in real headless Chromium (Debian's package, driven by
 Playwright): open a counterexample of each protocol, follow it to the violation, branch,
-jump, search, export the regression test and run it, read a foreign trace. Screenshots
+jump, search, export the regression test and run it, read a foreign trace; values that are
+markup (``<script>``, ``<img onerror>``) in a trace show as text and never run. Screenshots
 are taken along the way and checked."""
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def page(browser):
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: "Content Security Policy" in m.text and errors.append(m.text))   # the page's own CSP
     yield pg
     context.close()
     assert errors == [], errors                 # no script error on any page
@@ -211,10 +213,22 @@ def test_run_to_a_violation_from_here(page, serve, tmp_path):
     assert page.get_attribute('#properties tr[data-property="empty_epochs_equal"]', "data-status") == "violated"
     assert page.is_visible("#violation-banner")
     page.click("#run-walks")
-    page.wait_for_function("document.querySelector('#search-result').textContent.length > 0 && "
+    page.wait_for_function("() => document.querySelector('#search-result').textContent.length > 0 && "
                            "document.querySelector('#stop').hidden", timeout=60_000)
     assert "steps" in page.inner_text("#search-progress")
     shot(page, tmp_path, "search-consumer-group")
+
+
+def test_a_search_stops_on_the_stop_button(page, serve):
+    """The stop button's DELETE carries the page's token: the server stops the search."""
+    page.goto(serve(lambda: open_variant("KAFKA-16249")))              # 64,109 states to its violation
+    ready(page)
+    page.click("#run-bfs")
+    page.wait_for_selector("#stop:not([hidden])")
+    page.click("#stop")
+    page.wait_for_function("() => document.querySelector('#search-result').textContent.length > 0 && "
+                           "document.querySelector('#stop').hidden", timeout=30_000)
+    assert "stopped by interrupted" in page.inner_text("#search-result")
 
 
 def test_export_the_regression_test_and_run_it(page, serve, counterexamples, tmp_path):
@@ -238,12 +252,12 @@ def test_export_the_regression_test_and_run_it(page, serve, counterexamples, tmp
     assert open_trace(trace).ahead == path[1:]
     assert not out.exists()                                         # downloads write nothing on the server
     page.click("#save-test")
-    page.wait_for_function("document.querySelector('#saved').textContent.includes('written')")
+    page.wait_for_function("() => document.querySelector('#saved').textContent.includes('written')")
     saved_test = [p for p in out.iterdir()]
     assert len(saved_test) == 1 and saved_test[0].name in page.inner_text("#saved")
     assert saved_test[0].read_text() == test.read_text()
     page.click("#save-itf")
-    page.wait_for_function("document.querySelector('#saved').textContent.includes('.itf.json')")
+    page.wait_for_function("() => document.querySelector('#saved').textContent.includes('.itf.json')")
     saved_itf = [p for p in out.iterdir() if p != saved_test[0]]
     assert len(saved_itf) == 1 and saved_itf[0].name in page.inner_text("#saved")
     assert open_trace(saved_itf[0]).ahead == path[1:]
@@ -279,3 +293,96 @@ def test_a_bad_link_says_what_is_wrong(page, serve, counterexamples, tmp_path):
     assert page.is_visible("#error")
     assert "action index 99 out of range" in message and "Traceback" not in message
     shot(page, tmp_path, "error-consumer")
+
+
+# values a trace may carry that are markup: each would set window.pwned and the title if it ran
+EVIL_IMG = '<img src=x onerror="window.pwned=1;document.title=\'pwned\'">'
+EVIL_SCRIPT = "<script>window.pwned=2;document.title='pwned'</script>"
+EVIL_LINK = '<a href="javascript:window.pwned=3">link</a>'
+
+
+def harmless(page) -> None:
+    """No markup from the data became an element, and none of it ran."""
+    assert page.evaluate("() => window.pwned") is None
+    assert page.title() != "pwned"
+    assert page.locator("body img, body script, a[href^='javascript']").count() == 0
+
+
+def test_markup_in_a_foreign_trace_shows_as_text(page, serve, tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    f = folder / f"{EVIL_IMG.replace('/', '')}.itf.json"           # a file name is data too
+    f.write_text(json.dumps({"#meta": {"source": "quint", "protocol": EVIL_SCRIPT}, "vars": ["x", EVIL_IMG],
+                             "states": [{"x": EVIL_SCRIPT, EVIL_IMG: {"#map": [[EVIL_LINK, EVIL_IMG]]}},
+                                        {"action_taken": EVIL_IMG, "x": EVIL_LINK, EVIL_IMG: {"#map": []}}]}))
+    page.goto(serve(lambda: open_trace(f)))
+    at = ready(page)
+    harmless(page)
+    assert f.name in page.inner_text("#source") and EVIL_SCRIPT in page.inner_text("#source")
+    cells = page.locator("#tables td").all_inner_texts()
+    assert EVIL_SCRIPT in cells and any(EVIL_LINK in c and EVIL_IMG in c for c in cells), cells
+    assert EVIL_IMG in page.locator("#tables summary").all_inner_texts()[0] + " ".join(
+        page.locator("#tables th").all_inner_texts()) + " ".join(cells)
+    page.click("#forward")
+    ready(page, at)
+    harmless(page)
+    assert page.inner_text("#action") == EVIL_IMG and EVIL_IMG in page.inner_text("#history")
+    assert EVIL_LINK in page.inner_text("#diff") and EVIL_SCRIPT in page.inner_text("#diff")
+    assert EVIL_IMG in page.inner_text("#raw-state pre") or page.locator("#raw-state pre").count() == 1
+    page.goto(f"{serve(lambda: open_trace(f))}?at={EVIL_IMG}")        # a link whose state index is markup
+    ready(page)
+    harmless(page)
+    assert EVIL_IMG[:40] in page.inner_text("#error")
+    shot(page, tmp_path, "markup-foreign")
+
+
+def test_markup_in_a_recorded_violation_and_a_note_shows_as_text(page, serve, counterexamples, tmp_path):
+    f, path, _ = counterexamples["consumer"]
+    trace = json.loads(f.read_text())
+    trace["#meta"]["violation"] = {"property": EVIL_SCRIPT, "message": EVIL_IMG}
+    recorded = tmp_path / "recorded.itf.json"
+    recorded.write_text(json.dumps(trace))
+    page.goto(f"{serve(lambda: open_trace(recorded))}?path={_dots(path)}")
+    ready(page)
+    page.wait_for_selector("#timeline .point")
+    harmless(page)
+    banner = page.inner_text("#violation-banner")
+    assert f"the trace records {EVIL_SCRIPT}: {EVIL_IMG}" in banner
+    trace["#meta"]["protocol"] = EVIL_IMG                              # a protocol no model has: read-only
+    stale = tmp_path / "stale.itf.json"
+    stale.write_text(json.dumps(trace))
+    page.goto(serve(lambda: open_trace(stale)))
+    ready(page)
+    harmless(page)
+    assert f"unknown protocol {EVIL_IMG!r}" in page.inner_text("#note")
+    assert EVIL_IMG in page.inner_text("#source")                      # #meta.protocol, beside the file name
+    shot(page, tmp_path, "markup-recorded")
+
+
+def test_markup_in_the_timeline_labels_shows_as_text(page, serve, counterexamples):
+    """The chart's labels come from the model; plotly would read tags in them, so the
+    server escapes them: drawn by the page's plotly, each shows as written."""
+    from dataclasses import replace
+
+    from groupcheck.explorer.timeline import timeline
+    f, path, _ = counterexamples["consumer"]
+    s = open_trace(f)
+    seen = [{EVIL_IMG: (EVIL_SCRIPT,)}, {EVIL_IMG: (EVIL_SCRIPT, EVIL_LINK)}]
+    tl = timeline(replace(s.model, owners=lambda scope, state: seen[state]), s.scope, [0, 1],
+                  ["init", EVIL_IMG], [(1, EVIL_LINK)])
+    page.goto(serve(lambda: open_trace(f)))
+    ready(page)
+    page.wait_for_selector("#timeline .point")
+    page.evaluate("fig => Plotly.react(document.querySelector('#timeline'), fig.data, fig.layout)", tl.figure_json())
+    page.wait_for_function("() => document.querySelectorAll('#timeline .point').length === 3")
+    harmless(page)
+    chart = page.locator("#timeline")
+    assert EVIL_IMG in chart.locator(".ytick").all_text_contents()
+    assert {EVIL_SCRIPT, EVIL_LINK} <= set(chart.locator(".legendtext").all_text_contents())
+    assert EVIL_LINK in chart.locator(".annotation").all_text_contents()
+    box = chart.locator(".point").last.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector("#timeline .hoverlayer .hovertext")
+    hover = " ".join(chart.locator(".hoverlayer .hovertext").all_text_contents())
+    assert EVIL_IMG in hover and f"held by {EVIL_LINK}" in hover or f"held by {EVIL_SCRIPT}" in hover, hover
+    harmless(page)

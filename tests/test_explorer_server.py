@@ -1,5 +1,6 @@
 """The explorer's HTTP routes (Flask's test client): views by path, refusals, the timeline,
-searches, downloads and saves."""
+searches, downloads and saves, as the page sends them (its Origin and token: ``page_client``).
+What the server refuses to anyone else is in test_explorer_guard.py."""
 from __future__ import annotations
 
 import json
@@ -32,9 +33,19 @@ def trace(tmp_path_factory):
     return f, v.path
 
 
+def page_client(app):
+    """A test client sending what the explorer's own page sends: its Origin, and the token
+    read from the page ``/`` serves."""
+    c = app.test_client()
+    page = c.get("/").get_data(as_text=True)
+    token = re.search(r'<meta name="groupcheck-token" content="([A-Za-z0-9_-]{40,})">', page).group(1)
+    c.environ_base.update(HTTP_ORIGIN="http://localhost", HTTP_X_GROUPCHECK_TOKEN=token)
+    return c
+
+
 @pytest.fixture
 def client(trace):
-    return create_app(lambda: open_trace(trace[0])).test_client()
+    return page_client(create_app(lambda: open_trace(trace[0])))
 
 
 def _q(path) -> str:
@@ -85,11 +96,11 @@ def test_unknown_routes_and_http_errors_answer_json(client):
     assert huge.status_code == 413 and "too large" in huge.get_json()["error"]
 
 
-def test_the_config_names_the_out_folder(trace, tmp_path):
+def test_the_config_names_the_out_folder_by_its_name(trace, tmp_path):
     assert create_app(lambda: open_trace(trace[0])).test_client().get("/api/config").get_json() == {
         "out_dir": None, "readonly": False, "modes": ["bfs", "walks"], "max_states": 200_000, "max_seconds": 60.0}
-    saving = create_app(lambda: open_trace(trace[0]), out_dir=tmp_path).test_client()
-    assert saving.get("/api/config").get_json()["out_dir"] == str(tmp_path)
+    saving = create_app(lambda: open_trace(trace[0]), out_dir=tmp_path / "saved").test_client()
+    assert saving.get("/api/config").get_json()["out_dir"] == "saved"        # never the machine's path
 
 
 def test_the_page_and_plotly_are_served_from_the_package(client):
@@ -112,7 +123,7 @@ def test_a_read_only_trace_is_navigated_by_state_index(tmp_path):
     f = tmp_path / "quint.itf.json"
     f.write_text(json.dumps({"#meta": {"source": "quint"}, "vars": ["x"],
                              "states": [{"x": 0}, {"x": 1, "action_taken": "inc"}]}))
-    c = create_app(lambda: open_trace(f)).test_client()
+    c = page_client(create_app(lambda: open_trace(f)))
     assert c.get("/api/config").get_json()["readonly"] is True
     v = c.get("/api/view?at=1").get_json()
     assert v["readonly"] and v["action"] == "inc" and v["diff"][0]["field"] == "x"
@@ -135,7 +146,7 @@ def _wait(c, key: str, limit: float = 60.0) -> dict:
 
 
 def test_a_search_runs_to_the_violation_and_reports_progress():
-    c = create_app(lambda: open_variant("KAFKA-20442")).test_client()
+    c = page_client(create_app(lambda: open_variant("KAFKA-20442")))
     key = c.post("/api/search", json={"path": [0], "mode": "bfs"}).get_json()["id"]
     done = _wait(c, key)
     r = done["result"]
@@ -145,14 +156,14 @@ def test_a_search_runs_to_the_violation_and_reports_progress():
 
 
 def test_a_search_from_a_state_continues_its_path():
-    c = create_app(lambda: open_variant("KAFKA-20442")).test_client()
+    c = page_client(create_app(lambda: open_variant("KAFKA-20442")))
     key = c.post("/api/search", json={"path": [0, 0], "mode": "bfs", "max_states": 10**9}).get_json()["id"]
     r = _wait(c, key)["result"]
     assert r["path"][:2] == [0, 0] and r["property"] == "empty_epochs_equal"
 
 
 def test_a_search_can_be_stopped():
-    c = create_app(lambda: open_variant("KAFKA-16249")).test_client()     # 64,109 states to its violation
+    c = page_client(create_app(lambda: open_variant("KAFKA-16249")))     # 64,109 states to its violation
     key = c.post("/api/search", json={"path": [0], "mode": "bfs"}).get_json()["id"]
     assert c.delete(f"/api/search/{key}").status_code == 200
     done = _wait(c, key)
@@ -216,17 +227,16 @@ def test_the_itf_download_is_the_path_with_its_violation(client, trace):
 
 def test_saves_go_into_the_out_folder_only(trace, tmp_path):
     out = tmp_path / "out"
-    c = create_app(lambda: open_trace(trace[0]), out_dir=out).test_client()
+    c = page_client(create_app(lambda: open_trace(trace[0]), out_dir=out))
     written = [c.post("/api/export", json={"path": trace[1], "what": w}).get_json()["written"] for w in ("itf", "test")]
-    assert sorted(Path(w).name for w in written) == sorted(p.name for p in out.iterdir())
-    assert all(Path(w).parent == out for w in written)
+    assert sorted(written) == sorted(p.name for p in out.iterdir())         # named within the out folder
     again = c.post("/api/export", json={"path": trace[1], "what": "test"}).get_json()["written"]
     assert again == written[1] and len(list(out.iterdir())) == 2              # the same content: kept, not doubled
     assert c.post("/api/export", json={"path": trace[1], "what": "exe"}).status_code == 400
-    edited = Path(written[0])
+    edited = out / written[0]
     edited.write_text("edited by hand")                                        # never overwritten
-    third = Path(c.post("/api/export", json={"path": trace[1], "what": "itf"}).get_json()["written"])
-    assert edited.read_text() == "edited by hand" and third.name == edited.name.replace(".itf.json", "-2.itf.json")
-    assert third.parent == out and len(list(out.iterdir())) == 3
-    refused = create_app(lambda: open_trace(trace[0])).test_client().post("/api/export", json={"path": [0], "what": "itf"})
+    third = c.post("/api/export", json={"path": trace[1], "what": "itf"}).get_json()["written"]
+    assert edited.read_text() == "edited by hand" and third == edited.name.replace(".itf.json", "-2.itf.json")
+    assert (out / third).is_file() and len(list(out.iterdir())) == 3
+    refused = page_client(create_app(lambda: open_trace(trace[0]))).post("/api/export", json={"path": [0], "what": "itf"})
     assert refused.status_code == 400 and "--out" in refused.get_json()["error"]

@@ -166,3 +166,28 @@ def test_items_that_come_and_go_are_rows_throughout():
 def test_no_timeline_for_a_model_without_owners():
     s = open_variant("KAFKA-13419")
     assert timeline(replace(s.model, owners=None), s.scope, [s.state], ["init"]) is None
+
+
+HOSTILE_ITEM = '<img src=x onerror="window.pwned=1">'
+HOSTILE_OWNER = "<b>C1</b> & [red]C2[/red]"
+
+
+def test_labels_made_of_data_are_text_to_plotly_and_rich():
+    """plotly reads <br>, <b>, <a> in labels: data reaches it escaped, so it shows as written
+    (the browser side: test_explorer_e2e.py); rich reads [red]: data reaches it escaped too."""
+    s = open_variant("KAFKA-13419")
+    seen = [{HOSTILE_ITEM: (HOSTILE_OWNER,)}, {HOSTILE_ITEM: (HOSTILE_OWNER, "C3")}]
+    tl = timeline(replace(s.model, owners=lambda scope, state: seen[state]), s.scope, [0, 1],
+                  ["init", "<script>window.pwned=2</script>"], [(1, "<i>p</i>")])
+    fig = tl.figure_json()
+    assert fig["layout"]["yaxis"]["ticktext"] == ['&lt;img src=x onerror="window.pwned=1"&gt;']
+    assert {t["name"] for t in fig["data"]} == {"&lt;b&gt;C1&lt;/b&gt; &amp; [red]C2[/red]", "C3"}
+    hover = fig["data"][0]["hovertext"][-1]
+    assert hover.endswith("<br>&lt;script&gt;window.pwned=2&lt;/script&gt;") and "<img" not in hover
+    assert fig["layout"]["annotations"][0]["text"] == "&lt;i&gt;p&lt;/i&gt;"
+    assert "<" not in json.dumps([t["name"] for t in fig["data"]] + fig["layout"]["yaxis"]["ticktext"])
+    from rich.console import Console
+    console = Console(record=True, width=200)
+    console.print(tl.rich())
+    shown = console.export_text()
+    assert HOSTILE_ITEM in shown and f"{HOSTILE_OWNER}+C3" in shown

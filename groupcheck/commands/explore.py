@@ -4,11 +4,13 @@
     groupcheck explore consumer --members 3      a scope, from its initial state
     groupcheck explore --variant KAFKA-16147     a known bug's scope
 
-Serves on 127.0.0.1 (another address only with --host) at a free port unless --port,
-prints the URL and runs until Ctrl-C (exit 0). Bad input exits 2 with the reason.
+Serves on 127.0.0.1 (another address only with --host, which warns when it is not a
+loopback address) at a free port unless --port, prints the URL and runs until Ctrl-C
+(exit 0). Bad input exits 2 with the reason. The access log is off unless --log.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import signal
 import socket
@@ -28,9 +30,11 @@ HOST = "127.0.0.1"
 
 def _opener(target: Optional[str], variant: Optional[str], profile: Optional[str], scope: Optional[str],
             flags: dict):
-    """A function making a fresh session of what the command line names (checked once here)."""
+    """A function making a fresh session of what the command line names (checked once here).
+    A trace is checked under the path given, and named on the page by its file name alone."""
     given = [k for k, v in flags.items() if v is not None] + (["scope"] if scope else []) + \
         (["profile"] if profile else [])
+    check = None
     if variant is not None:
         if target is not None or given:
             raise fail(f"--variant {variant} opens the variant's own scope; drop the other arguments")
@@ -39,7 +43,8 @@ def _opener(target: Optional[str], variant: Optional[str], profile: Optional[str
         if target.endswith(".json") or Path(target).exists():
             if given:
                 raise fail(f"{target}: a trace carries its own scope; drop the scope options")
-            make = lambda: open_trace(target)     # noqa: E731
+            check = lambda: open_trace(target)    # noqa: E731
+            make = lambda: open_trace(target, name=Path(target).name)     # noqa: E731
         else:
             raise fail(f"{target!r} is neither a trace file nor a protocol (protocols: {', '.join(PROTOCOLS)})")
     else:
@@ -51,7 +56,7 @@ def _opener(target: Optional[str], variant: Optional[str], profile: Optional[str
             raise fail(str(e)) from None
         make = lambda: Session(protocol, sc, [0], source=f"{protocol.name} scope")   # noqa: E731
     try:
-        make()
+        (check or make)()
     except ExploreError as e:
         raise fail(str(e)) from None
     return make
@@ -71,10 +76,12 @@ def command(
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response"),
     operations: Optional[str] = typer.Option(None, help="e.g. add_partition,delete_topic"),
     plan: Optional[str] = typer.Option(None, help="configs in bounce order, as for check"),
-    host: str = typer.Option(HOST, help="the address to listen on (only 127.0.0.1 unless given)"),
+    host: str = typer.Option(HOST, help="the address to listen on (only 127.0.0.1 unless given); the page "
+                                         "answers requests addressed to it or to a loopback name only"),
     port: int = typer.Option(0, min=0, max=65535, help="the port (0: a free one)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="where the page's save buttons write (nothing is "
                                                                "written without it; the links download)"),
+    log: bool = typer.Option(False, "--log", help="print werkzeug's access log (a line per request) on stderr"),
 ) -> None:
     """Explore a counterexample or a scope in a local web page: step, branch, compare.
 
@@ -86,13 +93,20 @@ def command(
     if out_dir is not None:
         if out_dir.exists() and not out_dir.is_dir():
             raise fail(f"--out {out_dir}: not a folder")
-        out_dir = out_dir.resolve()           # the page says where a save went
+        out_dir = out_dir.resolve()           # saves land here even if the working folder changes
     from werkzeug.serving import make_server
 
-    from ..explorer.server import create_app
+    from ..explorer.server import QuietRequests, create_app
     listening = _listen(host, port)           # our own socket: a refusal is one line, not werkzeug's exit
-    server = make_server(host, port, create_app(make, out_dir), threaded=True, fd=listening.fileno())
+    app = create_app(make, out_dir, host=host)
+    server = make_server(host, port, app, threaded=True, fd=listening.fileno(),
+                         request_handler=None if log else QuietRequests)
     listening.close()                         # the server holds its own copy
+    if not _loopback(server.server_address[0]):
+        err.print(f"groupcheck explore: warning: --host {host} makes the page reachable from the network: anyone "
+                  f"who can reach port {server.port} of this machine can read the states it shows"
+                  + (" and save into --out" if out_dir is not None else ""),
+                  markup=False, highlight=False, soft_wrap=True)
     source = target or (f"variant {variant}" if variant else "consumer scope")
     shown = f"[{host}]" if ":" in host else host
     out.print(f"groupcheck explore: serving {source} at http://{shown}:{server.port}/ (Ctrl-C to stop)",
@@ -113,6 +127,14 @@ def command(
     finally:
         server.server_close()
     err.print("groupcheck explore: stopped", highlight=False)
+
+
+def _loopback(address: str) -> bool:
+    """Whether the address the server is bound to is reachable from this machine only."""
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -14,30 +14,36 @@ from .session import ExploreError, Session, open_scope, open_variant
 __all__ = ["ExploreError", "Recording", "Session", "open_scope", "open_trace", "open_variant"]
 
 
-def open_trace(path: str | Path) -> Session | Recording:
+def open_trace(path: str | Path, name: str | None = None) -> Session | Recording:
     """A trace file: a groupcheck trace opens at its initial state with its path ahead (and
     its recorded violation); any other ITF trace, or one the current model cannot replay,
     opens read-only (``Recording``). ExploreError names what is wrong with a file that is
-    not an ITF trace at all."""
+    not an ITF trace at all. Messages and notes call the file ``name`` (default: ``path``
+    as given; the web page gives the file's name, so no answer shows where it lies)."""
     path = Path(path)
+    shown = name or str(path)
+
+    def named(e: Exception) -> str:
+        return f"{shown}: {str(e).replace(str(path), shown)}"
+
     try:
         tr = itf.load(read_text(path))
     except (InputError, itf.TraceError) as e:
-        raise ExploreError(f"{path}: {e}") from None
+        raise ExploreError(named(e)) from None
     meta = tr.get("#meta", {})
     if all(k in meta for k in ("protocol", "scope", "path")):
         try:
             rec = traces.load(path)
         except traces.ReplayError as e:
-            return _recording(tr, path, f"opened read-only: {e}")
+            return _recording(tr, path, "opened read-only: " + str(e).replace(str(path), shown), named)
         return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name,
                        recorded=rec.violation)
     return _recording(tr, path, "opened read-only: no groupcheck #meta (protocol, scope, path), so the "
-                                "states are shown as recorded, with no actions or properties")
+                                "states are shown as recorded, with no actions or properties", named)
 
 
-def _recording(tr: dict, path: Path, note: str) -> Recording:
+def _recording(tr: dict, path: Path, note: str, named) -> Recording:
     try:
         return Recording(tr, path.name, note)
     except ValueError as e:
-        raise ExploreError(f"{path}: {e}") from None
+        raise ExploreError(named(e)) from None

@@ -4,6 +4,9 @@ Stateless but for searches in flight: every request opens a fresh session from t
 model (``opener()``) and replays the path its URL names, so a link is a state and the
 server keeps nothing else. It reads the trace and the model only; it writes nothing but
 the exports a person saves, into the ``out_dir`` the command line named.
+
+It answers only its own page (``guard.py``: Host, Origin and the page's token), and no
+answer names a path of the machine: a saved file is named by its name in ``out_dir``.
 """
 from __future__ import annotations
 
@@ -16,14 +19,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from flask import Flask, Response, jsonify, request, send_from_directory
+from flask import Flask, Response, jsonify, render_template, request, send_from_directory
 from werkzeug.exceptions import HTTPException
+from werkzeug.serving import WSGIRequestHandler
 
 from model import itf
 
 from .. import traces
 from ..checker import Budget
-from . import search
+from . import guard, search
 from .readonly import Recording
 from .session import ExploreError, Session
 
@@ -35,6 +39,22 @@ MAX_BODY = 64 * 1024         # bytes of a POST body (a path of MAX_STEPS indices
 
 class BadRequest(ValueError):
     """Input the server refuses (answered 400 with the message)."""
+
+
+class QuietRequests(WSGIRequestHandler):
+    """werkzeug's request handler without its access log (a line per request on stderr);
+    errors are still logged. ``groupcheck explore --log`` serves with werkzeug's own."""
+
+    def log_request(self, code="-", size="-") -> None:
+        pass
+
+
+def said(e: Exception) -> str:
+    """An exception as the page may see it: an OSError by its reason and the file's name,
+    never its path."""
+    if isinstance(e, OSError) and e.strerror:
+        return f"{type(e).__name__}: {e.strerror}" + (f" ({Path(str(e.filename)).name})" if e.filename else "")
+    return f"{type(e).__name__}: {e}"
 
 
 def _index(p: str) -> bool:
@@ -76,6 +96,23 @@ def _name(session: Session, what: str, n: int = 1) -> str:
     return f"test_{session.protocol.name.replace('-', '_')}_{prop}_{digest}{f'_{n}' if n > 1 else ''}.py"
 
 
+def _save(out_dir: Path, s: Session, what: str, text: str) -> str:
+    """Write ``text`` into ``out_dir`` under the export's name, never over another file;
+    the name written (relative to ``out_dir``: the page never sees the machine's paths)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 100):
+        target = out_dir / _name(s, what, n)
+        if target.exists() and target.read_text() == text:
+            return target.name                             # saved before: kept, not doubled
+        try:
+            with target.open("x") as f:                    # never overwrites
+                f.write(text)
+            return target.name
+        except FileExistsError:
+            continue
+    raise BadRequest(f"the --out folder has 99 files named {_name(s, what)} and its numbered copies already")
+
+
 class _Jobs:
     """Searches running in threads: progress while they run, the result once done."""
 
@@ -104,7 +141,7 @@ class _Jobs:
                 job["result"] = {"text": r.text(), "path": r.path, "property": r.property, "message": r.message,
                                  "cut": r.cut, "complete": r.complete}
             except Exception as e:          # noqa: BLE001 - reported to the page, never lost
-                job["error"] = f"{type(e).__name__}: {e}"
+                job["error"] = said(e)
             finally:
                 job["ended"], job["done"] = time.monotonic(), True
 
@@ -131,10 +168,13 @@ class _Jobs:
         return answer
 
 
-def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None = None) -> Flask:
-    """The app serving the sessions ``opener`` makes; saved exports go into ``out_dir``."""
-    app = Flask(__name__, static_folder=None)
+def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None = None,
+               host: str | None = None) -> Flask:
+    """The app serving the sessions ``opener`` makes; saved exports go into ``out_dir``.
+    It answers requests addressed to the loopback names or ``host`` (``--host``) only."""
+    app = Flask(__name__, static_folder=None, template_folder=str(STATIC))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    token = guard.install(app, host)
     jobs = _Jobs()
 
     def at() -> Session | Recording:
@@ -168,11 +208,13 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
 
     @app.errorhandler(Exception)
     def broken(e):               # a bug of ours: said plainly, never a traceback page
-        return jsonify({"error": f"internal error ({type(e).__name__}: {e})"}), 500
+        app.logger.exception("internal error")      # the traceback on the terminal serving
+        return jsonify({"error": f"internal error ({said(e)})"}), 500
 
     @app.get("/")
-    def index():
-        return send_from_directory(STATIC, "index.html")
+    def index():                 # the page, holding the token its state-changing requests send
+        page = render_template("index.html", token=token)
+        return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
     @app.get("/static/plotly.min.js")
     def plotly_js():
@@ -187,7 +229,7 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
     @app.get("/api/config")
     def config():
         s = opener()
-        return jsonify({"out_dir": str(out_dir) if out_dir else None, "readonly": isinstance(s, Recording),
+        return jsonify({"out_dir": out_dir.name if out_dir else None, "readonly": isinstance(s, Recording),
                         "modes": list(search.MODES), "max_states": search.MAX_STATES,
                         "max_seconds": search.MAX_SECONDS})
 
@@ -252,17 +294,9 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
             raise BadRequest("give a JSON object: {\"path\": [...], \"what\": \"itf\" or \"test\"}")
         s = session_for(_json_path(body.get("path")))
         text = export_text(s, body.get("what"))
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(1, 100):
-            target = out_dir / _name(s, body["what"], n)
-            if target.exists() and target.read_text() == text:
-                return jsonify({"written": str(target)})      # saved before: kept, not doubled
-            try:
-                with target.open("x") as f:                    # never overwrites
-                    f.write(text)
-                return jsonify({"written": str(target)})
-            except FileExistsError:
-                continue
-        raise BadRequest(f"{out_dir}: 99 files named {_name(s, body['what'])} and its numbered copies already")
+        try:
+            return jsonify({"written": _save(out_dir, s, body["what"], text)})
+        except OSError as e:
+            raise BadRequest(f"cannot save into the --out folder: {e.strerror or type(e).__name__}") from None
 
     return app

@@ -7,15 +7,21 @@ is outlined in red; each step where a property broke carries a dashed line.
 
 Labels a model gives with a role suffix, "P1 (standby)" or "P1 (warm-up)", are replicas:
 drawn hatched in their owner's colour, never counted towards two owners at once.
+
+plotly reads a few HTML tags in its labels (``<br>``, ``<b>``, ``<a href>``): every label
+made of data (items, owners, actions, property names) goes to it escaped (``&lt;``, which
+plotly shows as ``<``), so a name is shown as written, never as markup.
 """
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
+from html import escape as html_escape
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from rich.markup import escape as rich_escape
 from rich.table import Table
 
 DOUBLE = "#d62728"           # the outline of two owners at once
@@ -52,8 +58,9 @@ class Timeline:
         doubled = set(self.doubles())
         for row in self.table():
             item = row["item"]
-            t.add_row(item, *[f"[bold red]{row[str(i)]}[/]" if (i, item) in doubled else row[str(i)]
-                              for i in range(len(self.owners))])
+            cells = [rich_escape(row[str(i)]) for i in range(len(self.owners))]     # a name, not markup
+            t.add_row(rich_escape(item), *[f"[bold red]{c}[/]" if (i, item) in doubled else c
+                                           for i, c in enumerate(cells)])
         return t
 
     def figure(self) -> go.Figure:
@@ -74,10 +81,11 @@ class Timeline:
                     outline.append(DOUBLE if (i, item) in doubled and not _replica(owner) else "rgba(0,0,0,0)")
                     steps.append(i)
                     also = [o for o in who if o != owner]
-                    hover.append(f"step {i}: {item} held by {owner}" + (f" (and {', '.join(also)})" if also else "")
-                                 + f"<br>{self.actions[i]}")
+                    hover.append(escape(f"step {i}: {item} held by {owner}" + (f" (and {', '.join(also)})"
+                                                                                if also else ""))
+                                 + f"<br>{escape(self.actions[i])}")
             fig.add_trace(go.Bar(
-                name=owner, orientation="h", x=xs, y=ys, base=starts, width=0.8 / max(1, self._most()),
+                name=escape(owner), orientation="h", x=xs, y=ys, base=starts, width=0.8 / max(1, self._most()),
                 legendgroup=_base(owner), marker={
                     "color": colour[_base(owner)], "line": {"color": outline, "width": 2},
                     "pattern": {"shape": "/" if _replica(owner) else ""}},
@@ -87,14 +95,14 @@ class Timeline:
             broke.setdefault(i, []).append(name)
         shapes = [{"type": "line", "x0": i, "x1": i, "yref": "paper", "y0": 0, "y1": 1,
                    "line": {"color": DOUBLE, "dash": "dash", "width": 2}} for i in broke]
-        notes = [{"x": i, "y": 1, "yref": "paper", "text": ", ".join(names), "showarrow": False,
-                  "hovertext": f"step {i}: {', '.join(names)} broken",
+        notes = [{"x": i, "y": 1, "yref": "paper", "text": escape(", ".join(names)), "showarrow": False,
+                  "hovertext": escape(f"step {i}: {', '.join(names)} broken"),
                   "yanchor": "bottom", "xanchor": "right", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
         fig.update_layout(
             barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + max(36 * len(self.items), 24 * len(holders)),
             margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"title": {"text": "owner"}},
             xaxis={"title": {"text": "step"}, "range": [-0.5, max(0.5, len(self.owners) - 0.5)], "dtick": 1},
-            yaxis={"tickvals": list(range(len(self.items))), "ticktext": list(self.items),
+            yaxis={"tickvals": list(range(len(self.items))), "ticktext": [escape(item) for item in self.items],
                    "range": [len(self.items) - 0.5, -0.5]}, template="plotly_white")
         return fig
 
@@ -104,6 +112,12 @@ class Timeline:
     def figure_json(self) -> dict:
         """The chart as plotly.js takes it: ``{"data": [...], "layout": {...}}``."""
         return json.loads(pio.to_json(self.figure(), validate=False))
+
+
+def escape(text: str) -> str:
+    """``text`` as plotly shows it literally: ``<`` and ``&`` as entities (plotly decodes
+    those, not ``&quot;``, and a quote outside a tag is plain text)."""
+    return html_escape(text, quote=False)
 
 
 def _replica(label: str) -> bool:

@@ -41,6 +41,16 @@ function linkTo(target, text, attrs = {}) {
   return el("a", { href: href(target), onclick: (e) => { e.preventDefault(); go(target); }, ...attrs, text });
 }
 
+// what a request that changes something (a search started or stopped, a file saved) carries:
+// the server's token, which only this page holds (guard.py)
+const TOKEN = document.querySelector('meta[name="groupcheck-token"]').content;
+
+function changing(method, body) {
+  const headers = { "X-Groupcheck-Token": TOKEN };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+
 async function api(url, options) {
   let r;
   try { r = await fetch(url, options); } catch (e) { throw new Error(`the explorer's server does not answer (${e.message}); is groupcheck explore still running?`); }
@@ -205,7 +215,7 @@ async function runSearch(mode) {
   if (job) return;
   $("#search-result").replaceChildren();
   try {
-    const { id } = await api("/api/search", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path: V.path, mode }) });
+    const { id } = await api("/api/search", changing("POST", { path: V.path, mode }));
     job = id;
     $("#stop").hidden = false;
     $("#run-bfs").disabled = $("#run-walks").disabled = true;
@@ -233,8 +243,8 @@ function showResult(s) {
 
 async function save(what) {
   try {
-    const r = await api("/api/export", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ path: V.path, what }) });
-    $("#saved").textContent = `written: ${r.written}`;
+    const r = await api("/api/export", changing("POST", { path: V.path, what }));
+    $("#saved").textContent = `written: ${C.out_dir}/${r.written}`;    // named within --out, never by a path of the machine
   } catch (e) { showError(e.message); }
 }
 
@@ -253,7 +263,7 @@ function wire() {
   });
   $("#run-bfs").addEventListener("click", () => runSearch("bfs"));
   $("#run-walks").addEventListener("click", () => runSearch("walks"));
-  $("#stop").addEventListener("click", () => { if (job) fetch(`/api/search/${job}`, { method: "DELETE" }); });
+  $("#stop").addEventListener("click", () => { if (job) fetch(`/api/search/${job}`, changing("DELETE")); });
   $("#save-itf").addEventListener("click", () => save("itf"));
   $("#save-test").addEventListener("click", () => save("test"));
   window.addEventListener("popstate", load);
