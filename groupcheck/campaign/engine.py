@@ -6,7 +6,7 @@ Each walk is a function of (protocol, scope, seed, length) (``walks.run_walk``),
 what a campaign finds does not depend on how the seeds are split into tasks, and a task
 Spark retries recomputes the same rows. The seeds run in batches (one Spark job each):
 after Ctrl-C the batch under way finishes and the campaign reports the walks done.
-Spark does the scheduling, retries, shuffles (the group-bys) and the writing of the
+SIGTERM is taken as Ctrl-C. Spark does the scheduling, retries, shuffles (the group-bys) and the writing of the
 ``violations`` and ``coverage`` datasets; the local engine does the same with a loop,
 dicts and pyarrow."""
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Callable
 
 from ..checker import Budget
 from ..protocols import get
+from ..stopping import Stopped
 from . import output
 from .shrink import shrink
 from .signature import signature
@@ -108,7 +109,11 @@ def _local(results: Results, seeds: range, size: int, out: Path, progress, budge
         if budget.spent() == "interrupted":
             results.interrupted = True
             break
-        row = run_walk(results.protocol, results.scope, s, results.length)
+        try:
+            row = run_walk(results.protocol, results.scope, s, results.length)
+        except Stopped:         # a signal inside a user's assignor: the walk under way is lost
+            results.interrupted = True
+            break
         coverage.append(coverage_row(row, first))
         v = violation_row(row, first)
         if v is not None:

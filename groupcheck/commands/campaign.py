@@ -15,7 +15,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from ..campaign import output
 from ..campaign.engine import ENGINES, run_campaign
 from ..checker import Budget
-from ..console import FAILED, INTERRUPTED, PROGRESS_EVERY, err, fail, interruptible, out
+from ..console import FAILED, PROGRESS_EVERY, err, fail, interruptible, out, stop_code
 from ..protocols import PROTOCOLS, UnknownProtocol, get
 from ..scope_input import build_scopes
 from ..scope_input import overrides as _overrides
@@ -70,12 +70,14 @@ def command(
                                              "master's parallelism)"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="the run folder (default: groupcheck-out/"
                                            "campaign-PROTOCOL-seedS-TIME)"),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on "
+                                         "stderr when it is not a terminal (a terminal shows a bar)"),
 ) -> None:
     """Run many seeded swarm walks; deduplicate and shrink the violations; write Parquet
     datasets (violations, coverage, distinct), ITF traces and report.html.
 
-    Exit 0 no violation; 1 violations found; 2 bad options; 130 interrupted (what the
-    walks done found is written).
+    Exit 0 no violation; 1 violations found; 2 bad options; 130 interrupted by Ctrl-C, 143
+    by SIGTERM (what the walks done found is written).
     """
     if engine not in ENGINES:
         raise fail(f"--engine: {engine!r} is not an engine; give one of {', '.join(ENGINES)}")
@@ -110,7 +112,7 @@ def command(
         def progress(done: int, found: int) -> None:
             if err.is_terminal:
                 bar.update(task, completed=done, violations=found)
-            elif time.monotonic() - last[0] >= PROGRESS_EVERY:     # CI logs, pipes: a line now and then
+            elif time.monotonic() - last[0] >= progress_every:     # CI logs, pipes: a line now and then
                 last[0] = time.monotonic()
                 print(f"progress campaign {p.name}: {done:,}/{walks:,} walks, {found:,} violations, "
                       f"{limits.elapsed():.1f} s", file=sys.stderr, flush=True)
@@ -127,7 +129,9 @@ def command(
                   highlight=False)
     out.print(f"written: {run}/ (violations/, coverage/, distinct/, traces/, report.html, summary.json)",
               markup=False, highlight=False)
+    if results.interrupted:      # before the violations: exit 1 would say the walks asked for all ran
+        out.print(f"interrupted ({limits.cause()}): {results.walks:,} of {walks:,} walks ran; what they found is "
+                  f"written", markup=False, highlight=False)
+        raise typer.Exit(stop_code(limits))
     if results.distinct:
         raise typer.Exit(FAILED)
-    if results.interrupted:
-        raise typer.Exit(INTERRUPTED)
