@@ -100,10 +100,12 @@ class Limits:
 
 class Ticker:
     """A search's progress: rich's bar on a terminal; otherwise (CI logs, pipes) a plain
-    line on stderr at most every ``every`` seconds. Call it with (done, depth or steps)."""
+    line on stderr at most every ``every`` seconds. Call it with (done, depth or steps);
+    ``more`` names that second figure when it is something else."""
 
-    def __init__(self, label: str, unit: str, every: float, total: int | None = None):
+    def __init__(self, label: str, unit: str, every: float, total: int | None = None, more: str | None = None):
         self.label, self.unit, self.every, self.total = label, unit, every, total
+        self.more = more or ("depth" if unit == "states" else "steps")
         self.bar: Progress | None = progress() if err.is_terminal else None
         self.started = self.last = time.monotonic()
 
@@ -127,9 +129,10 @@ class Ticker:
         self.last = now
         elapsed = now - self.started
         if self.unit == "states":
-            text = f"{done:,} states, depth {more}, {done / elapsed:,.0f} states/s"
+            text = f"{done:,} states, {self.more} {more}, {done / elapsed:,.0f} states/s"
         else:
-            text = f"{done:,}/{self.total:,} {self.unit}, {more:,} steps"
+            total = "" if self.total is None else f"/{self.total:,}"
+            text = f"{done:,}{total} {self.unit}, {more:,} {self.more}"
         print(f"progress {self.label}: {text}, {elapsed:.1f} s", file=sys.stderr, flush=True)
 
 

@@ -148,27 +148,12 @@ def _local(results: Results, seeds: range, size: int, out: Path, progress, budge
 # ---------------------------------------------------------------- spark
 
 def spark_session(master: str, conf: dict | None = None):
-    """A Spark session for campaigns (no UI: there may be no network)."""
-    import os
-    import sys
-
-    from pyspark.sql import SparkSession
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # the workers run this interpreter (the one groupcheck is installed in), not the PATH's python3
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    # and import groupcheck from where this process did (a checkout run without installing it)
-    root = str(Path(__file__).resolve().parents[2])
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
-    builder = (SparkSession.builder.master(master).appName("groupcheck-campaign")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8")
-               .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.showConsoleProgress", "false"))
-    for k, v in (conf or {}).items():
-        builder = builder.config(k, v)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    """A Spark session for campaigns (no UI: there may be no network); BadMaster (one
+    line) when Spark cannot run on ``master`` (``groupcheck.sparksession``)."""
+    from ..sparksession import start
+    return start(master, "groupcheck-campaign", {
+        "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.showConsoleProgress": "false", **(conf or {})})
 
 
 def _walk_partition(protocol: str, scope: dict, length: int, fail_first_attempt: str | None):

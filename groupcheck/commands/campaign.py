@@ -19,6 +19,7 @@ from ..console import FAILED, PROGRESS_EVERY, err, fail, interruptible, out, sto
 from ..protocols import PROTOCOLS, UnknownProtocol, get
 from ..scope_input import build_scopes
 from ..scope_input import overrides as _overrides
+from ..sparksession import BadMaster, check_master
 from .check import _variant
 
 
@@ -88,6 +89,10 @@ def command(
             import pyspark  # noqa: F401
         except ImportError:
             raise fail("--engine spark needs pyspark (pip install pyspark; Java 17)") from None
+        try:
+            check_master(master)
+        except BadMaster as e:
+            raise fail(f"--master: {e}") from None
     flags = {"members": members, "partitions": partitions_flag, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
@@ -101,7 +106,10 @@ def command(
         # the session first: SparkContext installs its own Ctrl-C handler (cancel every job),
         # which interruptible() below replaces with ours (finish the batch under way, write it)
         from ..campaign.engine import spark_session
-        spark_session(master)
+        try:
+            spark_session(master)
+        except BadMaster as e:
+            raise fail(f"--master: {e}") from None
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} walks"),
                    TextColumn("{task.fields[violations]:,} violations"), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
