@@ -41,8 +41,9 @@ PROGRESS_EVERY = 10.0        # seconds between two plain progress lines
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``message`` as an error; raise the result to exit 2 (bad options or files)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    """Print ``message`` as an error, on one line (never wrapped at the console's width);
+    raise the result to exit 2 (bad options or files)."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(BAD_INPUT)
 
 
