@@ -35,6 +35,7 @@ from .console import (
     MAX_SECONDS,
     MAX_STATES,
     NOT_PROVED,
+    PASSED,
     PROGRESS_EVERY,
     Limits,
     Ticker,
@@ -128,7 +129,7 @@ def _verdict(answer: Answer, scope: StreamsScope, limits: Limits) -> int:
     else:
         out.print("rebalances: no run completed the plan and settled within the search", highlight=False)
     if r.complete:
-        return 0
+        return PASSED
     return stop_code(limits.budget) if r.cut == "interrupted" else NOT_PROVED
 
 
