@@ -59,6 +59,16 @@ def test_spec_mc_prints_the_states_it_explored(signum, code, word):
     assert "nothing explored" not in "".join(err) and "Traceback" not in "".join(err)
 
 
+@pytest.mark.parametrize("signum, code, word", SIGNALS)
+def test_spec_check_prints_the_checks_done(signum, code, word):
+    """The consumer spec's checks take tens of seconds; the signal lands after the first."""
+    exit_code, text, err = signal_once(["spec", "check", "consumer"], "consumer names:", signum)
+    assert exit_code == code, (text, err)
+    assert "consumer names │ agrees" in text
+    assert f"interrupted ({CAUSE[signum]}): the checks above are the ones done" in text
+    assert "nothing explored" not in "".join(err) and "Traceback" not in "".join(err)
+
+
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("fleet")
