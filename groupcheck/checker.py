@@ -9,13 +9,16 @@ to run, but within one search they agree, and that is all BFS needs. Walks pick 
 (swarm testing) and then uniformly among the enabled actions of those kinds.
 
 Limits: ``max_states`` bounds one search; a ``Budget`` bounds a whole command (wall
-time, resident memory) and carries the flag Ctrl-C sets. A search that meets either
-stops early and says why in ``Report.cut``; what it explored so far stays reported.
+time, resident memory) and carries the flag SIGINT (Ctrl-C) or SIGTERM sets. A search
+that meets either stops early and says why in ``Report.cut``; what it explored so far
+stays reported. A limit that strikes inside a user's code (``stopping.Stopped``) cuts
+the search the same way.
 """
 from __future__ import annotations
 
 import gc
 import random
+import signal
 import sys
 import time
 from array import array
@@ -28,6 +31,7 @@ from model.core import Model
 
 from . import liveness
 from .frontier import BLOCK, LOOSE, Frontier
+from .stopping import Stopped
 from .visited import MERGE_AFTER, Visited
 
 TICK = 256       # states BFS expands between two looks at the budget and the progress display
@@ -41,15 +45,25 @@ def resident() -> int:
 @dataclass
 class Budget:
     """What one command may spend in all: wall time from ``started`` and resident memory
-    (``None``: no limit). ``interrupted`` is set by the Ctrl-C handler."""
+    (``None``: no limit). ``interrupted`` is set by the SIGINT/SIGTERM handler, with
+    ``signum`` the signal that came (``console.interruptible``)."""
 
     max_seconds: float | None = None
     max_memory: int | None = None
     started: float = field(default_factory=time.monotonic)
     interrupted: bool = False
+    signum: int = signal.SIGINT
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+    def interrupt(self, signum: int = signal.SIGINT) -> None:
+        """Stop the command at its searches' next look: ``signum`` came."""
+        self.signum, self.interrupted = signum, True
+
+    def cause(self) -> str:
+        """What interrupted the command, as the user knows it: "Ctrl-C" or "SIGTERM"."""
+        return "SIGTERM" if self.signum == signal.SIGTERM else "Ctrl-C"
 
     def spent(self) -> str | None:
         """The limit that stops the command now (``interrupted``, ``max-seconds`` or
@@ -81,6 +95,7 @@ class Report:
     seconds: float = 0.0
     complete: bool = True    # BFS explored everything within bounds
     cut: str | None = None   # the limit that stopped the search early: max-states, max-seconds, max-memory, interrupted
+    cut_in: str | None = None    # the user's code running when the limit struck ("assignor mymod:Hang")
     violation: Violation | None = None
     checked: list[str] = field(default_factory=list)
     witnessed: dict[str, bool] = field(default_factory=dict)
@@ -310,6 +325,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
                     progress(len(search.parent), report.depth)
         if report.violation is None and report.cut is None and not search.queue:
             search.settle_check()
+    except Stopped as e:        # a user's code (an assignor) was running when a limit struck
+        report.cut, report.cut_in = e.limit, e.where
     finally:
         if collecting:
             gc.enable()
@@ -414,7 +431,11 @@ def walks(model: Model, scope, *, seed: int = 0, count: int = 200, length: int =
             break
         walk_seed = rng.randrange(2 ** 32)
         kinds = swarm_kinds(model, random.Random(walk_seed)) if swarm else None
-        path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits, moves)
+        try:
+            path, violation, steps = walk(model, scope, walk_seed, length, kinds, claims, inits, moves)
+        except Stopped as e:     # a user's code was running when a limit struck: the walk is lost
+            report.cut, report.cut_in = e.limit, e.where
+            break
         report.states += steps
         report.walks += 1
         report.depth = max(report.depth, steps)

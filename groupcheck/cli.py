@@ -1,17 +1,19 @@
 """groupcheck's command line: check, replay, regression, explore, list, upgrade-plan, conform, campaign,
 trace-check, spec (one module each).
 
-Exit codes (every command; ``console`` names them):
+Exit codes (every command; ``console`` names them; docs/exit-codes.md gives what each
+means for each command):
 
     0    passed: every property held (and every known bug of the main job was caught)
-    1    failed: a property was violated (the counterexample is written first), or a
-         known bug's expected violation was not found
+    1    failed: a property was violated (the counterexample is written first), a
+         known bug's expected violation was not found, or a divergence was found
     2    bad options or files (the message names what was wrong)
     3    not proved: nothing was violated, but a limit (--max-states, --max-seconds,
          --max-memory) cut a search, or a scope is weak (a witness in its reach not
          reached, or fewer than 100 states)
-    130  interrupted (Ctrl-C): the summary of what was explored is printed and the
-         counterexamples found are written
+    130  interrupted by SIGINT (Ctrl-C): the summary of what was explored is printed and
+         the counterexamples found are written
+    143  interrupted by SIGTERM: the same
 """
 from __future__ import annotations
 
@@ -20,15 +22,18 @@ import sys
 
 
 def _interrupted_early(signum, frame) -> None:
-    """Ctrl-C before a command has begun its search (while it starts, reads its input or
-    waits on a file): nothing was explored, exit 130 as documented (click alone would
-    print "Aborted!" and exit 1, which means "violation found"). A search installs its
-    own handler (``console.interruptible``) that reports what it explored."""
-    print("interrupted before any search began: nothing explored", file=sys.stderr, flush=True)
-    raise SystemExit(130)
+    """SIGINT or SIGTERM before a command has begun its search (while it starts, reads
+    its input or waits on a file): nothing was explored, exit 130 or 143 as documented
+    (click alone would print "Aborted!" and exit 1, which means "violation found"). A
+    search installs its own handler (``console.interruptible``) that reports what it
+    explored."""
+    by = " by SIGTERM" if signum == signal.SIGTERM else ""
+    print(f"interrupted{by} before any search began: nothing explored", file=sys.stderr, flush=True)
+    raise SystemExit(143 if signum == signal.SIGTERM else 130)
 
 
 signal.signal(signal.SIGINT, _interrupted_early)
+signal.signal(signal.SIGTERM, _interrupted_early)
 
 import typer  # noqa: E402
 
@@ -39,12 +44,13 @@ from .commands.guard import user_code_errors  # noqa: E402
 HELP = """Check Kafka group rebalance protocols against their KIPs.
 
 \b
-Exit codes:
+Exit codes (docs/exit-codes.md):
 0 passed;
-1 a property violated, or a known bug not caught;
+1 a property violated, a known bug not caught, or a divergence;
 2 bad options or files;
 3 not proved: a limit cut a search, or a scope is weak;
-130 interrupted (Ctrl-C)."""
+130 interrupted (Ctrl-C, SIGINT);
+143 interrupted (SIGTERM)."""
 
 # rich_markup_mode=None: click's plain help, which wraps every option's text within the
 # terminal (rich's tables crop long words such as crash,pause,lose_response at 80 columns)

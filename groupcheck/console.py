@@ -1,5 +1,5 @@
-"""The consoles, the error exit, progress display, Ctrl-C handling and the run limits
-every groupcheck command uses."""
+"""The consoles, the error exit, progress display, SIGINT/SIGTERM handling and the run
+limits every groupcheck command uses."""
 from __future__ import annotations
 
 import re
@@ -21,13 +21,15 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from . import stopping
 from .checker import Budget
 
 out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
 err = Console(stderr=True, emoji=False)
 
-# Exit codes of every command (cli.py's docstring and --help say the same).
-PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED = 0, 1, 2, 3, 130
+# Exit codes of every command (docs/exit-codes.md; cli.py's docstring and --help say the same).
+PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED, TERMINATED = 0, 1, 2, 3, 130, 143
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 # Default limits. A BFS state costs about 0.8-1 KB of resident memory on both protocols
 # (README, "Checking"), so 2,000,000 states stay near 2 GB, within MAX_MEMORY; BFS runs
@@ -39,8 +41,9 @@ PROGRESS_EVERY = 10.0        # seconds between two plain progress lines
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``message`` as an error; raise the result to exit 2 (bad options or files)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    """Print ``message`` as an error, on one line (never wrapped at the console's width);
+    raise the result to exit 2 (bad options or files)."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(BAD_INPUT)
 
 
@@ -86,7 +89,7 @@ class Limits:
             return f"--max-seconds {self.budget.max_seconds:g}"
         if limit == "max-memory":
             return f"--max-memory {size_text(self.budget.max_memory)}"
-        return "Ctrl-C"
+        return self.budget.cause()
 
     def line(self) -> str:
         states = f"{self.max_states:,} states per search" if self.max_states else "no state limit"
@@ -98,10 +101,12 @@ class Limits:
 
 class Ticker:
     """A search's progress: rich's bar on a terminal; otherwise (CI logs, pipes) a plain
-    line on stderr at most every ``every`` seconds. Call it with (done, depth or steps)."""
+    line on stderr at most every ``every`` seconds. Call it with (done, depth or steps);
+    ``more`` names that second figure when it is something else."""
 
-    def __init__(self, label: str, unit: str, every: float, total: int | None = None):
+    def __init__(self, label: str, unit: str, every: float, total: int | None = None, more: str | None = None):
         self.label, self.unit, self.every, self.total = label, unit, every, total
+        self.more = more or ("depth" if unit == "states" else "steps")
         self.bar: Progress | None = progress() if err.is_terminal else None
         self.started = self.last = time.monotonic()
 
@@ -125,29 +130,48 @@ class Ticker:
         self.last = now
         elapsed = now - self.started
         if self.unit == "states":
-            text = f"{done:,} states, depth {more}, {done / elapsed:,.0f} states/s"
+            text = f"{done:,} states, {self.more} {more}, {done / elapsed:,.0f} states/s"
         else:
-            text = f"{done:,}/{self.total:,} {self.unit}, {more:,} steps"
+            total = "" if self.total is None else f"/{self.total:,}"
+            text = f"{done:,}{total} {self.unit}, {more:,} {self.more}"
         print(f"progress {self.label}: {text}, {elapsed:.1f} s", file=sys.stderr, flush=True)
 
 
+def stop_code(budget: Budget) -> int:
+    """The exit code of a command ``budget.signum`` interrupted: 143 for SIGTERM, else 130."""
+    return TERMINATED if budget.signum == signal.SIGTERM else INTERRUPTED
+
+
+def signal_code(signum: int) -> int:
+    return TERMINATED if signum == signal.SIGTERM else INTERRUPTED
+
+
 @contextmanager
-def interruptible(budget: Budget) -> Iterator[None]:
-    """Within: the first Ctrl-C sets ``budget.interrupted`` (searches stop at their next
-    look at the budget and the command reports what it explored); a second one stops
-    the command at once, exit 130."""
+def interruptible(budget: Budget, at_once: bool = False) -> Iterator[None]:
+    """Within: the first SIGINT (Ctrl-C) or SIGTERM sets ``budget.interrupted`` (searches
+    stop at their next look at the budget and the command reports what it explored; in
+    a user's code, or with ``at_once``, ``stopping.Stopped`` is raised there and then);
+    a second one stops the command at once, exit 130 (SIGINT) or 143 (SIGTERM)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame) -> None:
         if budget.interrupted:
-            raise typer.Exit(INTERRUPTED)
-        budget.interrupted = True
-        print("interrupted: finishing the report (Ctrl-C again stops at once)", file=sys.stderr, flush=True)
+            raise typer.Exit(signal_code(signum))
+        budget.interrupt(signum)
+        cause = budget.cause()
+        print(f"interrupted{'' if cause == 'Ctrl-C' else ' by ' + cause}: finishing the report "
+              f"({cause} again stops at once)", file=sys.stderr, flush=True)
+        where = stopping.inside()
+        if at_once or where is not None:
+            raise stopping.Stopped("interrupted", where or "the command", signum)
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+    watched = stopping.watch(budget)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        stopping.watch(watched)
+        for s, h in previous.items():
+            signal.signal(s, h)

@@ -10,12 +10,12 @@ A job is a scope and what it must show (``protocols.Job``). Its verdict:
                  its reach was not reached, or BFS saw fewer than TINY states  exit 3
     incomplete   a limit (--max-states, --max-seconds, --max-memory) cut the
                  search before anything was violated: not a proof              exit 3
-    not run      a limit of the whole command (or Ctrl-C) came before the job
-                 began                                                         exit 3 (130)
+    not run      a limit of the whole command (or a signal) came before the job
+                 began                                                         exit 3 (130/143)
     violated     a property was violated                                       exit 1
     missed       a known bug's job found no violation of the expected property
                  (or found another one first)                                  exit 1
-    interrupted  Ctrl-C stopped the search                                     exit 130
+    interrupted  SIGINT (Ctrl-C) or SIGTERM stopped the search           exit 130 or 143
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from model.core import NotSettled
 
 from . import checker
-from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, Limits, Ticker
+from .console import FAILED, NOT_PROVED, PASSED, Limits, Ticker, stop_code
 from .protocols import Job
 
 TINY = 100      # a BFS that sees fewer distinct states than this proves little ("weak")
@@ -62,14 +62,13 @@ class Outcome:
 
 
 def run(jobs: list[Job], settings: Settings, limits: Limits) -> list[Outcome]:
-    """Every job in order; once Ctrl-C or a limit of the whole command stops one, the
+    """Every job in order; once a signal or a limit of the whole command stops one, the
     rest are not run."""
     outcomes = []
     for job in jobs:
         spent = limits.budget.spent()
         if spent is not None:
-            cause = "Ctrl-C" if spent == "interrupted" else limits.value(spent)
-            outcomes.append(Outcome(job, [], "not run", f"{cause} stopped the command before it began"))
+            outcomes.append(Outcome(job, [], "not run", f"{limits.value(spent)} stopped the command before it began"))
             continue
         outcomes.append(run_job(job, settings, limits))
     return outcomes
@@ -104,7 +103,8 @@ def cut_text(report: checker.Report, limits: Limits) -> str:
     """What a limit left of a search: the partial result, in one sentence."""
     what = (f"{report.states:,} states (depth {report.depth}, {report.transitions:,} transitions)"
             if report.mode == "bfs" else f"{report.walks} walks ({report.states:,} steps)")
-    return (f"{limits.value(report.cut)} stopped {report.mode} after {what}; none of its "
+    inside = f" (while {report.cut_in} ran)" if report.cut_in else ""
+    return (f"{limits.value(report.cut)} stopped {report.mode}{inside} after {what}; none of its "
             f"{len(report.checked)} properties violated so far: incomplete, not a proof")
 
 
@@ -144,7 +144,7 @@ def judge(job: Job, reports: list[checker.Report], limits: Limits) -> tuple[str,
 def exit_code(outcomes: list[Outcome], limits: Limits) -> int:
     verdicts = {o.verdict for o in outcomes}
     if limits.budget.interrupted or "interrupted" in verdicts:
-        return INTERRUPTED
+        return stop_code(limits.budget)
     if verdicts & {"violated", "missed"}:
         return FAILED
     if verdicts & {"weak", "incomplete", "not run"}:

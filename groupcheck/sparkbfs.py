@@ -40,25 +40,15 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import pickle
-import re
-import signal
-import sys
 import time
-from pathlib import Path
 from typing import Callable
 
 from . import checker
 from .checker import Budget, Claims, Report, Violation
+from .sparksession import BadMaster, start  # noqa: F401 - BadMaster: what session() raises
 
-ROOT = str(Path(__file__).resolve().parent.parent)      # the folder holding groupcheck/ and model/
-MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|(spark|mesos|k8s)://\S+|yarn")
 NONE = -1            # the parent fingerprint of an initial state
-
-
-class BadMaster(ValueError):
-    pass
 
 
 def fingerprint(canonical) -> int:
@@ -179,37 +169,10 @@ def _accumulator(sc):
 
 
 def session(master: str = "local[*]"):
-    """The active SparkSession, or a new one on ``master`` (``BadMaster`` when Spark
-    refuses it). The Python workers run this interpreter with this ``PYTHONPATH``; the web
-    UI is off; Spark's own Ctrl-C handler is replaced by the command's again."""
-    if not MASTER.fullmatch(master):
-        raise BadMaster(f"{master!r} is not a Spark master URL; give e.g. local[*], local[2], spark://host:7077")
-    from pyspark.sql import SparkSession
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if ROOT not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([ROOT, *paths])
-    handler = signal.getsignal(signal.SIGINT)
-    try:
-        spark = (SparkSession.builder.master(master).appName("groupcheck-bfs")
-                 .config("spark.ui.enabled", "false")
-                 .config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.python.worker.reuse", "true")
-                 .getOrCreate())
-    except Exception as e:     # noqa: BLE001 - whatever Spark raises for a master it cannot use
-        raise BadMaster(f"Spark cannot start on {master!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from e
-    finally:
-        if handler is not None and signal.getsignal(signal.SIGINT) is not handler:
-            try:
-                signal.signal(signal.SIGINT, handler)
-            except ValueError:       # not the main thread
-                pass
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    """The active SparkSession, or a new one on ``master`` (``BadMaster``, one line, when
+    Spark cannot run there; ``groupcheck.sparksession``). The web UI is off."""
+    return start(master, "groupcheck-bfs", {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                                            "spark.python.worker.reuse": "true"})
 
 
 def _keep(rdd):

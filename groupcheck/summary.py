@@ -10,15 +10,17 @@ from rich.table import Table
 from model.scopes import profile_label
 
 from . import traces
-from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, Limits, err, out
+from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, TERMINATED, Limits, err, out
 from .runs import TINY, Outcome
 
-EXITS = {PASSED: "PASSED", FAILED: "FAILED", NOT_PROVED: "NOT PROVED", INTERRUPTED: "INTERRUPTED"}
+EXITS = {PASSED: "PASSED", FAILED: "FAILED", NOT_PROVED: "NOT PROVED", INTERRUPTED: "INTERRUPTED",
+         TERMINATED: "TERMINATED"}
 EXIT_MEANING = {
     PASSED: "every job held or caught its known bug",
     FAILED: "a property was violated, or a known bug was not caught",
     NOT_PROVED: "nothing violated, but a search was incomplete or a scope weak",
-    INTERRUPTED: "interrupted; the rows above are what was explored",
+    INTERRUPTED: "interrupted (Ctrl-C); the rows above are what was explored",
+    TERMINATED: "interrupted (SIGTERM); the rows above are what was explored",
 }
 COLUMNS = ("protocol", "profile", "scope", "mode", "states", "transitions", "depth", "result", "time")
 NUMERIC = ("states", "transitions", "depth", "time")
@@ -31,10 +33,11 @@ def _result(o: Outcome, r, limits: Limits) -> str:
             return f"caught (expected): {r.violation.property}"
         expected = f" (expected {o.job.expect})" if o.job.expect else ""
         return f"✗ {r.violation.property}{expected}"
+    inside = f" in {r.cut_in}" if r.cut_in else ""
     if r.cut == "interrupted":
-        return f"interrupted: {held} not violated so far"
+        return f"interrupted{inside}: {held} not violated so far"
     if r.cut is not None:
-        return f"incomplete ({limits.value(r.cut)}): {held} not violated so far"
+        return f"incomplete ({limits.value(r.cut)}{inside}): {held} not violated so far"
     if o.job.expect is not None:
         return f"MISSED: expected {o.job.expect}"
     if o.verdict == "weak" and r.mode == "bfs":

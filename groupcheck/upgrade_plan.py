@@ -8,7 +8,8 @@ to every state where the plan is complete and the group has settled.
 
 Exit codes as for ``check``: 0 safe, 1 unsafe (the counterexample is written first),
 2 bad options (an unknown release, a plan Kafka rejects), 3 not proved (a limit cut the
-search before anything was violated), 130 interrupted (Ctrl-C). The limits are
+search before anything was violated), 130 interrupted (Ctrl-C), 143 by SIGTERM
+(what was explored is reported, a counterexample found is written). The limits are
 ``check``'s: states, wall time and resident memory.
 """
 from __future__ import annotations
@@ -30,11 +31,11 @@ from model.streams_classic.step import first_version, quiescent
 from . import checker, traces
 from .console import (
     FAILED,
-    INTERRUPTED,
     MAX_MEMORY,
     MAX_SECONDS,
     MAX_STATES,
     NOT_PROVED,
+    PASSED,
     PROGRESS_EVERY,
     Limits,
     Ticker,
@@ -42,6 +43,7 @@ from .console import (
     fail,
     interruptible,
     out,
+    stop_code,
 )
 
 
@@ -127,8 +129,8 @@ def _verdict(answer: Answer, scope: StreamsScope, limits: Limits) -> int:
     else:
         out.print("rebalances: no run completed the plan and settled within the search", highlight=False)
     if r.complete:
-        return 0
-    return INTERRUPTED if r.cut == "interrupted" else NOT_PROVED
+        return PASSED
+    return stop_code(limits.budget) if r.cut == "interrupted" else NOT_PROVED
 
 
 def _counterexample(scope: StreamsScope, v: checker.Violation, out_dir: Path, meta: dict, stem: str) -> None:
@@ -167,7 +169,7 @@ def command(
     """Is a Kafka Streams rolling upgrade safe over every bounce order?
 
     Exit 0 safe; 1 unsafe; 2 bad options; 3 not proved: a limit cut the search;
-    130 interrupted (Ctrl-C).
+    130 interrupted (Ctrl-C); 143 by SIGTERM.
     """
     limits = Limits(max_states, max_seconds, max_memory)
     try:
@@ -195,6 +197,6 @@ def command(
                     "upgrade": {"from": frm, "to": to, "bounces": bounces, "crash": crash}}
             _counterexample(scope, v, out_dir, meta, f"{MODEL.name}-upgrade-{frm}-to-{to}-{bounces}-bounce-{v.property}")
     if limits.budget.interrupted:
-        code = INTERRUPTED
+        code = stop_code(limits.budget)
     if code:
         raise typer.Exit(code)

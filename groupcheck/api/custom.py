@@ -36,6 +36,7 @@ from model.assignors import COOPERATIVE, EAGER, Assignor, Member
 from model.partitions import bits
 from model.scopes import ScopeError
 
+from ..stopping import user_code
 from .layout import Layout, checked_assignment
 from .values import ApiError, Subscription, TopicPartition
 
@@ -97,7 +98,8 @@ def _plan(user: Any, key: str):
             topics=tuple(lay.topics[t] for t in bits(m.topics)), owned_partitions=lay.partitions(m.owned),
             generation=m.generation) for m in members}
         try:
-            result = user.assign(dict(cluster), subscriptions)
+            with user_code(f"assignor {key}"):     # --max-seconds and signals reach a user.assign that hangs
+                result = user.assign(dict(cluster), subscriptions)
         except Exception as e:     # the user's code: report it, do not crash the checker
             raise InvalidAssignment(f"assignor {key}: assign() raised {type(e).__name__}: {e}{_where(e)}") from None
         return _from_kafka(result, key, lay, cluster, {v: k for k, v in ids.items()})

@@ -6,7 +6,7 @@ Each walk is a function of (protocol, scope, seed, length) (``walks.run_walk``),
 what a campaign finds does not depend on how the seeds are split into tasks, and a task
 Spark retries recomputes the same rows. The seeds run in batches (one Spark job each):
 after Ctrl-C the batch under way finishes and the campaign reports the walks done.
-Spark does the scheduling, retries, shuffles (the group-bys) and the writing of the
+SIGTERM is taken as Ctrl-C. Spark does the scheduling, retries, shuffles (the group-bys) and the writing of the
 ``violations`` and ``coverage`` datasets; the local engine does the same with a loop,
 dicts and pyarrow."""
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Callable
 
 from ..checker import Budget
 from ..protocols import get
+from ..stopping import Stopped
 from . import output
 from .shrink import shrink
 from .signature import signature
@@ -108,7 +109,11 @@ def _local(results: Results, seeds: range, size: int, out: Path, progress, budge
         if budget.spent() == "interrupted":
             results.interrupted = True
             break
-        row = run_walk(results.protocol, results.scope, s, results.length)
+        try:
+            row = run_walk(results.protocol, results.scope, s, results.length)
+        except Stopped:         # a signal inside a user's assignor: the walk under way is lost
+            results.interrupted = True
+            break
         coverage.append(coverage_row(row, first))
         v = violation_row(row, first)
         if v is not None:
@@ -143,27 +148,12 @@ def _local(results: Results, seeds: range, size: int, out: Path, progress, budge
 # ---------------------------------------------------------------- spark
 
 def spark_session(master: str, conf: dict | None = None):
-    """A Spark session for campaigns (no UI: there may be no network)."""
-    import os
-    import sys
-
-    from pyspark.sql import SparkSession
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # the workers run this interpreter (the one groupcheck is installed in), not the PATH's python3
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    # and import groupcheck from where this process did (a checkout run without installing it)
-    root = str(Path(__file__).resolve().parents[2])
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
-    builder = (SparkSession.builder.master(master).appName("groupcheck-campaign")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8")
-               .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.showConsoleProgress", "false"))
-    for k, v in (conf or {}).items():
-        builder = builder.config(k, v)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    """A Spark session for campaigns (no UI: there may be no network); BadMaster (one
+    line) when Spark cannot run on ``master`` (``groupcheck.sparksession``)."""
+    from ..sparksession import start
+    return start(master, "groupcheck-campaign", {
+        "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.showConsoleProgress": "false", **(conf or {})})
 
 
 def _walk_partition(protocol: str, scope: dict, length: int, fail_first_attempt: str | None):

@@ -15,11 +15,12 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from ..campaign import output
 from ..campaign.engine import ENGINES, run_campaign
 from ..checker import Budget
-from ..console import FAILED, INTERRUPTED, PROGRESS_EVERY, err, fail, interruptible, out
+from ..console import FAILED, PROGRESS_EVERY, err, fail, interruptible, out, stop_code
 from ..outputs import folder_for_command
 from ..protocols import PROTOCOLS, UnknownProtocol, get
 from ..scope_input import build_scopes
 from ..scope_input import overrides as _overrides
+from ..sparksession import BadMaster, check_master
 from .check import _variant
 
 
@@ -74,12 +75,14 @@ def command(
                                            "run goes to OUT-2, OUT-3, ... beside it"),
     force: bool = typer.Option(False, "--force", help="write into --out even if it is not empty, replacing the "
                                "files and datasets this run writes"),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines on "
+                                         "stderr when it is not a terminal (a terminal shows a bar)"),
 ) -> None:
     """Run many seeded swarm walks; deduplicate and shrink the violations; write Parquet
     datasets (violations, coverage, distinct), ITF traces and report.html.
 
-    Exit 0 no violation; 1 violations found; 2 bad options; 130 interrupted (what the
-    walks done found is written).
+    Exit 0 no violation; 1 violations found; 2 bad options; 130 interrupted by Ctrl-C, 143
+    by SIGTERM (what the walks done found is written).
     """
     if engine not in ENGINES:
         raise fail(f"--engine: {engine!r} is not an engine; give one of {', '.join(ENGINES)}")
@@ -90,6 +93,10 @@ def command(
             import pyspark  # noqa: F401
         except ImportError:
             raise fail("--engine spark needs pyspark (pip install pyspark; Java 17)") from None
+        try:
+            check_master(master)
+        except BadMaster as e:
+            raise fail(f"--master: {e}") from None
     flags = {"members": members, "partitions": partitions_flag, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
@@ -102,7 +109,10 @@ def command(
         # the session first: SparkContext installs its own Ctrl-C handler (cancel every job),
         # which interruptible() below replaces with ours (finish the batch under way, write it)
         from ..campaign.engine import spark_session
-        spark_session(master)
+        try:
+            spark_session(master)
+        except BadMaster as e:
+            raise fail(f"--master: {e}") from None
     bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} walks"),
                    TextColumn("{task.fields[violations]:,} violations"), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
@@ -113,7 +123,7 @@ def command(
         def progress(done: int, found: int) -> None:
             if err.is_terminal:
                 bar.update(task, completed=done, violations=found)
-            elif time.monotonic() - last[0] >= PROGRESS_EVERY:     # CI logs, pipes: a line now and then
+            elif time.monotonic() - last[0] >= progress_every:     # CI logs, pipes: a line now and then
                 last[0] = time.monotonic()
                 print(f"progress campaign {p.name}: {done:,}/{walks:,} walks, {found:,} violations, "
                       f"{limits.elapsed():.1f} s", file=sys.stderr, flush=True)
@@ -130,7 +140,9 @@ def command(
                   highlight=False)
     out.print(f"written: {run}/ (violations/, coverage/, distinct/, traces/, report.html, summary.json)",
               markup=False, highlight=False)
+    if results.interrupted:      # before the violations: exit 1 would say the walks asked for all ran
+        out.print(f"interrupted ({limits.cause()}): {results.walks:,} of {walks:,} walks ran; what they found is "
+                  f"written", markup=False, highlight=False)
+        raise typer.Exit(stop_code(limits))
     if results.distinct:
         raise typer.Exit(FAILED)
-    if results.interrupted:
-        raise typer.Exit(INTERRUPTED)

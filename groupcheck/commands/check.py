@@ -134,7 +134,8 @@ def check(
     """Explore protocols exhaustively (BFS) and by random walks, within limits.
 
     Exit 0 passed; 1 a property violated, or a known bug not caught; 2 bad options;
-    3 not proved: a limit cut a search, or a scope is weak; 130 interrupted (Ctrl-C).
+    3 not proved: a limit cut a search, or a scope is weak; 130 interrupted (Ctrl-C);
+    143 by SIGTERM.
     """
     limits = Limits(max_states, max_seconds, max_memory)
     flags = {"members": members, "partitions": partitions, "instances": instances, "tasks": tasks,

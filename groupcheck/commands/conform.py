@@ -13,7 +13,8 @@ judge them with its properties (``groupcheck/conform/``).
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
 a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
-a search, a scope did not run, or an answer was info); 130 interrupted.
+a search, a scope did not run, or an answer was info); 130 interrupted (Ctrl-C), 143 by
+SIGTERM (what was found is written).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from typing import List, Optional
 import typer
 
 from ..console import (
-    BAD_INPUT, FAILED, INTERRUPTED, MAX_MEMORY, NOT_PROVED, PASSED, PROGRESS_EVERY, Limits, err, fail, interruptible,
-    out,
+    BAD_INPUT, FAILED, INTERRUPTED, MAX_MEMORY, NOT_PROVED, PASSED, PROGRESS_EVERY, TERMINATED, Limits, err, fail,
+    interruptible, out, stop_code,
 )
 from ..conform import adapter as _adapter
 from ..conform import driver, targets, verdict
@@ -151,11 +152,12 @@ def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings,
             out.print(verdict.text(run, data), markup=False, highlight=False)
             out.print(f"  verdict: {path}", markup=False, highlight=False)
             codes.append(_code(data))
-    code = INTERRUPTED if limits.budget.interrupted else (
+    code = stop_code(limits.budget) if limits.budget.interrupted else (
         BAD_INPUT if BAD_INPUT in codes else FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED)
     words = {PASSED: "PASSED: every property held", FAILED: "FAILED: divergences found (see above)",
              BAD_INPUT: "ERROR: an adapter broke the protocol", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
-             "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written"}
+             "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written",
+             TERMINATED: "INTERRUPTED by SIGTERM: what was found is written"}
     out.print(f"{words[code]} (exit {code})", markup=False, highlight=False)
     return code
 

@@ -26,7 +26,7 @@ from model.core import replay as replay_path
 from model.scopes import profile_label
 
 from .. import traces
-from ..console import fail, out
+from ..console import FAILED, fail, out
 
 
 def _verdict(recorded: dict | None, recorded_at: int, found: tuple[str, str, int] | None) -> str:
@@ -81,4 +81,4 @@ def command(trace: Path = typer.Argument(..., help="an ITF trace written by grou
     out.print(_comparison(diffs, len(path)), markup=False, highlight=False)
     out.print(_verdict(rec.violation, len(path) - 1, found), highlight=False)
     if found:
-        raise typer.Exit(1)
+        raise typer.Exit(FAILED)

@@ -8,8 +8,9 @@ conformance divergence, an explorer export) is a behaviour of the spec.
 
 Exit 0: the spec and the model agree; 1: a cross-check found a difference (each is
 printed); 2: bad input (an unknown protocol, no spec, a spec the evaluator cannot read:
-the message names the construct and its line); 130: interrupted (the checks done are
-reported)."""
+the message names the construct and its line); 3: a limit left something unjudged;
+130 interrupted by Ctrl-C, 143 by SIGTERM (what was done is reported: the checks done,
+the states ``spec mc`` explored, the groups of a history judged)."""
 from __future__ import annotations
 
 import time
@@ -20,7 +21,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import traces
-from ..console import FAILED, INTERRUPTED, NOT_PROVED, err, fail, out
+from ..checker import Budget
+from ..console import FAILED, NOT_PROVED, PROGRESS_EVERY, Ticker, err, fail, interruptible, out, stop_code
 from ..files import InputError
 from ..spec import histories, link, manifest
 
@@ -77,12 +79,28 @@ def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec
                                          help="states per side at a pinned scope before the check stops")) -> None:
     """Cross-check each spec against the model: names, reachable states, transitions,
     verdicts, walks and known-bug counterexamples."""
-    from ..spec.tla_eval import SpecError
     names = protocols or list(manifest.folders())
     if not names:
         raise fail(f"no spec folder with a manifest.json under {manifest.SPECS}")
     bundles = [_bundle(n) for n in names]
     table = Table("check", "result", "figures", "seconds", title="TLA+ specs against the model")
+    budget = Budget()
+    try:
+        with interruptible(budget, at_once=True):      # a check has no budget to look at: stop it there
+            failed = _check_all(bundles, walks, length, max_states, table)
+    except KeyboardInterrupt:
+        out.print(table)
+        out.print(f"interrupted ({budget.cause()}): the checks above are the ones done", highlight=False)
+        raise typer.Exit(stop_code(budget)) from None
+    out.print(table)
+    if failed:
+        raise typer.Exit(FAILED)
+
+
+def _check_all(bundles: list, walks: int, length: int, max_states: int, table: Table) -> bool:
+    """Every cross-check of every spec, a row of ``table`` each (printed as it ends);
+    whether one found a difference."""
+    from ..spec.tla_eval import SpecError
     failed = False
     try:
         for bundle in bundles:
@@ -98,13 +116,7 @@ def check(protocols: list[str] = typer.Argument(None, help="protocols whose spec
         raise fail(str(e)) from None
     except manifest.OutsideSpec as e:      # a pinned scope the spec does not state: the manifest is wrong
         raise fail(f"{bundle.folder / 'manifest.json'}: a scope the spec does not state: {e}") from None
-    except KeyboardInterrupt:
-        out.print(table)
-        out.print("interrupted: the checks above are the ones done", highlight=False)
-        raise typer.Exit(INTERRUPTED) from None
-    out.print(table)
-    if failed:
-        raise typer.Exit(FAILED)
+    return failed
 
 
 @app.command(name="trace")
@@ -159,8 +171,10 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
 def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
     """Each group of a history file: explained by the model, then judged by the spec."""
     from ..spec.tla_eval import SpecError
+    budget = Budget()
     try:
-        verdicts = histories.judge_files([path], max_states, max_seconds)
+        with interruptible(budget):
+            verdicts = histories.judge_files([path], max_states, max_seconds, budget)
     except (InputError, manifest.ManifestError) as e:
         raise fail(str(e)) from None
     except SpecError as e:
@@ -170,6 +184,9 @@ def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
         colour = "green" if v.ok else "yellow" if v.verdict in (histories.UNKNOWN, histories.OUTSIDE) else "bold red"
         table.add_row(escape(v.group), v.protocol, str(v.events), f"[{colour}]{v.verdict}[/]", escape(v.detail))
     out.print(table)
+    if budget.interrupted:
+        out.print(f"interrupted ({budget.cause()}): the groups above are the ones judged", highlight=False)
+        raise typer.Exit(stop_code(budget))
     if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED, histories.ERROR) for v in verdicts):
         raise typer.Exit(FAILED)
     if any(not v.ok for v in verdicts):
@@ -183,28 +200,30 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
                 keep_going: bool = typer.Option(False, "--continue", help="explore every state after a violation "
                                                                           "and list every claim broken (TLC's -continue)"),
                 show_states: bool = typer.Option(True, "--states/--no-states", help="print the states of a "
-                                                                                     "violation's trace")) -> None:
+                                                                                     "violation's trace"),
+                progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines "
+                                                     "on stderr when it is not a terminal")) -> None:
     """Run a TLC model (MC<Spec>.tla with its .cfg) as TLC would, with groupcheck's own
     evaluator and no Python model: distinct states, and each invariant or [][A]_v property
     broken with its shortest trace. For readers without TLC; not TLC."""
     from ..spec import tlc_config
     from ..spec.tla_eval import SpecError
+    budget = Budget()
     try:
         cfg = tlc_config.read(config)
-        with err.status(f"model checking {config.name}") as status:
-            def tick(states: int, queue: int) -> None:
-                status.update(f"model checking {config.name}: {states:,} distinct states, {queue:,} to expand")
-            run = tlc_config.run(cfg, max_states=max_states, stop=not keep_going, progress=tick)
+        with interruptible(budget), Ticker(f"spec mc {config.name}", "states", progress_every, more="queue") as tick:
+            run = tlc_config.run(cfg, max_states=max_states, stop=not keep_going, progress=tick, budget=budget)
     except SpecError as e:
         raise fail(str(e)) from None
+    cut = budget.cause() if run.cut == "interrupted" else run.cut
     head = (f"{config.name}: {run.states:,} distinct states, {run.transitions:,} transitions, "
-            f"{run.seconds:.1f} s" + (f" (stopped: {run.cut})" if run.cut else ""))
+            f"{run.seconds:.1f} s" + (f" (stopped: {cut}; not a proof)" if run.cut else ""))
     out.print(head, markup=False, highlight=False)
     if cfg.expected:
         out.print(f"the config expects: {cfg.expected}", markup=False, highlight=False)
     if run.violation is None:
         if run.cut:
-            raise typer.Exit(INTERRUPTED if run.cut == "interrupted" else NOT_PROVED)
+            raise typer.Exit(stop_code(budget) if run.cut == "interrupted" else NOT_PROVED)
         out.print("[green]no invariant or property broken[/]", highlight=False)
         return
     name, steps = run.violation

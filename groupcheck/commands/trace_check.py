@@ -9,8 +9,9 @@ format) is searched for a path of the model that emits exactly its observations
 event no interleaving explains) or ``unknown`` (a bound was hit). Writes
 ``DIR/verdicts.parquet`` and ``DIR/report.html`` (a DIR that is not empty is kept: the run
 goes to ``DIR-2``, ``DIR-3``, ... unless ``--force``). Exit 1 if a group is invalid or breaks a
-property, 2 on bad input (the message names the file and line), 3 if a bound left a group
-``unknown`` (groupcheck's "not proved"), 0 otherwise.
+property, 2 on bad input (the message names the file and line; a bad --master), 3 if a
+bound left a group ``unknown`` (groupcheck's "not proved"), 130 on Ctrl-C and 143 on
+SIGTERM (the groups judged so far are written), 0 otherwise.
 """
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import BAD_INPUT, FAILED, NOT_PROVED, PASSED, err, fail, out, progress
+from ..checker import Budget
+from ..console import (
+    BAD_INPUT, FAILED, NOT_PROVED, PASSED, PROGRESS_EVERY, Ticker, err, fail, interruptible, out, progress, stop_code,
+)
 from ..files import InputError
 from ..outputs import folder_for_command
+from ..sparksession import BadMaster, check_master
 
 
 def command(
@@ -41,6 +46,8 @@ def command(
     groups: int = typer.Option(100, help="With --generate: how many groups."),
     seed: int = typer.Option(0, help="With --generate: the seed (same seed, same files)."),
     protocols: str = typer.Option("consumer-group,consumer", help="With --generate: the protocols, comma-separated."),
+    progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="Seconds between progress lines on stderr "
+                                         "when it is not a terminal (a terminal shows a bar)."),
 ) -> None:
     """Validate recorded group histories against the model (trace validation), or generate a fleet."""
     if generate is not None:
@@ -56,24 +63,28 @@ def command(
     limit = max_seconds or None
     out_dir = folder_for_command(out_dir, force=force)      # before the run: an unwritable --out fails now
     started = time.perf_counter()
+    budget = Budget()
     try:
         if engine == "local":
-            with progress() as bar:
-                task = bar.add_task("validating groups", total=None, unit="groups")
-
-                def tick(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
-                rows = eng.run_local(inputs, max_states, limit, tick)
+            with interruptible(budget), Ticker("trace-check", "groups", progress_every, more="groups read") as tick:
+                rows = eng.run_local(inputs, max_states, limit, tick, budget)
         else:
+            check_master(master)
             eng.precheck(inputs)
             with err.status(f"validating on Spark ({master})"):
                 rows = eng.run_spark(inputs, max_states, limit, master=master, check_input=False)
     except InputError as e:
         raise fail(str(e)) from None
+    except BadMaster as e:
+        raise fail(f"--master: {e}") from None
     seconds = time.perf_counter() - started
     eng.write_verdicts(rows, out_dir / "verdicts.parquet")
     eng.write_report(rows, out_dir / "report.html")
     _print(rows, seconds, out_dir)
+    if budget.interrupted:      # the groups judged are written; the one under way is unknown (interrupted)
+        out.print(f"interrupted ({budget.cause()}): {len(rows):,} groups judged, the rest not; their verdicts "
+                  f"are written", markup=False, highlight=False)
+        raise typer.Exit(stop_code(budget))
     errors = [r for r in rows if r["verdict"] == "error"]
     if errors:
         raise fail(f"group {errors[0]['group']}: {errors[0]['error']}"

@@ -25,6 +25,7 @@ from collections import namedtuple
 from typing import Any, Callable
 
 from .adapter import AdapterError, Hello, Outcome
+from ..stopping import user_code
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
 # the libraries warn on every call about claims they drop ("assigned to multiple consumers")
@@ -127,7 +128,8 @@ class InProcessAdapter:
             self.reset()
         obj = self.fresh() if self.per_call else self.obj
         try:
-            result = getattr(self, "_" + self.kind.replace("-", "_"))(obj, value)
+            with user_code(f"assignor {self.name}"):      # --max-seconds and signals reach one that hangs
+                result = getattr(self, "_" + self.kind.replace("-", "_"))(obj, value)
         except Exception as e:        # the implementation's own error: a definite failure
             return Outcome("fail", error=_error(e))
         return Outcome("ok", {"assignment": result})

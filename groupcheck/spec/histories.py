@@ -42,9 +42,10 @@ class Verdict:
         return self.verdict == BEHAVIOUR
 
 
-def judge(g: history.Group, max_states: int = 200_000, max_seconds: float | None = None) -> Verdict:
-    """One group's history: trace-check's search, then the spec along the path found."""
-    row = engine.judge(g, max_states, max_seconds)
+def judge(g: history.Group, max_states: int = 200_000, max_seconds: float | None = None, budget=None) -> Verdict:
+    """One group's history: trace-check's search, then the spec along the path found
+    (``budget``: a ``checker.Budget`` a signal may interrupt; the search then ends unknown)."""
+    row = engine.judge(g, max_states, max_seconds, budget)
     v = Verdict(g.group, g.protocol, row["verdict"], len(g.events))
     if row["verdict"] == "error":
         v.verdict, v.detail = ERROR, row["error"]
@@ -76,9 +77,16 @@ def judge(g: history.Group, max_states: int = 200_000, max_seconds: float | None
     return v
 
 
-def judge_files(paths: Iterable[Path], max_states: int = 200_000, max_seconds: float | None = None) -> list[Verdict]:
-    """Every group of the history files (JSON lines or Parquet); InputError on a bad file."""
-    return [judge(g, max_states, max_seconds) for g in history.read(paths)]
+def judge_files(paths: Iterable[Path], max_states: int = 200_000, max_seconds: float | None = None,
+                budget=None) -> list[Verdict]:
+    """Every group of the history files (JSON lines or Parquet), or those judged before
+    ``budget`` was interrupted; InputError on a bad file."""
+    verdicts = []
+    for g in history.read(paths):
+        verdicts.append(judge(g, max_states, max_seconds, budget))
+        if budget is not None and budget.interrupted:
+            break
+    return verdicts
 
 
 def is_history(path: Path) -> bool:

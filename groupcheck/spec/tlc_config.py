@@ -150,11 +150,13 @@ def _step_claims(spec: Spec, name: str) -> list[str]:
 
 
 def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
-        progress: Callable[[int, int], None] | None = None) -> Run:
+        progress: Callable[[int, int], None] | None = None, budget=None) -> Run:
     """Breadth-first, as TLC: states past a CONSTRAINT are kept but not expanded; every
     invariant checked at every state and every [][A]_v property on every step. ``stop``:
     end at the first violation (TLC's default) with its shortest trace; otherwise explore
-    everything (TLC's -continue) and list every claim broken."""
+    everything (TLC's -continue) and list every claim broken. ``budget`` (a
+    ``checker.Budget``), looked at every 256 states expanded with ``progress(states,
+    queue)``, ends the run early (``cut``: the limit) with what it explored."""
     started = time.perf_counter()
     spec = load(config)
     for name in config.invariants + config.constraints:
@@ -206,12 +208,18 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
                 return True
         return False
 
+    expanded = 0
     try:
         done = any(admit(s, None) for s in spec.init_states() if s not in parent)
         while queue and not done:
             done = expand(queue.popleft())
-            if progress is not None and out.states % 5000 < 10:
-                progress(out.states, len(queue))
+            expanded += 1
+            if expanded % 256 == 0 and not done:
+                if budget is not None:
+                    out.cut = budget.spent()
+                    done = out.cut is not None
+                if progress is not None:
+                    progress(out.states, len(queue))
     except KeyboardInterrupt:
         out.cut = "interrupted"
     out.seconds = time.perf_counter() - started

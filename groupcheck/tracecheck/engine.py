@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -31,8 +30,8 @@ COLUMNS = ("group", "protocol", "verdict", "events", "explained", "first_unexpla
 VERDICTS = ("valid", "invalid", "unknown", "error")
 
 
-def judge(g: Group, max_states: int, max_seconds: float | None) -> dict:
-    """One group's verdict row."""
+def judge(g: Group, max_states: int, max_seconds: float | None, budget=None) -> dict:
+    """One group's verdict row (``budget``: a ``checker.Budget`` a signal may interrupt)."""
     row = dict.fromkeys(COLUMNS)
     row.update(group=g.group, protocol=g.protocol, events=len(g.events), explained=0, violations=[], states=0,
                seconds=0.0)
@@ -43,7 +42,8 @@ def judge(g: Group, max_states: int, max_seconds: float | None) -> dict:
         row.update(verdict="error", error=f"{type(e).__name__}: {e}")
         return row
     history = [{k: v for k, v in e.items() if k not in BOOK} for e in g.events]
-    r = validate(g.protocol, protocol.model, scope, history, max_states=max_states, max_seconds=max_seconds)
+    r = validate(g.protocol, protocol.model, scope, history, max_states=max_states, max_seconds=max_seconds,
+                 budget=budget)
     row.update(verdict=r.verdict, explained=r.explained, violations=r.properties, states=r.states,
                seconds=round(r.seconds, 6), cut=r.cut, beyond_bounds=r.beyond,
                first_unexplained=None if r.first_unexplained is None else json.dumps(
@@ -58,13 +58,18 @@ def failed(rows: list[dict]) -> bool:
 
 
 def run_local(paths: Iterable[Path], max_states: int, max_seconds: float | None = None,
-              progress: Callable[[int, int], None] | None = None) -> list[dict]:
+              progress: Callable[[int, int], None] | None = None, budget=None) -> list[dict]:
+    """The rows of the groups judged, ``progress(judged, groups read)`` after each: once
+    ``budget`` (a ``checker.Budget``) is interrupted, the group under way ends ``unknown``
+    (cut ``interrupted``) and the rest are not judged."""
     groups = read(paths)
     rows = []
     for i, g in enumerate(groups, start=1):
-        rows.append(judge(g, max_states, max_seconds))
+        rows.append(judge(g, max_states, max_seconds, budget))
         if progress is not None:
             progress(i, len(groups))
+        if budget is not None and budget.interrupted:
+            break
     return sorted(rows, key=lambda r: r["group"])
 
 
@@ -99,19 +104,14 @@ def _judge_partition(max_states: int, max_seconds: float | None):
 
 
 def spark_session(master: str = "local[*]"):
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    root = str(Path(__file__).resolve().parents[2])
+    """A Spark session for trace-check; BadMaster (one line) when Spark cannot run on
+    ``master`` (``groupcheck.sparksession``)."""
+    from ..sparksession import ROOT, start
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:       # the Python workers import groupcheck and model from here
-        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
-    from pyspark.sql import SparkSession
-    return (SparkSession.builder.master(master).appName("groupcheck-trace-check")
-            .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1").config("spark.sql.shuffle.partitions", "64")
-            .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
-            .getOrCreate())
+    return start(master, "groupcheck-trace-check", {
+        "spark.ui.enabled": "false", "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+        "spark.sql.shuffle.partitions": "64",     # the Python workers import groupcheck and model from here
+        "spark.executorEnv.PYTHONPATH": os.pathsep.join(paths if ROOT in paths else [ROOT, *paths])})
 
 
 def run_spark(paths: Iterable[Path], max_states: int, max_seconds: float | None = None, master: str = "local[*]",

@@ -17,7 +17,8 @@ tried. Verdicts:
              scope, e.g. a higher ``max_epoch``, might explain more); ``explained`` events are the longest
              prefix some path explains (a step's observations match as a whole; a step
              whose first few match counts those), ``first_unexplained`` the next event;
-``unknown``  a bound (``max_states`` pairs, ``max_seconds``) was hit first.
+``unknown``  a bound (``max_states`` pairs, ``max_seconds``) was hit first, or a signal
+             interrupted the search.
 """
 from __future__ import annotations
 
@@ -64,8 +65,10 @@ def broken_along(model: Model, scope, path: list[int]) -> list[dict]:
 
 
 def validate(protocol: str, model: Model, scope, history: list[dict], *, max_states: int = 200_000,
-             max_seconds: float | None = None) -> Result:
-    """Validate ``history`` (observations in order) against ``model`` at ``scope``."""
+             max_seconds: float | None = None, budget=None) -> Result:
+    """Validate ``history`` (observations in order) against ``model`` at ``scope``;
+    a ``checker.Budget`` interrupted (SIGINT, SIGTERM) ends it ``unknown``, cut
+    ``interrupted``."""
     started = time.perf_counter()
     observe = observer(protocol, model, scope)
     want = [key(o) for o in history]
@@ -153,4 +156,6 @@ def validate(protocol: str, model: Model, scope, history: list[dict], *, max_sta
             return done("unknown", None, "max-states")
         if max_seconds is not None and expanded % 64 == 0 and time.perf_counter() - started > max_seconds:
             return done("unknown", None, "max-seconds")
+        if budget is not None and budget.interrupted:
+            return done("unknown", None, "interrupted")
     return done("invalid", None)
