@@ -27,6 +27,7 @@ from model import itf
 
 from .. import traces
 from ..checker import Budget
+from ..outputs import OutputExists, atomic_write_text
 from . import guard, search
 from .readonly import Recording
 from .session import ExploreError, Session
@@ -105,10 +106,9 @@ def _save(out_dir: Path, s: Session, what: str, text: str) -> str:
         if target.exists() and target.read_text() == text:
             return target.name                             # saved before: kept, not doubled
         try:
-            with target.open("x") as f:                    # never overwrites
-                f.write(text)
+            atomic_write_text(target, text)                # whole or not at all, never over a file
             return target.name
-        except FileExistsError:
+        except OutputExists:
             continue
     raise BadRequest(f"the --out folder has 99 files named {_name(s, what)} and its numbered copies already")
 
