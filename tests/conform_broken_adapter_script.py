@@ -71,11 +71,15 @@ def wrong_answer(value: dict) -> dict:
                            "response": {"kind": "HeartbeatResponse", "to": "", "error": "NONE"}}]}
 
 
+opened = False
 for line in sys.stdin:
     req = json.loads(line)
     op, rid = req["op"], req.get("id", 0)
     if op == "open":
+        opened = True
         reply({"type": "ok", "id": rid, "value": hello()})
+    elif not opened:                    # a driver that restarted the program must open it again
+        reply({"type": "fail", "id": rid, "error": f"{op} before open"})
     elif op in ("setup", "teardown"):
         reply({"type": "ok", "id": rid, "value": {}})
     elif op == "close":

@@ -82,6 +82,9 @@ def test_a_broken_target_is_info_at_every_scope_and_the_run_goes_on(role, kind, 
             assert not s["not_run"], s
             assert s["info_steps"] > 0, s                           # each scope met info answers
         assert data["info"] > 0 and data["judged_answers"] == 0 and data["divergences"] == []
+        if role == "assignor" and assignor == "roundrobin=EAGER":    # said why each scope stopped
+            infos = " ".join(s["info"] for s in data["scopes"])
+            assert "info 3 times in a row" in infos and "while the group formed" in infos, infos
         transcript = Path(data["adapter_log"]["transcript"]).read_text().splitlines()
         lost = [json.loads(line)["message"] for line in transcript if json.loads(line)["dir"] == "!"]
         assert lost and data["adapter_log"]["restarts"] >= 1       # killed, started again for the next step
@@ -100,7 +103,15 @@ def test_a_broken_coordinator_is_info_in_every_scenario_and_the_run_goes_on(kind
     assert {t["scope"] for t in data["info_traces"]} == set(COORDINATOR_SCOPES)    # every scope of the role
     assert all(t["transcript"] and t["transcript"][-1][3] is None for t in data["info_traces"])
     assert not any(c["judged_steps"] for c in data["claims"].values())
+    assert all(i.startswith("step ") for i in data["info"]), data["info"]      # restarted and opened again
     assert '"dir": "!"' in (where / "adapter-transcript.jsonl").read_text()
+
+
+def test_max_seconds_bounds_a_run_against_a_hanging_target(tmp_path):
+    r = run(tmp_path, *adapter("assignor", "hang"), *QUICK, "--max-seconds", "1")
+    assert r.exit_code == 3, r.output
+    scopes = verdict(tmp_path)["scopes"]
+    assert scopes[0]["info_steps"] > 0 and scopes[-1]["not_run"] == "--max-seconds 1 came first", scopes
 
 
 @pytest.mark.parametrize("role", ["assignor", "streams-assignor"])
