@@ -6,6 +6,7 @@ setup) correctly for any role, then misbehaves on every invoke.
 ROLE is assignor, streams-assignor or group-coordinator. MODE:
 
     hang          never answers an invoke
+    hang-setup    never answers a setup
     exit          exits (code 3) on an invoke, mid-session
     garbage       answers with a line that is not a reply: not JSON, a JSON array, bytes
                   that are not UTF-8, a reply without its type (by request id, in turn)
@@ -80,6 +81,8 @@ for line in sys.stdin:
         reply({"type": "ok", "id": rid, "value": hello()})
     elif not opened:                    # a driver that restarted the program must open it again
         reply({"type": "fail", "id": rid, "error": f"{op} before open"})
+    elif op == "setup" and mode == "hang-setup":
+        time.sleep(3600)
     elif op in ("setup", "teardown"):
         reply({"type": "ok", "id": rid, "value": {}})
     elif op == "close":

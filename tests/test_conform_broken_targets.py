@@ -145,3 +145,11 @@ def test_an_in_process_assignor_that_raises_or_returns_garbage_is_judged_at_ever
     stable = [s for s in data["scopes"] if s["not_run"]]
     assert stable and all("answered fail while the group formed" in s["not_run"] for s in stable)
     assert any(d["property"] == "assignor_answers" for d in data["divergences"])
+
+
+@pytest.mark.parametrize("role", ["assignor", "streams-assignor", "group-coordinator"])
+def test_a_target_that_hangs_on_setup_is_info_and_the_run_goes_on(role, tmp_path):
+    r = run(tmp_path, *adapter(role, "hang-setup"), "--scenarios", "2", *QUICK, "--max-seconds", "20")
+    assert r.exit_code == 3, r.output
+    assert "the target never gave an answer that could be judged" in r.output
+    assert "no reply to setup within 0.3 s" in r.output

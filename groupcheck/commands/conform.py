@@ -12,8 +12,10 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
-a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
-a search, a scope did not run, or an answer was info); 130 interrupted.
+a pytest regression file); 2 bad options or an adapter program that cannot be opened; 3
+not proved (a limit cut a search, a scope did not run, or an answer was info: a target
+that hangs, exits or answers garbage, which is also 3 when it never answered at all);
+130 interrupted.
 """
 from __future__ import annotations
 
@@ -91,8 +93,9 @@ def conform(
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
-    Exit 0 all held; 1 a divergence; 2 bad options or a broken adapter; 3 not proved
-    (a limit cut a search, a scope did not run, an answer was info); 130 interrupted.
+    Exit 0 all held; 1 a divergence; 2 bad options or an adapter that cannot be opened;
+    3 not proved (a limit cut a search, a scope did not run, an answer was info: the
+    target hung, exited or answered garbage); 130 interrupted.
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
@@ -150,7 +153,7 @@ def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings,
     code = INTERRUPTED if limits.budget.interrupted else (
         BAD_INPUT if BAD_INPUT in codes else FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED)
     words = {PASSED: "PASSED: every property held", FAILED: "FAILED: divergences found (see above)",
-             BAD_INPUT: "ERROR: an adapter broke the protocol", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
+             BAD_INPUT: "ERROR: bad input (see above)", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
              "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written"}
     if code == NOT_PROVED and broken and all(broken):
         words[code] = ("NOT PROVED: the target never gave an answer that could be judged (it hung, exited or "

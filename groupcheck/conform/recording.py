@@ -77,8 +77,8 @@ class Call:
 def invoke(recorder: Any, role: str, argument: dict, what: str) -> Outcome:
     """One ``assign`` call of ``recorder``'s adapter, counted. In process, an answer that
     breaks the result schema is the implementation's own failure (``fail``, naming
-    ``what`` it should have been); an external program's is a broken adapter
-    (AdapterError, exit 2, raised by the adapter)."""
+    ``what`` it should have been); an external program's is ``info`` (the adapter kills
+    the program: not sure what it did)."""
     recorder.invocations += 1
     out = recorder.adapter.invoke(role, "assign", argument)
     if out.ok and not hasattr(recorder.adapter, "transcript"):
