@@ -20,3 +20,27 @@ class ReturnsGarbage(PartitionAssignor):
 
     def assign(self, cluster, subscriptions):
         return {member: "not a list of partitions" for member in subscriptions}
+
+
+class CoordinatorAnswersGarbage:
+    """A group coordinator (``--coordinator``) whose every answer breaks the result schema."""
+
+    def __init__(self):
+        from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+        self.reference = ReferenceCoordinator()
+
+    def open(self):
+        return self.reference.open()
+
+    def setup(self, role, config):
+        return self.reference.setup(role, config)
+
+    def invoke(self, role, f, value):
+        from groupcheck.conform.adapter import Outcome
+        return Outcome("ok", {"responses": [{"member": "zero"}]})
+
+    def teardown(self):
+        pass
+
+    def close(self):
+        pass

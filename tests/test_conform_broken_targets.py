@@ -153,3 +153,12 @@ def test_a_target_that_hangs_on_setup_is_info_and_the_run_goes_on(role, tmp_path
     assert r.exit_code == 3, r.output
     assert "the target never gave an answer that could be judged" in r.output
     assert "no reply to setup within 0.3 s" in r.output
+
+
+def test_an_in_process_coordinator_answering_garbage_is_info_in_every_scenario(tmp_path):
+    r = run(tmp_path, "--role", "group-coordinator", "--scenarios", "4", *QUICK,
+            "--coordinator", "conform_broken_inprocess:CoordinatorAnswersGarbage")
+    assert r.exit_code == 3, r.output
+    assert "BROKEN TARGET" in r.output and "invalid group-coordinator.request.result message" in r.output
+    data = json.loads(next(tmp_path.glob("conform/group-coordinator/*/verdict.json")).read_text())
+    assert data["info_scenarios"] == 4
