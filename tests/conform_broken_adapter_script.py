@@ -8,6 +8,7 @@ ROLE is assignor, streams-assignor or group-coordinator. MODE:
     hang          never answers an invoke
     hang-setup    never answers a setup
     exit          exits (code 3) on an invoke, mid-session
+    flood         answers an invoke with replies to another request id, without end
     garbage       answers with a line that is not a reply: not JSON, a JSON array, bytes
                   that are not UTF-8, a reply without its type (by request id, in turn)
     wrong-shape   answers ok with a value of the wrong shape for the request: a missing
@@ -90,6 +91,9 @@ for line in sys.stdin:
         break
     elif mode == "hang":
         time.sleep(3600)
+    elif mode == "flood":
+        while True:
+            reply({"type": "ok", "id": rid + 1000, "value": {}})
     elif mode == "exit":
         print("broken adapter: exiting mid-session on purpose", file=sys.stderr, flush=True)
         sys.exit(3)

@@ -13,6 +13,7 @@ no adapter program (its targets are librdkafka's, built in), so no target of it 
 """
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,3 +163,13 @@ def test_an_in_process_coordinator_answering_garbage_is_info_in_every_scenario(t
     assert "BROKEN TARGET" in r.output and "invalid group-coordinator.request.result message" in r.output
     data = json.loads(next(tmp_path.glob("conform/group-coordinator/*/verdict.json")).read_text())
     assert data["info_scenarios"] == 4
+
+
+def test_a_target_flooding_replies_to_other_requests_is_info_within_the_answer_timeout(tmp_path):
+    """In a subprocess with a watchdog: without the deadline check the driver reads the flood forever."""
+    argv = [sys.executable, "-m", "groupcheck.cli", "conform", *adapter("assignor", "flood"), "--scope",
+            "kip-792-zombies", "--scope", "member-order", *QUICK, "--out", str(tmp_path)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "no reply to invoke within 0.3 s" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    assert [s["name"] for s in verdict(tmp_path)["scopes"]] == ["kip-792-zombies", "member-order"]

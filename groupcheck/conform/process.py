@@ -63,11 +63,26 @@ class ProcessAdapter:
 
     @staticmethod
     def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
+        """Put each line of the program's stdout on ``lines`` (a line longer than
+        ``MAX_LINE`` is cut there: garbage), then None at its end. Only this thread closes
+        stdout, so its descriptor is never reused under a read."""
+        fd, pending, size = proc.stdout.fileno(), [], 0
         try:
-            while line := proc.stdout.readline(MAX_LINE):
-                lines.put(line)                # (a chunk of MAX_LINE without newline: not JSON, garbage)
-        except (OSError, ValueError):          # the pipe was closed by kill()
+            while chunk := os.read(fd, 65536):
+                while (end := chunk.find(b"\n")) >= 0:
+                    lines.put(b"".join(pending) + chunk[:end + 1])
+                    pending, size, chunk = [], 0, chunk[end + 1:]
+                pending.append(chunk)
+                size += len(chunk)
+                if size > MAX_LINE:
+                    lines.put(b"".join(pending)[:MAX_LINE])
+                    pending, size = [], 0
+            if size:
+                lines.put(b"".join(pending))   # a last line without its newline
+        except OSError:
             pass
+        finally:
+            proc.stdout.close()
         lines.put(None)                        # end of output: the program exited
 
     def kill(self) -> None:
@@ -83,11 +98,10 @@ class ProcessAdapter:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
+        try:
+            proc.stdin.close()                 # (stdout: the reader thread closes it at its end)
+        except OSError:
+            pass
 
     def stderr_tail(self, n: int = 400) -> str:
         try:
@@ -113,6 +127,8 @@ class ProcessAdapter:
             return self._lost(f"the adapter exited before {request['op']} (exit code {self.proc.poll()})")
         while True:
             try:
+                if time.monotonic() > deadline:      # (a flood of replies to other ids keeps the queue full)
+                    raise queue.Empty
                 line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 return self._lost(f"no reply to {request['op']} within {limit:g} s; killed")
