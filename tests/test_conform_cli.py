@@ -55,9 +55,10 @@ def test_bad_input_exits_2_naming_what_was_wrong(tmp_path):
     assert r.exit_code == 2 and "unknown scope(s) nope" in r.output
 
 
-def test_a_malformed_adapter_reply_exits_2_naming_the_adapter(tmp_path):
+def test_a_malformed_adapter_reply_is_info_exit_3_naming_the_adapter(tmp_path):
     r = conform(tmp_path, "--adapter", shlex.join([sys.executable, SCRIPT, "malformed"]), *QUICK)
-    assert r.exit_code == 2 and "not one JSON object per line" in r.output
+    assert r.exit_code == 3 and "not one JSON object per line" in r.output, r.output
+    assert "the target never gave an answer that could be judged" in r.output
 
 
 def test_an_adapter_program_is_judged_like_an_in_process_one(tmp_path):

@@ -35,9 +35,9 @@ def test_external_correct_coordinator_passes(tmp_path):
     assert data["requests"] > 20 and all(c["status"] == "held" for c in data["claims"].values()), text
 
 
-def test_external_adapter_breaking_the_schema_is_exit_2(tmp_path):
+def test_external_adapter_breaking_the_schema_is_info_exit_3(tmp_path):
     code, text = _main("invalid", tmp_path)
-    assert code == 2, text
+    assert code == 3, text
     assert "invalid group-coordinator.request.result message" in text and "Traceback" not in text
 
 

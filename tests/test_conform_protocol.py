@@ -1,6 +1,7 @@
 """The adapter protocol: schemas both ways, an external program over stdio (ok, hung,
 crashing, malformed), and the in-process fast path."""
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -71,13 +72,14 @@ def test_a_crashing_adapter_is_info_and_keeps_the_partial_trace_and_stderr():
 
 @pytest.mark.parametrize("mode, message", [("malformed", "not one JSON object per line"),
                                            ("invalid", r"\$.assignment.consumer-001\[0\]\[1\]")])
-def test_a_malformed_reply_is_a_clear_error_naming_adapter_and_path(mode, message):
+def test_a_malformed_reply_is_info_naming_adapter_and_path_and_the_program_is_restarted(mode, message):
     a = ProcessAdapter([sys.executable, SCRIPT, mode], timeout=5)
     a.open()
     a.setup("assignor", {"assignor": "roundrobin"})
-    with pytest.raises(AdapterError, match=f"adapter .*: .*{message}"):
-        a.invoke("assignor", "assign", ARG)
-    assert a.proc is None
+    out = a.invoke("assignor", "assign", ARG)
+    assert out.type == "info" and re.search(f"adapter .*: .*{message}", out.error), out.error
+    assert a.proc is None and a.transcript[-1][0] == "!"           # killed; the garbage kept in the transcript
+    assert a.invoke("assignor", "assign", ARG).type == "info" and a.restarts == 1
 
 
 def test_an_adapter_that_cannot_start_is_an_error():

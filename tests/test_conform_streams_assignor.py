@@ -153,9 +153,9 @@ def test_an_external_adapter_is_judged_like_an_in_process_one(tmp_path):
     assert data["invocations"] > 0 and rows["balanced_active_tasks"]["judged"] > 0   # the hello's contract
 
 
-def test_a_schema_violation_of_an_adapter_exits_2_naming_the_path(tmp_path):
+def test_a_schema_violation_of_an_adapter_is_info_exit_3_naming_the_path(tmp_path):
     r = conform(tmp_path, "--adapter", shlex.join([sys.executable, SCRIPT, "bad-result"]), *QUICK)
-    assert r.exit_code == 2, r.output
+    assert r.exit_code == 3, r.output
     assert "invalid streams-assignor.assign.result message: $.assignment[0].tasks" in r.flat
 
 

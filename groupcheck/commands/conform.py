@@ -12,9 +12,10 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
 
 Exit 0 every property held on every target; 1 a divergence (written as an ITF trace and
-a pytest regression file); 2 bad options or a broken adapter; 3 not proved (a limit cut
-a search, a scope did not run, or an answer was info); 130 interrupted (Ctrl-C), 143 by
-SIGTERM (what was found is written).
+a pytest regression file); 2 bad options or an adapter program that cannot be opened; 3
+not proved (a limit cut a search, a scope did not run, or an answer was info: a target
+that hangs, exits or answers garbage, which is also 3 when it never answered at all);
+130 interrupted (Ctrl-C), 143 by SIGTERM (what was found is written).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 CONFORM_MAX_STATES = 200_000       # per BFS search (the assignor scopes stay below it)
 CONFORM_MAX_SECONDS = 1800.0     # whole command: --target all takes 7-12 minutes on 2 shared cores
 CLIENT_SCENARIOS, COORDINATOR_SCENARIOS = 10, 100
+ANSWER_TIMEOUT = 10.0            # seconds per request of an adapter program (open: at least process.OPEN_TIMEOUT)
 
 
 def _targets(kind, target: list[str], adapter: Optional[str], assignor: Optional[str], timeout: float,
@@ -75,7 +77,9 @@ def conform(
     seed: int = typer.Option(0, help="seed of the walks (and of Hypothesis)"),
     hypothesis: int = typer.Option(0, min=0, help="Hypothesis state-machine test cases per scope after the walks "
                                    "(0: none)"),
-    timeout: float = typer.Option(10.0, min=0.1, help="seconds an adapter program may take per request"),
+    timeout: float = typer.Option(ANSWER_TIMEOUT, "--answer-timeout", "--timeout", min=0.05,
+                                  help="seconds an adapter program may take to answer one request; then it is "
+                                  "killed, the step is info (not judged) and the program is started again"),
     max_states: int = typer.Option(CONFORM_MAX_STATES, min=0, help="stop a search after this many distinct "
                                    "states (per search; 0: no limit)"),
     max_seconds: float = typer.Option(CONFORM_MAX_SECONDS, min=0, help="stop after this many seconds of wall "
@@ -93,8 +97,9 @@ def conform(
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
-    Exit 0 all held; 1 a divergence; 2 bad options or a broken adapter; 3 not proved
-    (a limit cut a search, a scope did not run, an answer was info); 130 interrupted.
+    Exit 0 all held; 1 a divergence; 2 bad options or an adapter that cannot be opened;
+    3 not proved (a limit cut a search, a scope did not run, an answer was info: the
+    target hung, exited or answered garbage); 130 interrupted.
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
@@ -134,7 +139,7 @@ def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings,
             raise fail(f"--scope: unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     out_dir = folder_for_command(out_dir, force=force)
     out.print(limits.line(), markup=False, highlight=False)
-    codes = []
+    codes, broken = [], []
     with interruptible(limits.budget):
         for t in chosen:
             if limits.budget.spent() is not None:
@@ -152,12 +157,16 @@ def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings,
             out.print(verdict.text(run, data), markup=False, highlight=False)
             out.print(f"  verdict: {path}", markup=False, highlight=False)
             codes.append(_code(data))
+            broken.append(bool(data["info"]) and not data["judged_answers"])
     code = stop_code(limits.budget) if limits.budget.interrupted else (
         BAD_INPUT if BAD_INPUT in codes else FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED)
     words = {PASSED: "PASSED: every property held", FAILED: "FAILED: divergences found (see above)",
-             BAD_INPUT: "ERROR: an adapter broke the protocol", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
+             BAD_INPUT: "ERROR: bad input (see above)", NOT_PROVED: "NOT PROVED: a limit cut a search, a "
              "scope did not run, or an answer was info", INTERRUPTED: "INTERRUPTED: what was found is written",
              TERMINATED: "INTERRUPTED by SIGTERM: what was found is written"}
+    if code == NOT_PROVED and broken and all(broken):
+        words[code] = ("NOT PROVED: the target never gave an answer that could be judged (it hung, exited or "
+                       "answered garbage: every answer was info)")
     out.print(f"{words[code]} (exit {code})", markup=False, highlight=False)
     return code
 
@@ -165,7 +174,7 @@ def _drive(chosen: list, scope: list[str], scopes_of, settings: driver.Settings,
 def _code(data: dict) -> int:
     if data["divergences"]:
         return FAILED
-    incomplete = any(s["not_run"] or s["cut"] for s in data["scopes"])
+    incomplete = any(s["not_run"] or s["cut"] or s["info"] for s in data["scopes"])
     if incomplete or data["info"] or not data["invocations"]:
         return NOT_PROVED
     return PASSED

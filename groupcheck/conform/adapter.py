@@ -57,8 +57,10 @@ class Adapter(Protocol):
 
 
 class AdapterError(Exception):
-    """The adapter broke the protocol (a malformed or invalid message): not a verdict on
-    the implementation but a bad adapter; the CLI exits 2 with this message."""
+    """The adapter cannot be used (it cannot be started or opened, its hello is invalid,
+    it refuses its own setup) or the driver built an invalid message: not a verdict on the
+    implementation; the CLI exits 2 with this message. A reply that breaks the protocol
+    later is an ``info`` outcome, not this (``process.py``)."""
 
 
 @lru_cache(maxsize=None)

@@ -50,12 +50,13 @@ class Recorder:
         self.adapter = target.make()
         self.hello = self.adapter.open()
         out = self.adapter.setup("assignor", {"assignor": target.assignor})
-        if not out.ok:
+        if out.type == "fail":           # (info: the program is started and set up again at its first invoke)
             raise AdapterError(f"{target.name}: setup answered {out.type}: {out.error}")
         self.calls: dict[str, Call] = {}
         self.step_calls: list[str] = []
         self.invocations = 0
-        self.info = 0
+        self.info = self.info_steps = self.info_in_a_row = 0
+        self.given_up = ""               # why the scope stopped asking (recording.GiveUp), or ""
         self.init_calls: dict[Any, tuple[tuple[str, str], ...]] = {}   # initial state -> (input, mode) settling it
         self.frozen = False              # closed: answers come from the cache only
         self.replaced = None
@@ -147,7 +148,10 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
     """The consumer model driving ``recorder``'s target, with the per-invocation claims."""
     def init_states(scope):
         recorder.step_calls = []
-        states = MODEL.init_states(scope)
+        try:
+            states = MODEL.init_states(scope)
+        except Unanswered as u:
+            raise R.start_error(recorder, u) from None
         if recorder.step_calls:
             mode = scope.plan[0].protocol
             for k in recorder.step_calls:

@@ -20,6 +20,7 @@ from groupcheck.console import Limits, Ticker
 from model.core import first_violation, replay
 
 from . import roles
+from .recording import GiveUp, StartError
 from .roles import Role
 from .targets import Target
 
@@ -43,6 +44,8 @@ class ScopeRun:
     reports: list = field(default_factory=list)       # checker.Report, in order
     not_run: str = ""                                   # why the scope did not run
     not_judged: str = ""                                # a claim left unjudged (info answers)
+    info: str = ""                                      # why info answers ended the scope early
+    info_steps: int = 0                                 # steps left untaken by an info answer
     divergences: list[Divergence] = field(default_factory=list)
 
     @property
@@ -177,6 +180,35 @@ def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, muted: set[str
 CHECKER_ONLY = ("no_deadlock", "can_settle")
 
 
+def _explore(run: TargetRun, sr: ScopeRun, settings: Settings, limits: Limits, muted: set[str],
+             started: float) -> None:
+    """BFS, walks and Hypothesis over one scope. A target that answers only ``info`` for a
+    while (``GiveUp``), or gives no answer while a stable group forms (``StartError``),
+    ends the scope unjudged (``sr.info``); the run goes on with the next scope."""
+    rec = run.recorder
+    rec.given_up, rec.info_in_a_row = "", 0
+    before = rec.info_steps
+    try:
+        if settings.bfs:
+            _search(run, sr, "bfs", settings, limits, muted, started)
+        stopped = any(d.property in CHECKER_ONLY for d in sr.divergences)
+        if settings.walks and limits.budget.spent() is None and not stopped:
+            _search(run, sr, "walks", settings, limits, muted, started)
+        if settings.hypothesis and limits.budget.spent() is None:
+            _hypothesis(run, sr, settings, muted, started)
+    except GiveUp as e:
+        sr.info = f"stopped, not judged further: {e}"
+    except StartError as e:
+        if e.outcome == "fail":      # a definite error on a valid input: the scope cannot start
+            sr.not_run = f"the model could not start the scope with {run.target.name}: {e}"
+        else:
+            sr.info = f"not judged: {e}"
+    except ValueError as e:          # start: stable, and the group never settles with the target
+        sr.not_run = f"the model could not start the scope with {run.target.name}: {e}"
+    finally:
+        sr.info_steps = rec.info_steps - before
+
+
 def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
     started = time.monotonic()
     role = roles.of(target)
@@ -195,18 +227,7 @@ def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
             if spent is not None:
                 sr.not_run = f"{'Ctrl-C' if spent == 'interrupted' else limits.value(spent)} came first"
                 continue
-            muted: set[str] = set(role.excluded(name, target))
-            try:
-                if settings.bfs:
-                    _search(run, sr, "bfs", settings, limits, muted, started)
-            except ValueError as e:        # start: stable, and the group never settles with the target
-                sr.not_run = f"the model could not start the scope with {target.name}: {e}"
-                continue
-            stopped = any(d.property in CHECKER_ONLY for d in sr.divergences)
-            if settings.walks and limits.budget.spent() is None and not stopped:
-                _search(run, sr, "walks", settings, limits, muted, started)
-            if settings.hypothesis and limits.budget.spent() is None:
-                _hypothesis(run, sr, settings, muted, started)
+            _explore(run, sr, settings, limits, set(role.excluded(name, target)), started)
     finally:
         run.recorder.close()
         run.seconds = time.monotonic() - started

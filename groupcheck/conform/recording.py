@@ -6,9 +6,15 @@ The ``assignor`` role (``assignor_role.py``) and the ``streams-assignor`` role
 argument, ask the target, and map the answer back. Both cache answers by input and ask
 an input met again a second time, once (a different answer is the finding
 ``deterministic``); ``fail`` on a valid input is ``assignor_answers`` and leaves the step
-untaken; ``info`` leaves it untaken and unjudged. A recorder using this module has
-``target`` (with ``name``), ``calls`` (key -> ``Call``), ``frozen``, ``init_calls``
-(initial state -> ((key, mode), ...)) and ``ask(argument) -> (Outcome, answer)``.
+untaken; ``info`` leaves it untaken and unjudged. A target that answers nothing but
+``info`` (it hangs, exits, answers garbage) ``INFO_IN_A_ROW`` times running is given up on
+for the scope (``GiveUp``: the driver goes on to the next scope), and an ``info`` or
+``fail`` while a ``start: stable`` group forms means the scope cannot start
+(``StartError``). A recorder using this module has ``target`` (with ``name``), ``calls``
+(key -> ``Call``), ``frozen``, ``init_calls`` (initial state -> ((key, mode), ...)),
+``info`` (info answers), ``info_steps`` (steps met an info answer, cached ones too),
+``info_in_a_row``, ``given_up`` (why, or "") and ``ask(argument) -> (Outcome,
+answer)``.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from model.core import Property
 from .adapter import AdapterError, Outcome, problems
 
 NOT_APPLICABLE = "n/a"
+INFO_IN_A_ROW = 3          # info answers running (no ok or fail between) that end a scope
 ANSWERS = "assignor_answers"
 DETERMINISTIC = "deterministic"
 
@@ -43,6 +50,18 @@ class Unanswered(Exception):
         self.key, self.outcome, self.mode = key, outcome, mode
 
 
+class StartError(ValueError):
+    """The target gave no answer while a ``start: stable`` group formed: the scope cannot start."""
+
+    def __init__(self, message: str, outcome: str):
+        super().__init__(message)
+        self.outcome = outcome           # fail | info
+
+
+class GiveUp(Exception):
+    """The target answered ``info`` ``INFO_IN_A_ROW`` times running: the scope stops there."""
+
+
 @dataclass
 class Call:
     argument: dict
@@ -58,8 +77,8 @@ class Call:
 def invoke(recorder: Any, role: str, argument: dict, what: str) -> Outcome:
     """One ``assign`` call of ``recorder``'s adapter, counted. In process, an answer that
     breaks the result schema is the implementation's own failure (``fail``, naming
-    ``what`` it should have been); an external program's is a broken adapter
-    (AdapterError, exit 2, raised by the adapter)."""
+    ``what`` it should have been); an external program's is ``info`` (the adapter kills
+    the program: not sure what it did)."""
     recorder.invocations += 1
     out = recorder.adapter.invoke(role, "assign", argument)
     if out.ok and not hasattr(recorder.adapter, "transcript"):
@@ -68,7 +87,16 @@ def invoke(recorder: Any, role: str, argument: dict, what: str) -> Outcome:
             out = Outcome("fail", None, f"assign() returned something that is not {what}: {wrong[0]}")
     if out.type == "info":
         recorder.info += 1
+        recorder.info_in_a_row += 1
+    else:
+        recorder.info_in_a_row = 0
     return out
+
+
+def start_error(recorder: Any, u: Unanswered) -> StartError:
+    """The ``StartError`` for the unanswered call ``u`` met while a stable group formed."""
+    return StartError(f"{recorder.target.name} answered {u.outcome} while the group formed: "
+                      f"{recorder.calls[u.key].outcome.error}", u.outcome)
 
 
 def key_of(argument: dict) -> str:
@@ -82,11 +110,19 @@ def lookup(recorder: Any, argument: dict) -> tuple[str, Call]:
     call = recorder.calls.get(key)
     if call is None and recorder.frozen:
         raise AdapterError(f"{recorder.target.name}: closed; input not answered before: {key[:200]}")
+    if recorder.given_up and not recorder.frozen:
+        raise GiveUp(recorder.given_up)          # (for the rest of the scope: a search may catch and retry)
     if call is None:
         out, answer = recorder.ask(argument)
         call = recorder.calls[key] = Call(argument, out, answer)
+        recorder.info_steps += out.type == "info"
+        if recorder.info_in_a_row >= INFO_IN_A_ROW:
+            recorder.given_up = (f"{recorder.target.name} answered info {recorder.info_in_a_row} times in a row "
+                                 f"(it hangs, exits or answers garbage); the last: {out.error}")
+            raise GiveUp(recorder.given_up)
         return key, call
     call.seen += 1
+    recorder.info_steps += call.outcome.type == "info"
     if call.asked == 1 and call.outcome.ok and not recorder.frozen:   # ask once more: the same answer?
         out, answer = recorder.ask(argument)
         call.asked += 1

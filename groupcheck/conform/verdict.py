@@ -77,9 +77,12 @@ def summary(run: TargetRun) -> dict:
         "protocols": list(run.target.protocols), "seconds": round(run.seconds, 2),
         "invocations": rec.invocations if rec else 0, "distinct_inputs": len(rec.calls) if rec else 0,
         "info": rec.info if rec else 0, "failed_inputs": sum(c.outcome.type == "fail" for c in calls),
+        "judged_answers": sum(c.outcome.type != "info" for c in calls),
+        "info_errors": list(dict.fromkeys(c.outcome.error for c in calls if c.outcome.type == "info"))[:5],
         "states": sum(r.states for s in run.scopes for r in s.reports if r.mode == "bfs"),
         "walk_steps": sum(r.states for s in run.scopes for r in s.reports if r.mode == "walks"),
-        "scopes": [{"name": s.name, "not_run": s.not_run, "cut": s.cut, "not_judged": s.not_judged,
+        "scopes": [{"name": s.name, "not_run": s.not_run, "cut": s.cut, "not_judged": s.not_judged, "info": s.info,
+                    "info_steps": s.info_steps,
                     "searches": [{"mode": r.mode, "states": r.states, "complete": r.complete, "cut": r.cut,
                                   "seconds": round(r.seconds, 2)} for r in s.reports]} for s in run.scopes],
         "properties": properties(run),
@@ -148,6 +151,12 @@ def text(run: TargetRun, data: dict) -> str:
             lines.append(f"  scope {s['name']}: incomplete ({s['cut']})")
         if s["not_judged"]:
             lines.append(f"  scope {s['name']}: {s['not_judged']}")
+        if s["info"]:
+            lines.append(f"  scope {s['name']}: info: {s['info']}")
+    for error in data["info_errors"]:
+        lines.append(f"  info (not judged): {error}")
+    if data["info"] and not data["judged_answers"]:
+        lines.append("  BROKEN TARGET: every answer was info (it hung, exited or answered garbage): nothing judged")
     width = max([len("property")] + [len(row["property"]) for row in data["properties"]])
     lines.append(f"  {'property':{width}} {'source':10} {'status':14} counts")
     for row in data["properties"]:

@@ -3,6 +3,7 @@ shrunk and written, one verdict per target. ``main`` is what the CLI calls."""
 from __future__ import annotations
 
 import itertools
+import json
 import signal
 import threading
 import time
@@ -132,6 +133,7 @@ def main(names, adapter, coordinator, opts: Options, timeout: float, progress, s
 
 
 def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say) -> int:
+    broken = []
     for key, target in chosen:
         if time.monotonic() > deadline:
             say(f"target {key}: not run (time limit came first)")
@@ -149,11 +151,20 @@ def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say)
             codes.append(BAD_INPUT)
             continue
         path = report.write(v, where)
+        transcript = getattr(target, "transcript", None)        # an external program: the messages exchanged
+        if transcript is not None:
+            (where / "adapter-transcript.jsonl").write_text(
+                "".join(json.dumps({"dir": d, "message": m}) + "\n" for d, m in transcript[-5000:]))
         say(v.text() + f"  verdict: {path}")
         codes.append(code_of(v))
+        broken.append(v.broken)
         if codes[-1] == INTERRUPTED:
             break
     code = next((c for c in (INTERRUPTED, BAD_INPUT, FAILED, NOT_PROVED) if c in codes), PASSED)
+    if code == NOT_PROVED and broken and all(broken):
+        say("NOT PROVED: the target never gave an answer that could be judged (it hung, exited or answered "
+            "garbage: every scenario ended in info) (exit 3)")
+        return code
     say({PASSED: "PASSED: every claim held (exit 0)", FAILED: "FAILED: divergences found (see above) (exit 1)",
          BAD_INPUT: "ERROR: bad input or an adapter broke the protocol (exit 2)",
          NOT_PROVED: "NOT PROVED: a limit cut the run or an answer was info (exit 3)",

@@ -53,6 +53,11 @@ class Verdict:
             self.info_traces.append({"scope": r.scope, "path": r.path, "message": r.info,
                                      "transcript": [[i, f, v, a] for i, f, v, a in r.transcript]})
 
+    @property
+    def broken(self) -> bool:
+        """Every scenario ended in info and no answer was judged: the target never answered."""
+        return bool(self.info) and not any(self.judged.values())
+
     def status(self, claim: str) -> str:
         return VIOLATED if self.violated[claim] else HELD if self.judged[claim] else NOT_EXERCISED
 
@@ -66,7 +71,8 @@ class Verdict:
                 "claims": {c: {"status": self.status(c), "judged_steps": self.judged[c],
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
-                "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20]}
+                "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
+                "info_scenarios": len(self.info), "broken": self.broken}
 
     def text(self) -> str:
         j = self.to_json()
@@ -91,6 +97,9 @@ class Verdict:
                 lines.append(f"    written: {d['trace']}  {d['regression']}")
         for i in self.info[:5]:
             lines.append(f"  info (not judged): {i}")
+        if self.broken:
+            lines.append("  BROKEN TARGET: every scenario ended in info (it hung, exited or answered garbage): "
+                         "nothing judged")
         return "\n".join(lines) + "\n"
 
 

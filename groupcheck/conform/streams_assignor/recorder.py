@@ -71,12 +71,13 @@ class Recorder:
         self.adapter = target.make()
         self.hello = self.adapter.open()
         out = self.adapter.setup(ROLE, {"assignor": target.assignor})
-        if not out.ok:
+        if out.type == "fail":           # (info: the program is started and set up again at its first invoke)
             raise AdapterError(f"{target.name}: setup answered {out.type}: {out.error}")
         self.calls: dict[str, Call] = {}
         self.step_calls: list[tuple[str, str]] = []
         self.invocations = 0
-        self.info = 0
+        self.info = self.info_steps = self.info_in_a_row = 0
+        self.given_up = ""               # why the scope stopped asking (recording.GiveUp), or ""
         self.init_calls: dict[Any, tuple[tuple[str, str], ...]] = {}
         self.frozen = False
         self.register()
@@ -172,10 +173,6 @@ def _not_the_targets_rejection(prop: Property) -> Property:
     return replace(prop, check=check)
 
 
-class StartError(ValueError):
-    """The target gave no answer while a ``start: stable`` group formed."""
-
-
 def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Model:
     """The streams-classic model driving ``recorder``'s target, with the per-invocation claims."""
     def init_states(scope):
@@ -183,8 +180,7 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
         try:
             states = MODEL.init_states(scope)
         except Unanswered as u:
-            raise StartError(f"{recorder.target.name} answered {u.outcome} while the group formed: "
-                             f"{recorder.calls[u.key].outcome.error}") from None
+            raise R.start_error(recorder, u) from None
         for k, mode in recorder.step_calls:
             recorder.calls[k].modes.add(mode)
         if recorder.step_calls:
