@@ -179,3 +179,16 @@ def test_a_bad_spark_master_is_one_line_and_exit_2(tmp_path, fleet, argv, master
     lines = proc.stderr.strip().splitlines()
     assert lines[-1].startswith("error: --master: ") and says in lines[-1], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("signum, code, word", SIGNALS)
+def test_conform_group_coordinator_writes_the_verdict(tmp_path, signum, code, word):
+    """The group-coordinator role runs its own scenario loop (conform/coordinator/campaign.py):
+    a signal there ends the target's run with its verdict written, cut "interrupted"."""
+    exit_code, text, err = signal_once(["conform", "--role", "group-coordinator", "--target", "reference",
+                                        "--out", str(tmp_path)], "[reference] ", signum)
+    assert exit_code == code, (text, err)
+    assert f"(exit {code})" in text
+    verdicts = list(tmp_path.rglob("verdict.json"))
+    assert verdicts and json.loads(verdicts[0].read_text())["cut"] == "interrupted"
+    assert "Traceback" not in "".join(err)

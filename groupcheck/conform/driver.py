@@ -225,7 +225,7 @@ def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
                 continue
             spent = limits.budget.spent()
             if spent is not None:
-                sr.not_run = f"{'Ctrl-C' if spent == 'interrupted' else limits.value(spent)} came first"
+                sr.not_run = f"{limits.value(spent)} came first"
                 continue
             _explore(run, sr, settings, limits, set(role.excluded(name, target)), started)
     finally:

@@ -10,12 +10,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
+from ...outputs import atomic_write_text
 from ..adapter import AdapterError
 from . import report, targets
 from .runner import run_scenario, shrink
 from .scenarios import scenarios
 
-PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED = 0, 1, 2, 3, 130
 
 
 @dataclass
@@ -118,21 +119,28 @@ def main(names, adapter, coordinator, opts: Options, timeout: float, progress, s
         return BAD_INPUT
     deadline = time.monotonic() + (opts.max_seconds or 600.0)
     codes = []
-    # Ctrl-C: KeyboardInterrupt, which run_target turns into a written verdict cut "interrupted"
-    # (the CLI's own handler, for interrupts before a search begins, would report nothing)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler) \
-        if threading.current_thread() is threading.main_thread() else None
+    # Ctrl-C or SIGTERM: KeyboardInterrupt, which run_target turns into a written verdict cut
+    # "interrupted" (the CLI's own handler, for interrupts before a search begins, would report nothing)
+    stopped: list[int] = []
+
+    def stop(signum, frame) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
-        return _run_all(chosen, opts, deadline, codes, progress, say)
+        return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
     except KeyboardInterrupt:
-        say("INTERRUPTED: what was found is written (exit 130)")
-        return INTERRUPTED
+        code = signal_code(stopped[0]) if stopped else INTERRUPTED
+        say(f"INTERRUPTED: what was found is written (exit {code})")
+        return code
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
-def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say) -> int:
+def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say, stopped: list[int]) -> int:
     broken = []
     for key, target in chosen:
         if time.monotonic() > deadline:
@@ -153,8 +161,8 @@ def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say)
         path = report.write(v, where)
         transcript = getattr(target, "transcript", None)        # an external program: the messages exchanged
         if transcript is not None:
-            (where / "adapter-transcript.jsonl").write_text(
-                "".join(json.dumps({"dir": d, "message": m}) + "\n" for d, m in transcript[-5000:]))
+            atomic_write_text(where / "adapter-transcript.jsonl", "".join(
+                json.dumps({"dir": d, "message": m}) + "\n" for d, m in transcript[-5000:]), force=True)
         say(v.text() + f"  verdict: {path}")
         codes.append(code_of(v))
         broken.append(v.broken)
@@ -168,8 +176,9 @@ def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say)
     say({PASSED: "PASSED: every claim held (exit 0)", FAILED: "FAILED: divergences found (see above) (exit 1)",
          BAD_INPUT: "ERROR: bad input or an adapter broke the protocol (exit 2)",
          NOT_PROVED: "NOT PROVED: a limit cut the run or an answer was info (exit 3)",
-         INTERRUPTED: "INTERRUPTED: what was found is written (exit 130)"}[code])
-    return code
+         INTERRUPTED: "INTERRUPTED: what was found is written"}[code]
+        + ("" if code != INTERRUPTED else f" (exit {signal_code(stopped[0]) if stopped else INTERRUPTED})"))
+    return signal_code(stopped[0]) if code == INTERRUPTED and stopped else code
 
 
 def replay_claim(target_key: str, scope: str, path: list[int]):
