@@ -86,7 +86,9 @@ def test_a_broken_target_is_info_at_every_scope_and_the_run_goes_on(role, kind, 
         if role == "assignor" and assignor == "roundrobin=EAGER":    # said why each scope stopped
             infos = " ".join(s["info"] for s in data["scopes"])
             assert "info 3 times in a row" in infos and "while the group formed" in infos, infos
-        transcript = Path(data["adapter_log"]["transcript"]).read_text().splitlines()
+        folder = next(where.glob("conform/*/verdict.json")).parent     # the logs sit beside the verdict
+        transcript = (folder / data["adapter_log"]["transcript"]).read_text().splitlines()
+        assert (folder / data["adapter_log"]["stderr"]).exists()
         lost = [json.loads(line)["message"] for line in transcript if json.loads(line)["dir"] == "!"]
         assert lost and data["adapter_log"]["restarts"] >= 1       # killed, started again for the next step
         assert len(lost) == data["info"]

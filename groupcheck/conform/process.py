@@ -15,6 +15,7 @@ cannot say who it is has no target to judge.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
@@ -33,13 +34,21 @@ OPEN_TIMEOUT = 10.0     # open also waits for the program to start (interpreter,
 MAX_LINE = 16 * 2**20   # a reply longer than this is garbage (the program is killed)
 
 
+def _temporary_log() -> str:
+    """A file for the program's stderr, removed when groupcheck exits (the verdict keeps a copy)."""
+    fd, path = tempfile.mkstemp(prefix="groupcheck-adapter-", suffix=".log")
+    os.close(fd)
+    atexit.register(lambda: os.path.exists(path) and os.unlink(path))
+    return path
+
+
 class ProcessAdapter:
     def __init__(self, argv: list[str], timeout: float = TIMEOUT, log_path: str | None = None):
         if not argv:
             raise AdapterError("--adapter: give a command, e.g. --adapter 'node adapter.js'")
         self.argv, self.timeout = list(argv), timeout
         self.name = os.path.basename(argv[0])
-        self.log_path = log_path or tempfile.mkstemp(prefix="groupcheck-adapter-", suffix=".log")[1]
+        self.log_path = log_path or _temporary_log()
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue = queue.Queue()
         self.next_id = 0

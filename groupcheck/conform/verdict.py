@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from groupcheck import traces
-from groupcheck.outputs import atomic_write_text
+from groupcheck.outputs import atomic_write_bytes, atomic_write_text
 
 from . import claims as C
 from . import roles
@@ -132,7 +132,12 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
     if hasattr(adapter, "transcript"):          # an external program: the messages exchanged, kept
         lines = [json.dumps({"dir": d, "message": m}) for d, m in adapter.transcript[-5000:]]
         atomic_write_text(where / "adapter-transcript.jsonl", "\n".join(lines) + "\n", force=True)
-        data["adapter_log"] = {"transcript": str(where / "adapter-transcript.jsonl"), "stderr": adapter.log_path,
+        try:                                     # the program's stderr, kept beside its transcript
+            stderr = Path(adapter.log_path).read_bytes()[-2 ** 20:]
+        except OSError:
+            stderr = b""
+        atomic_write_bytes(where / "adapter-stderr.log", stderr, force=True)
+        data["adapter_log"] = {"transcript": "adapter-transcript.jsonl", "stderr": "adapter-stderr.log",
                                "restarts": adapter.restarts}
     verdict = where / "verdict.json"
     atomic_write_text(verdict, json.dumps(data, indent=2) + "\n", force=True)
