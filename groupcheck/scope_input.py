@@ -10,9 +10,19 @@ from pathlib import Path
 from model.core import NotSettled
 from model.itf import JsonError, parse_json
 
+from .api.custom import plan_assignor_names, trust, trust_only
 from .console import fail
 from .files import InputError, read_text
 from .protocols import PROTOCOLS, Protocol
+
+
+ASSIGNOR_HELP = ("your own assignor (import path package.module:Class, or an installed entry point) that the "
+                 "scopes of this run may load; repeat for more. A file naming one not given here is refused")
+
+
+def trust_assignors(names: list[str] | None) -> None:
+    """--assignor NAME ...: the user code the scopes of this command may load (and no other)."""
+    trust_only(names or ())
 
 
 def csv_items(flag: str, text: str) -> list[str]:
@@ -62,9 +72,11 @@ def _flag_value(protocol: Protocol, name: str, value):
         return csv_items(_flag(name), value)
     if name == "plan":
         try:
-            return [protocol.plan_stage(stage) for stage in value.split("|")]
+            stages = [protocol.plan_stage(stage) for stage in value.split("|")]
         except ValueError as e:
             raise fail(f"--plan: {e}") from None
+        trust(name for _, name in plan_assignor_names({"plan": stages}))   # named on the command line
+        return stages
     return value
 
 

@@ -23,6 +23,23 @@ class ScopeError(ValueError):
     """A scope that cannot be explored; the message names the field and the fix."""
 
 
+SHOWN = 200                             # characters of an input value a message shows at most
+
+
+def shorten(value: Any, limit: int = SHOWN) -> str:
+    """``value`` (a string, or any value's repr) cut to ``limit`` characters for a message:
+    an input may hold a 20 MB string, and a message is one line."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 30]}... ({len(text):,} characters)"
+
+
+def shown_repr(value: Any, limit: int = SHOWN) -> str:
+    """``repr(value)``, shortened: a repr of input for a message."""
+    return shorten(repr(value), limit)
+
+
 def with_profile(scope: S, profile: str, profiles: dict[str, Any]) -> S:
     """``scope`` following the named behaviour profile."""
     if profile not in profiles:

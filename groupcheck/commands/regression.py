@@ -11,6 +11,7 @@ from .. import traces
 from ..console import err, fail, out
 from ..protocols import Protocol
 from ..regression import first_violation, render
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
 
 def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
@@ -27,11 +28,13 @@ def command(
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="write the test here (default: stdout)"),
     fixed: bool = typer.Option(False, "--fixed",
                                help="assert no property is violated along the path (the bug stays fixed)"),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
 ) -> None:
     """Turn a counterexample trace into a pytest regression test.
 
     The test replays the trace's path and asserts that its violation still happens at
     the same step (or, with --fixed, that nothing is violated along it)."""
+    trust_assignors(assignor)
     protocol, path, meta = _recorded(trace)
     recorded = (meta.get("violation") or {}).get("property")
     if not fixed and not recorded:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -22,6 +23,7 @@ from rich.table import Table
 from .. import traces
 from ..console import FAILED, INTERRUPTED, NOT_PROVED, err, fail, out
 from ..files import InputError
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 from ..spec import histories, link, manifest
 
 MAX_STATES = 200_000       # states per side at a pinned scope (crosscheck.MAX_STATES)
@@ -113,7 +115,8 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
                                                 "trace-check's format)"),
           max_states: int = typer.Option(200_000, min=1, help="histories: (state, position) pairs the model's "
                                                                "search may keep per group"),
-          max_seconds: float = typer.Option(0.0, min=0.0, help="histories: seconds per group (0: no limit)")) -> None:
+          max_seconds: float = typer.Option(0.0, min=0.0, help="histories: seconds per group (0: no limit)"),
+          assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP)) -> None:
     """Is a recorded trace a behaviour of the spec? Each step must satisfy the spec action
     named after the model's action kind (under a known bug's scope: a step of the bug's
     variant module), and each invariant must give the model's verdict at every state. A
@@ -121,6 +124,7 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
     (trace-check's search); the spec then judges that path."""
     from ..spec import crosscheck
     from ..spec.tla_eval import SpecError
+    trust_assignors(assignor)
     if histories.is_history(path):
         _histories(path, max_states, max_seconds or None)
         return
@@ -170,7 +174,11 @@ def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
         colour = "green" if v.ok else "yellow" if v.verdict in (histories.UNKNOWN, histories.OUTSIDE) else "bold red"
         table.add_row(escape(v.group), v.protocol, str(v.events), f"[{colour}]{v.verdict}[/]", escape(v.detail))
     out.print(table)
-    if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED, histories.ERROR) for v in verdicts):
+    errors = [v for v in verdicts if v.verdict == histories.ERROR]
+    if errors:                    # a group that cannot be judged (a bad scope, an unknown kind): bad input
+        raise fail(f"group {errors[0].group}: {errors[0].detail}"
+                   + (f" (and {len(errors) - 1} more groups)" if len(errors) > 1 else ""))
+    if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED) for v in verdicts):
         raise typer.Exit(FAILED)
     if any(not v.ok for v in verdicts):
         raise typer.Exit(NOT_PROVED)

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from ..console import BAD_INPUT, FAILED, NOT_PROVED, PASSED, err, fail, out, progress
 from ..files import InputError
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
 
 def command(
@@ -36,8 +37,10 @@ def command(
     groups: int = typer.Option(100, help="With --generate: how many groups."),
     seed: int = typer.Option(0, help="With --generate: the seed (same seed, same files)."),
     protocols: str = typer.Option("consumer-group,consumer", help="With --generate: the protocols, comma-separated."),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
 ) -> None:
     """Validate recorded group histories against the model (trace validation), or generate a fleet."""
+    trust_assignors(assignor)
     if generate is not None:
         _generate(generate, groups, seed, protocols)
         return

@@ -28,6 +28,8 @@ def open_trace(path: str | Path) -> Session | Recording:
     if all(k in meta for k in ("protocol", "scope", "path")):
         try:
             rec = traces.load(path)
+        except traces.Untrusted as e:     # user code the command line did not name: refused
+            raise ExploreError(str(e)) from None
         except traces.ReplayError as e:
             return _recording(tr, path, f"opened read-only: {e}")
         return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name,
