@@ -159,3 +159,32 @@ def test_the_grep_finds_what_it_looks_for():
                  "x = pickle.Unpickler(f)", " eval(x)"):
         assert PATTERNS.search(text), text
     assert not PATTERNS.search("m.eval(g, model_completion=True)")
+
+
+# ------------------------------------------------------------------ regression writes no code from the trace
+
+def _regression(tmp_path: Path, name: str, prop: str):
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    tr = json.loads(traces.itf.dumps(traces.build(MODEL, SCOPE, [0, 0, 0], {
+        "profile": SCOPE.profile, "violation": {"property": prop, "message": "m", "kind": "always"}})))
+    f = tmp_path / name
+    f.write_text(json.dumps(tr))
+    return CliRunner().invoke(app, ["regression", str(f), "-o", str(tmp_path / "test_written.py")])
+
+
+def test_regression_refuses_a_property_that_is_not_a_name(tmp_path):
+    r = _regression(tmp_path, "t.itf.json", "x():\n    pass\nopen('pwned.marker', 'w')\ndef y")
+    assert r.exit_code == 2 and "is not a property name" in " ".join(r.output.split()), r.output
+    assert not (tmp_path / "test_written.py").exists()
+
+
+def test_regression_keeps_a_hostile_file_name_inside_the_docstring(tmp_path):
+    import ast
+    r = _regression(tmp_path, "a\"\"\"\nopen('pwned.marker', 'w')\n\"\"\".itf.json", "no_double_ownership")
+    assert r.exit_code == 0, r.output
+    tree = ast.parse((tmp_path / "test_written.py").read_text())
+    kinds = [type(node).__name__ for node in tree.body]
+    assert kinds == ["Expr", "ImportFrom", "Assign", "Assign", "Assign", "FunctionDef"], kinds
+    assert "pwned" in ast.get_docstring(tree)

@@ -242,15 +242,17 @@ def trusted() -> frozenset[str]:
     return frozenset(_TRUSTED)
 
 
-def plan_assignor_names(scope: Any) -> list[tuple[int, str]]:
+def plan_assignor_names(scope: Any, registered: bool = False) -> list[tuple[int, str]]:
     """(stage index, name) of every assignor a scope's JSON ``plan`` names that the model
-    does not know yet; a malformed plan names none (its validation is the scope's)."""
+    does not know yet (``registered``: or knows as a user's, not a packaged one); a
+    malformed plan names none (its validation is the scope's)."""
     plan = scope.get("plan") if isinstance(scope, dict) else None
     found = []
     for i, stage in enumerate(plan if isinstance(plan, list) else ()):
         names = stage.get("assignors") if isinstance(stage, dict) else None
         for name in names if isinstance(names, list) else ():
-            if isinstance(name, str) and name not in registry.ASSIGNORS:
+            if isinstance(name, str) and (name not in registry.ASSIGNORS
+                                          or registered and not registry.ASSIGNORS[name].builtin):
                 found.append((i, name))
     return found
 

@@ -40,7 +40,10 @@ def command(
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
     expected = None if fixed else recorded
-    text = render(trace.name, protocol.name, meta["scope"], path, expected)
+    try:
+        text = render(trace.name, protocol.name, meta["scope"], path, expected)
+    except ValueError as e:
+        raise fail(f"{trace}: {e}") from None
     now = first_violation(protocol.name, meta["scope"], path)
     if (now is None) != (expected is None) or (now and (now.property, now.step) != (expected, len(path) - 1)):
         seen = f"{now.property} at step {now.step}" if now else "no violation"
