@@ -22,7 +22,9 @@ def open_trace(path: str | Path) -> Session | Recording:
     path = Path(path)
     try:
         tr = itf.load(read_text(path))
-    except (InputError, itf.TraceError) as e:
+    except InputError as e:       # names the file itself
+        raise ExploreError(str(e)) from None
+    except itf.TraceError as e:
         raise ExploreError(f"{path}: {e}") from None
     meta = tr.get("#meta", {})
     if all(k in meta for k in ("protocol", "scope", "path")):

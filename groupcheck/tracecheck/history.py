@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..files import InputError
+from ..files import InputError, checked
 
 
 @dataclass
@@ -53,6 +53,7 @@ def lines(path: Path) -> Iterator[tuple[str, str]]:
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: a directory; give history files (JSON lines or Parquet)")
+    checked(path)                 # a regular file within the size cap, before it is opened
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
         try:
