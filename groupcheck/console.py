@@ -21,6 +21,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from model.scopes import one_line
+
 from .checker import Budget
 
 out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
@@ -39,8 +41,9 @@ PROGRESS_EVERY = 10.0        # seconds between two plain progress lines
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``message`` as an error; raise the result to exit 2 (bad options or files)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    """Print ``message`` as one error line (an input value quoted in it shortened); raise
+    the result to exit 2 (bad options or files)."""
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
     return typer.Exit(BAD_INPUT)
 
 

@@ -68,7 +68,7 @@ def test_bad_trace_files_exit_2(tmp_path, data, message):
 @pytest.mark.parametrize("args, message", [
     (["--scope", ""], "--scope: empty"),
     (["--scope", "@"], "--scope @: give a file name after @"),
-    (["--scope", "@."], "--scope: cannot read .: Is a directory"),
+    (["--scope", "@."], "--scope: . is a folder; give a file"),
     (["--scope", "@/no/such/file.json"], "cannot read /no/such/file.json: No such file or directory"),
     (["--scope", "[1]"], "--scope: give a JSON object"),
     (["--scope", '{"members": NaN}'], "--scope: NaN is not a JSON number"),
@@ -153,4 +153,4 @@ def test_bad_traces_exit_2_naming_the_field(tmp_path, trace, message):
 
 def test_a_directory_is_not_a_trace(tmp_path):
     result, text = run("replay", str(tmp_path))
-    assert_exit_2(result, text, "Is a directory")
+    assert_exit_2(result, text, "is a folder; give a file")

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from model.itf import unique_keys
+from model.scopes import shorten
+
 from ..files import InputError, checked
 
 
@@ -29,10 +32,10 @@ def _no_constant(name: str):
 def parse_line(text: str, where: str) -> dict:
     """One JSON line as an event; ``where`` ("file:line") names it in errors."""
     try:
-        event = json.loads(text, parse_constant=_no_constant)
+        event = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         raise InputError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-    except ValueError as e:      # NaN / Infinity
+    except ValueError as e:      # NaN / Infinity, a key given twice
         raise InputError(f"{where}: {e}") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
@@ -82,18 +85,18 @@ def assemble(name: str, events: list[tuple[str, dict]]) -> Group:
     seqs = set()
     for where, e in events:
         if e["seq"] in seqs:
-            raise InputError(f"{where}: group {name!r} has two events with seq {e['seq']}")
+            raise InputError(f"{where}: group {shorten(repr(name))} has two events with seq {e['seq']}")
         seqs.add(e["seq"])
         if "protocol" in e:
             if protocol is not None and e["protocol"] != protocol:
-                raise InputError(f"{where}: group {name!r} names protocol {e['protocol']!r}, earlier {protocol!r}")
+                raise InputError(f"{where}: group {shorten(repr(name))} names protocol {shorten(repr(e['protocol']))}, earlier {shorten(repr(protocol))}")
             protocol = e["protocol"]
         if "scope" in e:
             if scope is not None and e["scope"] != scope:
-                raise InputError(f"{where}: group {name!r} gives a second, different scope")
+                raise InputError(f"{where}: group {shorten(repr(name))} gives a second, different scope")
             scope = e["scope"]
     if protocol is None or scope is None:
-        raise InputError(f"{events[0][0]}: group {name!r} names no \"protocol\" and \"scope\" on any line")
+        raise InputError(f"{events[0][0]}: group {shorten(repr(name))} names no \"protocol\" and \"scope\" on any line")
     return Group(name, protocol, scope, [e for _, e in events])
 
 
