@@ -8,6 +8,9 @@ from typing import Optional
 import typer
 
 from .. import traces
+from model.scopes import shown_repr
+
+from ..checker import CHECKER_CLAIMS
 from ..console import err, fail, out
 from ..protocols import Protocol
 from ..regression import first_violation, render
@@ -40,6 +43,10 @@ def command(
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
     expected = None if fixed else recorded
+    known = [p.name for p in protocol.model.properties] + list(CHECKER_CLAIMS)
+    if expected is not None and expected not in known:
+        raise fail(f"{trace}: #meta.violation.property: {shown_repr(expected)} is not a property of the "
+                   f"{protocol.name} model ({', '.join(known)})")
     try:
         text = render(trace.name, protocol.name, meta["scope"], path, expected)
     except ValueError as e:
