@@ -323,3 +323,15 @@ def test_a_history_line_with_a_duplicate_key_is_refused(tmp_path):
     f.write_text(json.dumps(history_event())[:-1] + ', "kind": "lost"}\n')
     result, text = run("trace-check", str(f), "--out", str(tmp_path / "o"))
     assert_exit_2(result, text, 'h.jsonl:1: the key "kind" is given twice in one object')
+
+
+def test_a_parquet_history_whose_text_is_not_utf8_is_one_line_exit_2(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    f = tmp_path / "h.parquet"
+    pq.write_table(pa.table({"group": ["g"], "seq": pa.array([0], pa.int64()),
+                             "event": [json.dumps(history_event())]}), f, compression="none")
+    data = f.read_bytes()
+    f.write_bytes(data.replace(b'"assigned"', b'"assign\xffd"'))
+    result, text = run("trace-check", str(f), "--out", str(tmp_path / "o"))
+    assert_exit_2(result, text, "not a history Parquet file with an 'event' column of JSON text")

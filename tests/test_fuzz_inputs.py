@@ -13,6 +13,8 @@ rejected with exit 2, and broken: a traceback, another exit code, not one error 
 and fails listing the broken ones."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import tempfile
@@ -22,6 +24,7 @@ from typing import Any
 
 import click
 import pytest
+import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -254,14 +257,16 @@ def test_explore_never_fails_on_a_malformed_trace():
         with tempfile.TemporaryDirectory() as tmp:
             f = Path(tmp) / "t.itf.json"
             f.write_bytes(raw)
+            said = io.StringIO()
             try:
-                _opener(str(f), None, None, None, {})
+                with contextlib.redirect_stderr(said):
+                    _opener(str(f), None, None, None, {})
                 code, exception = 0, None
-            except click.exceptions.Exit as e:
+            except (click.exceptions.Exit, typer.Exit) as e:
                 code, exception = e.exit_code, None
             except BaseException as e:      # judged below: anything else is broken
                 code, exception = -1, e
-            tally.judge(raw, code, "", exception)
+            tally.judge(raw, code, said.getvalue(), exception)
     run()
     tally.report()
 

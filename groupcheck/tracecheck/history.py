@@ -61,9 +61,13 @@ def lines(path: Path) -> Iterator[tuple[str, str]]:
         import pyarrow.parquet as pq
         try:
             table = pq.read_table(path, columns=["event"])
-        except Exception as e:       # pyarrow's errors: ArrowInvalid, OSError, KeyError ...
-            raise InputError(f"{path}: not a history Parquet file with an 'event' column ({e})") from None
-        for i, text in enumerate(table.column("event").to_pylist()):
+            events = table.column("event").to_pylist()     # decodes the strings: a bad byte fails here
+        except Exception as e:       # pyarrow's errors: ArrowInvalid, OSError, KeyError, UnicodeDecodeError ...
+            raise InputError(f"{path}: not a history Parquet file with an 'event' column of JSON text "
+                             f"({shorten(str(e))})") from None
+        for i, text in enumerate(events):
+            if not isinstance(text, (str, type(None))):
+                raise InputError(f"{path}: row {i + 1}: the 'event' column holds {type(text).__name__}, not JSON text")
             yield f"{path}: row {i + 1}", text or ""
         return
     try:
