@@ -197,8 +197,10 @@ def _problem(code: int, output: str, exception: BaseException | None) -> str | N
         return "a traceback: " + output[-300:]
     if code not in (0, 1, 2, 3):
         return f"exit {code}: {output[-300:]}"
-    errors = [x for x in output.splitlines() if x.startswith("error:")]
-    if code == 2 and (len(errors) != 1 or len(errors[0].strip()) < 10 or len(errors[0]) > 2500):
+    lines = [x for x in output.splitlines() if x.strip()]
+    errors = [x for x in lines if x.startswith("error:")]
+    if code == 2 and (len(errors) != 1 or lines[-1] != errors[0] or len(errors[0].strip()) < 10
+                      or len(errors[0]) > 2500):      # the last line, whole: not wrapped onto the next
         return f"exit 2 without exactly one short error line: {output[-400:]}"
     return None
 
