@@ -176,7 +176,7 @@ def _regression(tmp_path: Path, name: str, prop: str):
 
 def test_regression_refuses_a_property_that_is_not_a_name(tmp_path):
     r = _regression(tmp_path, "t.itf.json", "x():\n    pass\nopen('pwned.marker', 'w')\ndef y")
-    assert r.exit_code == 2 and "is not a property name" in " ".join(r.output.split()), r.output
+    assert r.exit_code == 2 and "is not a property of the consumer model" in " ".join(r.output.split()), r.output
     assert not (tmp_path / "test_written.py").exists()
 
 
@@ -188,3 +188,20 @@ def test_regression_keeps_a_hostile_file_name_inside_the_docstring(tmp_path):
     kinds = [type(node).__name__ for node in tree.body]
     assert kinds == ["Expr", "ImportFrom", "Assign", "Assign", "Assign", "FunctionDef"], kinds
     assert "pwned" in ast.get_docstring(tree)
+
+
+def test_a_spec_manifest_naming_another_mapping_module_is_refused_unimported(tmp_path, monkeypatch):
+    import shutil
+
+    from groupcheck.spec import manifest
+    folder = tmp_path / "consumer"
+    shutil.copytree(ROOT / "specs" / "consumer", folder)
+    data = json.loads((folder / "manifest.json").read_text())
+    data["mapping"] = "evil_assignor"
+    (folder / "manifest.json").write_text(json.dumps(data))
+    (tmp_path / "evil_assignor.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(manifest.ManifestError, match="'evil_assignor' is not one of groupcheck's mappings"):
+        manifest.load("consumer", folder)
+    assert _markers(tmp_path) == []
