@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from model.scopes import shorten
+
 from .. import protocols
 from ..files import InputError
 from .history import Group, assemble, lines, parse_line, read
-from model.scopes import shorten
-
 from .observe import UnknownKind, observation
 from .validate import validate
 

@@ -93,7 +93,8 @@ def assemble(name: str, events: list[tuple[str, dict]]) -> Group:
         seqs.add(e["seq"])
         if "protocol" in e:
             if protocol is not None and e["protocol"] != protocol:
-                raise InputError(f"{where}: group {shorten(repr(name))} names protocol {shorten(repr(e['protocol']))}, earlier {shorten(repr(protocol))}")
+                raise InputError(f"{where}: group {shorten(repr(name))} names protocol "
+                                 f"{shorten(repr(e['protocol']))}, earlier {shorten(repr(protocol))}")
             protocol = e["protocol"]
         if "scope" in e:
             if scope is not None and e["scope"] != scope:
