@@ -21,6 +21,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from model.scopes import one_line
+
 from . import stopping
 from .checker import Budget
 
@@ -41,9 +43,9 @@ PROGRESS_EVERY = 10.0        # seconds between two plain progress lines
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``message`` as an error, on one line (never wrapped at the console's width);
-    raise the result to exit 2 (bad options or files)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print ``message`` as one error line, never wrapped at the console's width (an input
+    value quoted in it shortened); raise the result to exit 2 (bad options or files)."""
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
     return typer.Exit(BAD_INPUT)
 
 

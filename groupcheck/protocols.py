@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from model.core import Model
+from model.scopes import shown_repr
 
 from . import reference_scopes
 
@@ -82,7 +83,7 @@ def variant_job(key: str) -> Job:
             if v.key == key:
                 return Job(protocol, v.key, v.buggy_scope(), None, f"known bug: {v.title}")
         known.append(f"{name}: {', '.join(v.key for v in protocol.variants())}")
-    raise UnknownVariant(f"unknown variant {key!r}; known: {'; '.join(known)}")
+    raise UnknownVariant(f"unknown variant {shown_repr(key)}; known: {'; '.join(known)}")
 
 
 def _consumer() -> Protocol:
@@ -143,7 +144,7 @@ def _streams_classic() -> Protocol:
         for w in words[1:]:
             key, _, value = w.partition("=")
             if key != "upgrade.from" or not value or out["upgrade_from"] is not None:
-                raise ValueError(f"stage {text.strip()!r}: give a release, optionally followed by "
+                raise ValueError(f"stage {shown_repr(text.strip())}: give a release, optionally followed by "
                                  "upgrade.from=X, e.g. '3.9 upgrade.from=2.3'")
             out["upgrade_from"] = value
         return out
@@ -294,5 +295,5 @@ class UnknownProtocol(ValueError):
 
 def get(name: str) -> Protocol:
     if name not in PROTOCOLS:
-        raise UnknownProtocol(f"unknown protocol {name!r}; known: {', '.join(PROTOCOLS)}")
+        raise UnknownProtocol(f"unknown protocol {shown_repr(name)}; known: {', '.join(PROTOCOLS)}")
     return PROTOCOLS[name]()

@@ -8,13 +8,25 @@ stays fixed).
 """
 from __future__ import annotations
 
+import json
 import pprint
 from dataclasses import dataclass
 
 from model.core import Model, replay
 from model.core import first_violation as first_claim_broken
+from model.scopes import shorten
 
+from .api.custom import plan_assignor_names
 from .protocols import get
+
+
+def _registered(scope: dict) -> str:
+    """Lines registering the user assignors ``scope`` names (the test's own explicit act)."""
+    names = sorted({name for _, name in plan_assignor_names(scope, registered=True)})
+    if not names:
+        return ""
+    return "from groupcheck.api import register_assignor\n\n" + "".join(
+        f"register_assignor({name!r})\n" for name in names)
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,13 @@ def violation_along(model: Model, scope, path: list[int]) -> Found | None:
 
 def render(source: str, protocol: str, scope: dict, path: list[int], violation: str | None) -> str:
     """The text of a pytest module replaying ``path``: it asserts ``violation`` at the
-    path's last step, or (``violation`` None) that nothing is violated along it."""
+    path's last step, or (``violation`` None) that nothing is violated along it. What
+    comes from the trace is data: the property must be a name (it names the test), the
+    source is escaped in the docstring, the scope and path are printed as literals, and
+    the assignors the scope names are registered by name in the test, in plain sight."""
+    if violation is not None and not violation.isidentifier():
+        raise ValueError(f"#meta.violation.property: {shorten(repr(violation))} is not a property name")
+    source = json.dumps(source)[1:-1].replace('"', "'")      # no quotes, no newlines: stays in the docstring
     step = len(path) - 1
     if violation is None:
         claim = "no property is violated along the path (the bug stays fixed)"
@@ -56,7 +74,8 @@ def render(source: str, protocol: str, scope: dict, path: list[int], violation: 
     return (f'"""Regression test written by `groupcheck regression` from {source}.\n\n'
             f'Replays the trace\'s path through the {protocol} model with the scope it was found in;\n'
             f'asserts that {claim}.\n"""\n'
-            'from groupcheck.regression import first_violation\n\n'
+            'from groupcheck.regression import first_violation\n'
+            f'{_registered(scope)}\n'
             f'PROTOCOL = {protocol!r}\n'
             f'SCOPE = {pprint.pformat(scope, width=100, sort_dicts=False)}\n'
             f'PATH = {pprint.pformat(path, width=100, compact=True)}\n\n\n'

@@ -4,15 +4,27 @@ flags (--members, --partitions, ...) and --profile, turned into scopes or a clea
 a string where a number belongs are all errors naming the field."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from model.core import NotSettled
 from model.itf import JsonError, parse_json
+from model.scopes import shorten, shown_repr
 
-from .console import fail
+from .api.custom import plan_assignor_names, trust, trust_only
+from .console import err, fail
 from .files import InputError, read_text
 from .protocols import PROTOCOLS, Protocol
+
+
+ASSIGNOR_HELP = ("your own assignor (import path package.module:Class, or an installed entry point) that the "
+                 "scopes of this run may load; repeat for more. A file naming one not given here is refused")
+
+
+def trust_assignors(names: list[str] | None) -> None:
+    """--assignor NAME ...: the user code the scopes of this command may load (and no other)."""
+    trust_only(names or ())
 
 
 def csv_items(flag: str, text: str) -> list[str]:
@@ -21,7 +33,7 @@ def csv_items(flag: str, text: str) -> list[str]:
         return []
     items = [x.strip() for x in text.split(",")]
     if "" in items:
-        raise fail(f"{flag}: {text!r} has an empty item; separate the items by single commas")
+        raise fail(f"{flag}: {shown_repr(text)} has an empty item; separate the items by single commas")
     return items
 
 
@@ -55,16 +67,22 @@ def _flag_value(protocol: Protocol, name: str, value):
     """A scope flag's value in the scope's JSON form."""
     if name == "partitions":
         counts = csv_items("--partitions", value)
-        if not all(re.fullmatch(r"[0-9]{1,6}", x) for x in counts):
-            raise fail(f"--partitions: {value!r} is not a comma-separated list of counts, e.g. 2,1")
+        if not all(re.fullmatch(r"[0-9]+", x) for x in counts):
+            raise fail(f"--partitions: {shown_repr(value)} is not a comma-separated list of counts, e.g. 2,1")
+        big = next((x for x in counts if len(x.lstrip("0")) > 15), None)
+        if big is not None:      # the scope's own check gives the range; this spares int() a huge text
+            raise fail(f"--partitions: {shorten(big)} is out of range (at most 2**53; the scope's own limits are "
+                       "far lower), e.g. 2,1")
         return [int(x) for x in counts]
     if name in ("faults", "operations"):
         return csv_items(_flag(name), value)
     if name == "plan":
         try:
-            return [protocol.plan_stage(stage) for stage in value.split("|")]
+            stages = [protocol.plan_stage(stage) for stage in value.split("|")]
         except ValueError as e:
             raise fail(f"--plan: {e}") from None
+        trust(name for _, name in plan_assignor_names({"plan": stages}))   # named on the command line
+        return stages
     return value
 
 
@@ -72,6 +90,9 @@ def overrides(protocol: Protocol, scope: str | None, flags: dict) -> dict:
     """The scope fields set by --scope and by the flags the protocol takes; a flag it
     does not take is an error naming the ones it does."""
     d = scope_json(scope) if scope is not None else {}
+    if scope is not None and not d:
+        raise fail("--scope: {} sets no field; give the fields to change, e.g. '{\"members\": 3}', or drop --scope "
+                   "to check the reference scopes")
     for name, value in flags.items():
         if value is None:
             continue
@@ -79,7 +100,12 @@ def overrides(protocol: Protocol, scope: str | None, flags: dict) -> dict:
             takes = ", ".join(_flag(f) for f in protocol.flags)
             raise fail(f"{_flag(name)} does not apply to {protocol.name}; its scope flags are {takes} "
                        "(any other scope field: --scope JSON)")
-        d[name] = _flag_value(protocol, name, value)
+        new = _flag_value(protocol, name, value)
+        if name in d and d[name] != new:
+            err.print(f"note: {_flag(name)} overrides the --scope field {name} "
+                      f"({shorten(json.dumps(d[name]), 60)} -> {shorten(json.dumps(new), 60)})",
+                      markup=False, highlight=False, soft_wrap=True)
+        d[name] = new
     return d
 
 

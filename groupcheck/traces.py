@@ -12,6 +12,7 @@ from model import itf
 from model.core import Model, PathError, replay
 from model.scopes import integer, list_of, profile_label, string
 
+from .api.custom import UntrustedAssignor
 from .files import InputError, read_text
 from .outputs import OutputExists, atomic_write_text
 from .protocols import Protocol, get
@@ -95,6 +96,10 @@ class ReplayError(ValueError):
     """A trace groupcheck cannot replay; the message names the file and the problem."""
 
 
+class Untrusted(ReplayError):
+    """A trace whose scope names user code (an assignor) the command line did not name."""
+
+
 @dataclass(frozen=True)
 class Recorded:
     """A groupcheck trace as read: what to replay and what it recorded."""
@@ -159,6 +164,8 @@ def load(path: Path) -> Recorded:
         raise ReplayError(f"{path}: {e}") from None
     try:
         scope = protocol.model.scope_from_dict(meta["scope"])
+    except UntrustedAssignor as e:
+        raise Untrusted(f"{path}: #meta.{e}") from None
     except ValueError as e:       # a ScopeError naming scope.<field>
         raise ReplayError(f"{path}: #meta.{e}") from None
     try:

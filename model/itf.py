@@ -12,6 +12,8 @@ import json
 import math
 from typing import Any
 
+from .scopes import shorten
+
 SAFE_INT = 2 ** 53
 MAX_DEPTH = 64          # JSON nested deeper than this is refused (groupcheck's own nest ~12)
 MAX_DIGITS = 400        # an integer literal longer than this is refused
@@ -48,7 +50,7 @@ def decode(value: Any) -> Any:
         try:
             return int(value["#bigint"])
         except (TypeError, ValueError):
-            raise TraceError(f"#bigint {value['#bigint']!r} is not an integer") from None
+            raise TraceError(f"#bigint {shorten(repr(value['#bigint']))} is not an integer") from None
     if "#set" in value:
         return frozenset(_hashable(decode(v)) for v in value["#set"])
     if "#tup" in value:
@@ -125,11 +127,26 @@ def _utf8(text: str) -> None:
         raise JsonError(f"a string holds an unpaired surrogate ({text[e.start:e.end]!a}): not UTF-8") from None
 
 
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's members as a dict; a key given twice is refused (Python's json keeps the
+    last silently, so one of the two values would be ignored)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise JsonError(f"the key {shorten(json.dumps(k))} is given twice in one object; give each key once")
+            seen.add(k)
+    return out
+
+
 def parse_json(text: str) -> Any:
-    """Strict JSON: Python's ``json`` also takes NaN, Infinity and 1e400 (as inf); this
-    refuses them, integers over MAX_DIGITS digits and nesting deeper than MAX_DEPTH."""
+    """Strict JSON: Python's ``json`` also takes NaN, Infinity and 1e400 (as inf) and a key
+    given twice; this refuses them, integers over MAX_DIGITS digits and nesting deeper
+    than MAX_DEPTH."""
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+        value = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
+                           object_pairs_hook=unique_keys)
     except JsonError:
         raise
     except json.JSONDecodeError as e:

@@ -10,6 +10,7 @@ or raises ScopeError naming that path.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, fields, replace
 from typing import Any, Callable, TypeVar
 
@@ -23,10 +24,35 @@ class ScopeError(ValueError):
     """A scope that cannot be explored; the message names the field and the fix."""
 
 
+SHOWN = 200                             # characters of an input value a message shows at most
+
+
+def shorten(value: Any, limit: int = SHOWN) -> str:
+    """``value`` (a string, or any value's repr) cut to ``limit`` characters for a message:
+    an input may hold a 20 MB string, and a message is one line."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 30]}... ({len(text):,} characters)"
+
+
+def shown_repr(value: Any, limit: int = SHOWN) -> str:
+    """``repr(value)``, shortened: a repr of input for a message."""
+    return shorten(repr(value), limit)
+
+
+def one_line(message: str, limit: int = 10 * SHOWN) -> str:
+    """``message`` as one line: line breaks as spaces, each run of more than SHOWN
+    characters without a space (an input value quoted whole) shortened, the whole cut
+    to ``limit``."""
+    words = re.sub(r"\s", " ", message).split(" ")
+    return shorten(" ".join(shorten(w) for w in words), limit)
+
+
 def with_profile(scope: S, profile: str, profiles: dict[str, Any]) -> S:
     """``scope`` following the named behaviour profile."""
     if profile not in profiles:
-        raise ScopeError(f"unknown profile {profile!r}; known: {', '.join(profiles)}")
+        raise ScopeError(f"unknown profile {shown_repr(profile)}; known: {', '.join(profiles)}")
     return replace(scope, profile=profile, behaviour=profiles[profile])
 
 
@@ -37,7 +63,7 @@ def check_names(field: str, values: tuple[str, ...], known: tuple[str, ...], wha
     once: a repeated name is an error, not silently the same list."""
     for v in values:
         if v not in known:
-            raise ScopeError(f"scope.{field}: unknown {what} {v!r}; known: {', '.join(known)}")
+            raise ScopeError(f"scope.{field}: unknown {what} {shown_repr(v)}; known: {', '.join(known)}")
     repeated = sorted({v for v in values if values.count(v) > 1})
     if repeated:
         raise ScopeError(f"scope.{field}: {', '.join(map(repr, repeated))} listed more than once; list each {what} once")
@@ -109,12 +135,12 @@ def fields_of(cls: type, special: dict[str, Convert] | None = None, required: tu
             raise _expected(path, "an object", value)
         unknown = [k for k in value if k not in table]
         if unknown:
-            keys = ", ".join(repr(k) for k in unknown)
+            keys = shorten(", ".join(shown_repr(k, 60) for k in unknown))
             raise ScopeError(f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {keys}; "
                              f"known: {', '.join(table)}")
         for key in required:
             if key not in value:
-                raise ScopeError(f"{path}: missing {key!r}")
+                raise ScopeError(f"{path}: missing {shown_repr(key)}")
         return {k: table[k](v, f"{path}.{k}") for k, v in value.items()}
     return convert
 

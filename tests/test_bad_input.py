@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +15,7 @@ from typer.testing import CliRunner
 from groupcheck import traces
 from groupcheck.cli import app
 from model.consumer import MODEL
-from model.consumer.scope import ConsumerScope
+from model.consumer.scope import ConsumerScope, to_dict
 
 runner = CliRunner()
 SCOPE = ConsumerScope(members=2, partitions=(1,), budget=0, max_generation=2)
@@ -68,7 +72,7 @@ def test_bad_trace_files_exit_2(tmp_path, data, message):
 @pytest.mark.parametrize("args, message", [
     (["--scope", ""], "--scope: empty"),
     (["--scope", "@"], "--scope @: give a file name after @"),
-    (["--scope", "@."], "--scope: cannot read .: Is a directory"),
+    (["--scope", "@."], "--scope: . is a folder; give a file"),
     (["--scope", "@/no/such/file.json"], "cannot read /no/such/file.json: No such file or directory"),
     (["--scope", "[1]"], "--scope: give a JSON object"),
     (["--scope", '{"members": NaN}'], "--scope: NaN is not a JSON number"),
@@ -153,4 +157,181 @@ def test_bad_traces_exit_2_naming_the_field(tmp_path, trace, message):
 
 def test_a_directory_is_not_a_trace(tmp_path):
     result, text = run("replay", str(tmp_path))
-    assert_exit_2(result, text, "Is a directory")
+    assert_exit_2(result, text, "is a folder; give a file")
+
+
+# ------------------------------------------------------------------ what is not a file, or too much of one
+
+ROOT = Path(__file__).resolve().parents[1]
+READERS = [("replay", "{f}"), ("regression", "{f}"), ("spec", "trace", "{f}"), ("spec", "mc", "{f}"),
+           ("trace-check", "{f}", "--out", "{tmp}/tc"), ("check", "consumer", "--scope", "@{f}"),
+           ("explore", "{f}")]
+
+
+def _subprocess(tmp: Path, args) -> subprocess.CompletedProcess:
+    """The CLI in a child with a memory cap and a watchdog: before the fix, /dev/zero was
+    read to the end of memory and a FIFO waited for a writer."""
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2 ** 30, 2 * 2 ** 30))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "4000"}
+    try:
+        return subprocess.run([sys.executable, "-m", "groupcheck.cli", *args], cwd=tmp, env=env, capture_output=True,
+                              text=True, timeout=60, preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(args)}: still running after 60 s")
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "huge"])
+@pytest.mark.parametrize("reader", READERS, ids=[" ".join(r[:2]) for r in READERS])
+def test_not_a_regular_file_or_too_large_is_one_line_exit_2(tmp_path, kind, reader):
+    if kind == "fifo":
+        f = tmp_path / "h.jsonl"
+        os.mkfifo(f)
+    elif kind == "huge":
+        f = tmp_path / "h.jsonl"
+        with f.open("wb") as out:      # sparse: no disk used
+            out.truncate(300 * 2 ** 20)
+    else:
+        f = Path(kind)
+    r = _subprocess(tmp_path, [a.format(f=f, tmp=tmp_path) for a in reader])
+    lines = [x for x in (r.stdout + r.stderr).splitlines() if x.strip()]
+    assert r.returncode == 2, lines
+    assert lines == [lines[0]] and lines[0].startswith("error:"), lines
+    assert ("not a regular file" if kind != "huge" else "is larger than") in lines[0], lines
+
+
+# ------------------------------------------------------------------ a 20 MB value is shown in ~200 characters
+
+HUGE = "x" * 20 * 2 ** 20
+
+
+def _one_short_line(result) -> str:
+    """The one error line (trace-check prints its table first, then the line)."""
+    assert result.exit_code == 2, result.output[:500]
+    assert len(result.output) < 4000, result.output[:4000]
+    lines = [x for x in result.output.splitlines() if x.startswith("error: ")]
+    assert len(lines) == 1 and "xxxxx" in lines[0], result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("scope", [{"profile": HUGE}, {"faults": [HUGE]}, {HUGE: 1}, {"plan": [{"assignors": [HUGE]}]},
+                                   {"members": HUGE}])
+def test_a_huge_value_in_a_scope_file_is_shown_short(tmp_path, scope):
+    f = tmp_path / "scope.json"
+    f.write_text(json.dumps(scope))
+    _one_short_line(runner.invoke(app, ["check", "consumer", "--scope", f"@{f}", "--walks", "0"]))
+
+
+@pytest.mark.parametrize("args", [["--faults", HUGE], ["--partitions", HUGE], ["--partitions", "1" * 50_000],
+                                  ["--plan", HUGE], ["--profile", HUGE]])
+def test_a_huge_flag_value_is_shown_short(args):
+    if args[1] == "1" * 50_000:
+        result = runner.invoke(app, ["check", "consumer", *args, "--walks", "0"])
+        assert result.exit_code == 2 and "out of range" in result.output and len(result.output) < 1000, result.output
+        return
+    _one_short_line(runner.invoke(app, ["check", "consumer", *args, "--walks", "0"]))
+
+
+@pytest.mark.parametrize("meta", [{"protocol": HUGE}, {"violation": {"property": HUGE, "message": "m"}},
+                                  {"scope": {**to_dict(SCOPE), "profile": HUGE}}])
+def test_a_huge_value_in_a_trace_is_shown_short(tmp_path, meta):
+    tr = valid_trace()
+    tr["#meta"].update(meta)
+    args = ["regression", write(tmp_path, tr)] if "violation" in meta else ["replay", write(tmp_path, tr)]
+    _one_short_line(runner.invoke(app, args))
+
+
+@pytest.mark.parametrize("field", ["protocol", "kind"])
+def test_a_huge_value_in_a_history_is_shown_short(tmp_path, field):
+    event = {**history_event(), field: HUGE}
+    f = tmp_path / "h.jsonl"
+    f.write_text(json.dumps(event) + "\n" + json.dumps({**event, "seq": 1, "protocol": "consumer"}) + "\n")
+    line = _one_short_line(runner.invoke(app, ["trace-check", str(f), "--out", str(tmp_path / "o")]))
+    assert field != "kind" or "known kinds: assigned, revoked, lost" in line
+
+
+# ------------------------------------------------------------------ numbers, {} and duplicate keys named as such
+
+@pytest.mark.parametrize("args, message", [
+    (["--partitions", "1000000000"], "scope.partitions: [1000000000] is out of range: give 1-3 topics of 1-4"),
+    (["--partitions", "1" * 30], "--partitions: " + "1" * 30 + " is out of range"),
+    (["--members", "1000000000"], "scope.members: 1000000000 is outside 1..4"),
+    (["--scope", "{}"], "--scope: {} sets no field"),
+    (["--scope", '{"members": 2, "members": 3}'], 'the key "members" is given twice in one object'),
+    (["--scope", '{"plan": [{"assignors": ["range"], "assignors": ["range"]}]}'], 'the key "assignors" is given twice'),
+])
+def test_numbers_empty_and_duplicate_scopes_are_named(args, message):
+    result, text = run("check", "consumer", *args, "--walks", "0")
+    assert_exit_2(result, text, message)
+
+
+def test_a_duplicate_key_in_a_trace_is_refused(tmp_path):
+    text = json.dumps(valid_trace()).replace('"#meta": {', '"#meta": {"protocol": "consumer", ', 1)
+    f = tmp_path / "t.itf.json"
+    f.write_text(text)
+    result, out = run("replay", str(f))
+    assert_exit_2(result, out, 'the key "protocol" is given twice in one object')
+
+
+def test_a_flag_overriding_a_scope_field_says_so(tmp_path):
+    result = runner.invoke(app, ["check", "consumer", "--scope", '{"members": 2, "budget": 0}', "--members", "1",
+                                 "--walks", "0", "--max-states", "20", "--out", str(tmp_path)])
+    assert result.exit_code in (0, 3), result.output
+    notes = [x for x in result.output.splitlines() if x.startswith("note: --members overrides")]
+    assert notes == ["note: --members overrides the --scope field members (2 -> 1)"], result.output
+
+
+# ------------------------------------------------------------------ histories: extra fields ignored, unknown kinds named
+
+def history_event() -> dict:
+    return {"group": "g", "seq": 0, "protocol": "consumer", "scope": to_dict(SCOPE), "kind": "assigned",
+            "client": "C1", "partitions": []}
+
+
+def _valid_history(tmp_path: Path, extra: dict, kind: str | None = None) -> Path:
+    from groupcheck.checker import walk
+    from groupcheck.tracecheck import fleet
+    scope = ConsumerScope(members=2, partitions=(2,), budget=0, max_generation=3)
+    path, _, _ = walk(MODEL, scope, 1, 40)
+    events = fleet.observations("consumer", MODEL, scope, path)
+    assert events
+    lines = [{"group": "g", "seq": i, "protocol": "consumer", "scope": to_dict(scope), **e, **extra}
+             for i, e in enumerate(events)]
+    if kind is not None:
+        lines[-1]["kind"] = kind
+    f = tmp_path / "h.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return f
+
+
+def test_a_history_with_extra_fields_is_still_valid(tmp_path):
+    f = _valid_history(tmp_path, {"host": "broker-1.example", "thread": "main"})
+    result = runner.invoke(app, ["trace-check", str(f), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_history_with_an_unknown_kind_names_it_and_the_known_kinds(tmp_path):
+    f = _valid_history(tmp_path, {}, kind="teleported")
+    result, text = run("trace-check", str(f), "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and text.count("error: ") == 1, text
+    assert 'error: group g: seq 1: unknown event kind "teleported" for consumer; known kinds: assigned, revoked, ' \
+           'lost' in text, text
+
+
+def test_a_history_line_with_a_duplicate_key_is_refused(tmp_path):
+    f = tmp_path / "h.jsonl"
+    f.write_text(json.dumps(history_event())[:-1] + ', "kind": "lost"}\n')
+    result, text = run("trace-check", str(f), "--out", str(tmp_path / "o"))
+    assert_exit_2(result, text, 'h.jsonl:1: the key "kind" is given twice in one object')
+
+
+def test_a_parquet_history_whose_text_is_not_utf8_is_one_line_exit_2(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    f = tmp_path / "h.parquet"
+    pq.write_table(pa.table({"group": ["g"], "seq": pa.array([0], pa.int64()),
+                             "event": [json.dumps(history_event())]}), f, compression="none")
+    data = f.read_bytes()
+    f.write_bytes(data.replace(b'"assigned"', b'"assign\xffd"'))
+    result, text = run("trace-check", str(f), "--out", str(tmp_path / "o"))
+    assert_exit_2(result, text, "not a history Parquet file with an 'event' column of JSON text")

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from groupcheck.api import (AssignorLoadError, InvalidAssignment, PartitionAssignor, Subscription, TopicPartition,
                             load, register_assignor)
+from groupcheck.api import custom
 from groupcheck.api.custom import ENTRY_POINT_GROUP, adapt, register_plan_assignors
 from groupcheck.cli import app
 from model import assignors
@@ -22,6 +23,7 @@ runner = CliRunner()
 def registry(monkeypatch):
     """Each test registers into its own copy of the model's registry."""
     monkeypatch.setattr(assignors, "ASSIGNORS", dict(ASSIGNORS))
+    monkeypatch.setattr(custom, "_TRUSTED", set())
     yield
     rebalance_protocol.cache_clear()
 
@@ -134,8 +136,16 @@ def test_an_entry_point_in_the_groupcheck_assignors_group(tmp_path, monkeypatch)
         register_assignor("theirs")
 
 
-def test_a_scope_names_its_assignors_by_path_and_an_unknown_one_names_its_place():
+def test_a_scope_loads_only_the_assignors_the_command_line_trusted():
+    """A scope naming an import path the command line did not name is refused with the
+    flag that trusts it (nothing imported); once trusted it is registered, and a trusted
+    name that does not resolve names its place in the plan."""
     scope = {"plan": [{"assignors": ["range"]}, {"assignors": ["examples.assignors:BalancedCooperative"]}]}
+    with pytest.raises(ScopeError, match=r"scope.plan\[1\].assignors names assignor examples.assignors:Balanced"
+                                         r"Cooperative, .* add --assignor examples.assignors:BalancedCooperative"):
+        register_plan_assignors(scope)
+    assert "examples.assignors:BalancedCooperative" not in assignors.ASSIGNORS
+    custom.trust(["examples.assignors:BalancedCooperative", "nope.x:Y"])
     assert register_plan_assignors(scope) is scope
     assert "examples.assignors:BalancedCooperative" in assignors.ASSIGNORS
     with pytest.raises(ScopeError, match=r"scope.plan\[1\].assignors: .*cannot import"):

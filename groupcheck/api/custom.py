@@ -29,12 +29,12 @@ import sys
 import traceback
 from functools import lru_cache
 from importlib import metadata
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from model import assignors as registry
 from model.assignors import COOPERATIVE, EAGER, Assignor, Member
 from model.partitions import bits
-from model.scopes import ScopeError
+from model.scopes import ScopeError, shorten
 
 from ..stopping import user_code
 from .layout import Layout, checked_assignment
@@ -57,6 +57,11 @@ class PartitionAssignor:
 
 class AssignorLoadError(ApiError):
     """An assignor named by import path or entry point could not be loaded or is unusable."""
+
+
+class UntrustedAssignor(ScopeError):
+    """A scope (from a file, a request, --scope) names user code the command line did not
+    name: refused before anything is imported."""
 
 
 class InvalidAssignment(ApiError):
@@ -218,20 +223,63 @@ def _resolve(name: str) -> Any:
     return _instance(obj, name)
 
 
-def register_plan_assignors(scope: Any) -> Any:
-    """Register every assignor a consumer scope's JSON ``plan`` names that the model does
-    not know yet; return the scope unchanged. A name that cannot be resolved raises
-    ScopeError naming its place in the plan; a malformed plan is left to the scope's
-    own validation."""
+# The assignors the person running this command named on its command line (--assignor,
+# --plan): the only user code a scope may make groupcheck import. A trace, a history, a
+# scope file is data: naming an assignor there does not load it.
+_TRUSTED: set[str] = set()
+
+
+def trust(names: Iterable[str]) -> None:
+    """Allow scopes to load the assignors ``names`` (named on the command line)."""
+    _TRUSTED.update(n.strip() for n in names if isinstance(n, str) and n.strip())
+
+
+def trust_only(names: Iterable[str]) -> None:
+    """Trust exactly ``names``: a command starting (in-process runs share the module)."""
+    _TRUSTED.clear()
+    trust(names)
+
+
+def trusted() -> frozenset[str]:
+    return frozenset(_TRUSTED)
+
+
+def plan_assignor_names(scope: Any, registered: bool = False) -> list[tuple[int, str]]:
+    """(stage index, name) of every assignor a scope's JSON ``plan`` names that the model
+    does not know yet (``registered``: or knows as a user's, not a packaged one); a
+    malformed plan names none (its validation is the scope's)."""
     plan = scope.get("plan") if isinstance(scope, dict) else None
-    if not isinstance(plan, list):
-        return scope
-    for i, stage in enumerate(plan):
+    found = []
+    for i, stage in enumerate(plan if isinstance(plan, list) else ()):
         names = stage.get("assignors") if isinstance(stage, dict) else None
         for name in names if isinstance(names, list) else ():
-            if isinstance(name, str) and name not in registry.ASSIGNORS:
-                try:
-                    register_assignor(name)
-                except AssignorLoadError as e:
-                    raise ScopeError(f"scope.plan[{i}].assignors: {e}") from None
+            if isinstance(name, str) and (name not in registry.ASSIGNORS
+                                          or registered and not registry.ASSIGNORS[name].builtin):
+                found.append((i, name))
+    return found
+
+
+def trust_scope(scope: Any) -> None:
+    """Trust what a scope this run built itself names (a Spark worker handed the driver's
+    scope, which the driver checked)."""
+    trust(name for _, name in plan_assignor_names(scope))
+
+
+def register_plan_assignors(scope: Any) -> Any:
+    """Register every assignor a consumer scope's JSON ``plan`` names that the model does
+    not know yet and the command line trusted; return the scope unchanged. An import path
+    or an installed entry point the command line did not name raises ScopeError giving
+    the flag that trusts it (nothing is imported); a name that cannot be resolved raises
+    ScopeError naming its place in the plan; a malformed plan is left to the scope's
+    own validation."""
+    for i, name in plan_assignor_names(scope):
+        if name not in _TRUSTED:
+            if ":" in name or name in entry_points():
+                raise UntrustedAssignor(f"scope.plan[{i}].assignors names assignor {shorten(name)}, which this command "
+                                 f"line did not load; add --assignor {shorten(name)} to trust it")
+            continue              # not user code: the scope's validation names the unknown assignor
+        try:
+            register_assignor(name)
+        except AssignorLoadError as e:
+            raise ScopeError(f"scope.plan[{i}].assignors: {e}") from None
     return scope

@@ -18,7 +18,7 @@ from ..checker import Budget
 from ..console import FAILED, PROGRESS_EVERY, err, fail, interruptible, out, stop_code
 from ..outputs import folder_for_command
 from ..protocols import PROTOCOLS, UnknownProtocol, get
-from ..scope_input import build_scopes
+from ..scope_input import ASSIGNOR_HELP, build_scopes, trust_assignors
 from ..scope_input import overrides as _overrides
 from ..sparksession import BadMaster, check_master
 from .check import _variant
@@ -62,6 +62,7 @@ def command(
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response,timeout"),
     operations: Optional[str] = typer.Option(None, help="e.g. add_partition,leave (streams: bounce,scale_up)"),
     plan: Optional[str] = typer.Option(None, help="configs in bounce order, as `groupcheck check --plan`"),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
     variant: Optional[str] = typer.Option(None, help="a known-bug variant at the scope that shows it, e.g. KAFKA-13419"),
     walks: int = typer.Option(1000, min=1, help="walks to run"),
     length: int = typer.Option(80, min=1, help="steps per walk (at most)"),
@@ -100,6 +101,7 @@ def command(
     flags = {"members": members, "partitions": partitions_flag, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
+    trust_assignors(assignor)
     p, sc = _scope(protocol, variant, profile, scope, flags)
     scope_dict = p.model.scope_to_dict(sc)
     run = out_dir or Path("groupcheck-out") / f"campaign-{p.name}-seed{seed}-{time.strftime('%Y%m%dT%H%M%S')}"

@@ -36,6 +36,7 @@ from ..protocols import (
     shipped_jobs,
     variant_job,
 )
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 from ..scope_input import build_scopes as _scopes
 from ..scope_input import one_protocol_options as _one_protocol_options
 from ..scope_input import overrides as _overrides
@@ -108,6 +109,7 @@ def check(
         None, help="e.g. add_partition,delete_topic,subscription_change (streams: bounce,scale_up,scale_down)"),
     plan: Optional[str] = typer.Option(
         None, help="configs in bounce order: 'range | cooperative-sticky,range' (streams: '2.3 | 3.9 upgrade.from=2.3 | 3.9')"),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
     variant: Optional[str] = typer.Option(
         None, help="run a known-bug variant at the scope that shows it, e.g. KAFKA-14639 (implies its protocol)"),
     walks: int = typer.Option(200, min=0, help="random walks after BFS"),
@@ -141,6 +143,7 @@ def check(
     flags = {"members": members, "partitions": partitions, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
+    trust_assignors(assignor)
     jobs = _jobs(protocol, variant, profile, scope, flags)
     _engine(engine, master, exact)
     settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every, exact, engine, master,

@@ -21,7 +21,7 @@ import typer
 
 from ..console import err, fail, out
 from ..protocols import PROTOCOLS
-from ..scope_input import overrides
+from ..scope_input import ASSIGNOR_HELP, overrides, trust_assignors
 from ..explorer import ExploreError, open_trace, open_variant
 from ..explorer.session import Session, scope_of
 
@@ -76,6 +76,7 @@ def command(
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response"),
     operations: Optional[str] = typer.Option(None, help="e.g. add_partition,delete_topic"),
     plan: Optional[str] = typer.Option(None, help="configs in bounce order, as for check"),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
     host: str = typer.Option(HOST, help="the address to listen on (only 127.0.0.1 unless given); the page "
                                          "answers requests addressed to it or to a loopback name only"),
     port: int = typer.Option(0, min=0, max=65535, help="the port (0: a free one)"),
@@ -89,6 +90,7 @@ def command(
     flags = {"members": members, "partitions": partitions, "instances": instances, "tasks": tasks,
              "max_generation": max_generation, "budget": budget, "faults": faults, "operations": operations,
              "plan": plan}
+    trust_assignors(assignor)
     make = _opener(target, variant, profile, scope, flags)
     if out_dir is not None:
         if out_dir.exists() and not out_dir.is_dir():

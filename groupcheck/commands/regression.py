@@ -8,10 +8,14 @@ from typing import Optional
 import typer
 
 from .. import traces
+from model.scopes import shown_repr
+
+from ..checker import CHECKER_CLAIMS
 from ..console import err, fail, out
 from ..outputs import OutputError, atomic_write_text, free_file
 from ..protocols import Protocol
 from ..regression import first_violation, render
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
 
 def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
@@ -37,12 +41,14 @@ def command(
     force: bool = typer.Option(False, "--force", help="replace the -o file if it exists"),
     fixed: bool = typer.Option(False, "--fixed",
                                help="assert no property is violated along the path (the bug stays fixed)"),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
 ) -> None:
     """Turn a counterexample trace into a pytest regression test.
 
     The test replays the trace's path and asserts that its violation still happens at
     the same step (or, with --fixed, that nothing is violated along it). An existing
     -o file is never replaced (exit 2) unless --force; the file is written whole."""
+    trust_assignors(assignor)
     if output is not None:
         _free(output, force)          # before the work: a file that is there is refused at once
     protocol, path, meta = _recorded(trace)
@@ -50,7 +56,14 @@ def command(
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
     expected = None if fixed else recorded
-    text = render(trace.name, protocol.name, meta["scope"], path, expected)
+    known = [p.name for p in protocol.model.properties] + list(CHECKER_CLAIMS)
+    if expected is not None and expected not in known:
+        raise fail(f"{trace}: #meta.violation.property: {shown_repr(expected)} is not a property of the "
+                   f"{protocol.name} model ({', '.join(known)})")
+    try:
+        text = render(trace.name, protocol.name, meta["scope"], path, expected)
+    except ValueError as e:
+        raise fail(f"{trace}: {e}") from None
     now = first_violation(protocol.name, meta["scope"], path)
     if (now is None) != (expected is None) or (now and (now.property, now.step) != (expected, len(path) - 1)):
         seen = f"{now.property} at step {now.step}" if now else "no violation"

@@ -17,6 +17,7 @@ reproduced value) is shown with a count of the others.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -27,6 +28,7 @@ from model.scopes import profile_label
 
 from .. import traces
 from ..console import FAILED, fail, out
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
 
 def _verdict(recorded: dict | None, recorded_at: int, found: tuple[str, str, int] | None) -> str:
@@ -58,12 +60,14 @@ def _comparison(diffs: list[traces.Difference], states: int) -> str:
             f"was written): {diffs[0].text()}{more}")
 
 
-def command(trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck check or upgrade-plan")) -> None:
+def command(trace: Path = typer.Argument(..., help="an ITF trace written by groupcheck check or upgrade-plan"),
+            assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP)) -> None:
     """Replay a trace, re-check every property along it, compare it with the recording.
 
     Exit 1 if a property is violated on replay; 0 if none is (the output says when
     the recorded violation did not reproduce); 2 if the trace cannot be replayed.
     """
+    trust_assignors(assignor)
     try:
         rec = traces.load(trace)
     except traces.ReplayError as e:

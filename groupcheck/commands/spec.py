@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -24,6 +25,7 @@ from .. import traces
 from ..checker import Budget
 from ..console import FAILED, NOT_PROVED, PROGRESS_EVERY, Ticker, err, fail, interruptible, out, stop_code
 from ..files import InputError
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 from ..spec import histories, link, manifest
 
 MAX_STATES = 200_000       # states per side at a pinned scope (crosscheck.MAX_STATES)
@@ -125,7 +127,8 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
                                                 "trace-check's format)"),
           max_states: int = typer.Option(200_000, min=1, help="histories: (state, position) pairs the model's "
                                                                "search may keep per group"),
-          max_seconds: float = typer.Option(0.0, min=0.0, help="histories: seconds per group (0: no limit)")) -> None:
+          max_seconds: float = typer.Option(0.0, min=0.0, help="histories: seconds per group (0: no limit)"),
+          assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP)) -> None:
     """Is a recorded trace a behaviour of the spec? Each step must satisfy the spec action
     named after the model's action kind (under a known bug's scope: a step of the bug's
     variant module), and each invariant must give the model's verdict at every state. A
@@ -133,6 +136,7 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
     (trace-check's search); the spec then judges that path."""
     from ..spec import crosscheck
     from ..spec.tla_eval import SpecError
+    trust_assignors(assignor)
     if histories.is_history(path):
         _histories(path, max_states, max_seconds or None)
         return
@@ -187,7 +191,11 @@ def _histories(path: Path, max_states: int, max_seconds: float | None) -> None:
     if budget.interrupted:
         out.print(f"interrupted ({budget.cause()}): the groups above are the ones judged", highlight=False)
         raise typer.Exit(stop_code(budget))
-    if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED, histories.ERROR) for v in verdicts):
+    errors = [v for v in verdicts if v.verdict == histories.ERROR]
+    if errors:                    # a group that cannot be judged (a bad scope, an unknown kind): bad input
+        raise fail(f"group {errors[0].group}: {errors[0].detail}"
+                   + (f" (and {len(errors) - 1} more groups)" if len(errors) > 1 else ""))
+    if any(v.verdict in (histories.NOT_BEHAVIOUR, histories.NOT_EXPLAINED) for v in verdicts):
         raise typer.Exit(FAILED)
     if any(not v.ok for v in verdicts):
         raise typer.Exit(NOT_PROVED)

@@ -29,6 +29,7 @@ from ..console import (
 )
 from ..files import InputError
 from ..outputs import folder_for_command
+from ..scope_input import ASSIGNOR_HELP, trust_assignors
 from ..sparksession import BadMaster, check_master
 
 
@@ -48,8 +49,10 @@ def command(
     protocols: str = typer.Option("consumer-group,consumer", help="With --generate: the protocols, comma-separated."),
     progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="Seconds between progress lines on stderr "
                                          "when it is not a terminal (a terminal shows a bar)."),
+    assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
 ) -> None:
     """Validate recorded group histories against the model (trace validation), or generate a fleet."""
+    trust_assignors(assignor)
     if generate is not None:
         _generate(generate, groups, seed, protocols, force)
         return

@@ -28,12 +28,16 @@ def open_trace(path: str | Path, name: str | None = None) -> Session | Recording
 
     try:
         tr = itf.load(read_text(path))
-    except (InputError, itf.TraceError) as e:
+    except InputError as e:       # names the file itself
+        raise ExploreError(str(e).replace(str(path), shown)) from None
+    except itf.TraceError as e:
         raise ExploreError(named(e)) from None
     meta = tr.get("#meta", {})
     if all(k in meta for k in ("protocol", "scope", "path")):
         try:
             rec = traces.load(path)
+        except traces.Untrusted as e:     # user code the command line did not name: refused
+            raise ExploreError(str(e).replace(str(path), shown)) from None
         except traces.ReplayError as e:
             return _recording(tr, path, "opened read-only: " + str(e).replace(str(path), shown), named)
         return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import SPEC_BYTES, read_text
 from .manifest import Bundle
 
 CFG_KEYWORDS = ("CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
@@ -29,7 +30,7 @@ def read_cfg(path: Path) -> dict[str, list[str]]:
     (INVARIANTS -> INVARIANT); ``\\*`` comments dropped."""
     out: dict[str, list[str]] = {}
     key = None
-    for line in path.read_text().splitlines():
+    for line in read_text(path, "a TLC config", SPEC_BYTES).splitlines():
         line = line.split("\\*", 1)[0]
         for word in re.findall(r"<-|[^\s=]+|=", line):
             if word in CFG_KEYWORDS:

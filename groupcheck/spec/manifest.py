@@ -12,9 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from model.scopes import shorten
+
+from ..files import InputError, read_text
 from ..protocols import Protocol, get
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
+# the modules a manifest's "mapping" may name: groupcheck's own, never a module the folder names
+MAPPINGS = tuple(f"groupcheck.spec.mapping.{m}" for m in ("consumer", "consumer_group", "streams_classic",
+                                                           "streams_group"))
 
 
 class ManifestError(ValueError):
@@ -122,11 +128,13 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
         folder = known[protocol_name]
     where = f"{folder / 'manifest.json'}"
     try:
-        data = json.loads((folder / "manifest.json").read_text())
-    except OSError as e:
-        raise ManifestError(f"cannot read {where}: {e.strerror or e}") from None
+        data = json.loads(read_text(folder / "manifest.json"))
+    except InputError as e:
+        raise ManifestError(str(e)) from None
     except ValueError as e:
         raise ManifestError(f"{where}: not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise ManifestError(f"{where}: expected a JSON object")
     try:
         protocol = get(_need(data, "protocol", str, where))
     except ValueError as e:
@@ -134,10 +142,11 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     module = _need(data, "module", str, where)
     if not (folder / f"{module}.tla").is_file():
         raise ManifestError(f"{where}: module {module!r} has no file {module}.tla in {folder}")
-    try:
-        mapping = importlib.import_module(_need(data, "mapping", str, where))
-    except ImportError as e:
-        raise ManifestError(f"{where}.mapping: cannot import {data['mapping']!r}: {e}") from None
+    name = _need(data, "mapping", str, where)
+    if name not in MAPPINGS:      # a spec folder is input: it names one of ours, it imports nothing else
+        raise ManifestError(f"{where}.mapping: {shorten(repr(name))} is not one of groupcheck's mappings "
+                            f"({', '.join(MAPPINGS)})")
+    mapping = importlib.import_module(name)
     configs = tuple(
         Config(_need(c, "name", str, f"{where}.configs[{i}]"),
                _scope(protocol, c.get("scope"), f"{where}.configs[{i}].scope"),

@@ -23,6 +23,8 @@ from typing import Any, Iterable
 
 import tla
 
+from ..files import SPEC_BYTES, InputError, read_text
+
 from .tla_builtins import STANDARD_MODULES
 from .tla_actions import ActionCompiler
 from .tla_context import Ctx, Definition, SpecError, _name
@@ -72,9 +74,9 @@ _PARSED: dict[tuple[str, str], Any] = {}
 def _parse(path: Path) -> Any:
     """The module in ``path``, parsed once per content."""
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise SpecError(f"cannot read {path}: {e.strerror or e}") from None
+        text = read_text(path, "a TLA+ module", SPEC_BYTES)
+    except InputError as e:
+        raise SpecError(str(e)) from None
     key = (str(path), text)
     if key not in _PARSED:
         quiet = io.StringIO()

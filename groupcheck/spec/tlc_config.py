@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..files import SPEC_BYTES, InputError, read_text
 from .link import read_cfg
 from .tla_compile import Compiler
 from .tla_context import Ctx, Definition, SpecError
@@ -79,9 +80,9 @@ def read(path: Path) -> Config:
     """The config at ``path`` and the constants it gives, evaluated."""
     path = Path(path)
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise SpecError(f"cannot read {path}: {e.strerror or e}") from None
+        text = read_text(path, "a TLC config", SPEC_BYTES)
+    except InputError as e:
+        raise SpecError(str(e)) from None
     module = path.with_suffix(".tla")
     if not module.is_file():
         raise SpecError(f"{path.name}: no module {module.name} next to it")

@@ -17,12 +17,14 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from model.scopes import shorten
+
 from .. import protocols
 from ..files import InputError
 from ..outputs import atomic_write_bytes, atomic_write_text
 from ..render import figure_html, page
 from .history import Group, assemble, lines, parse_line, read
-from .observe import BOOK
+from .observe import UnknownKind, observation
 from .validate import validate
 
 COLUMNS = ("group", "protocol", "verdict", "events", "explained", "first_unexplained", "violations",
@@ -39,9 +41,15 @@ def judge(g: Group, max_states: int, max_seconds: float | None, budget=None) -> 
         protocol = protocols.get(g.protocol)
         scope = protocol.model.scope_from_dict(g.scope)
     except Exception as e:       # an unknown protocol, a scope the model rejects
-        row.update(verdict="error", error=f"{type(e).__name__}: {e}")
+        row.update(verdict="error", error=shorten(f"{type(e).__name__}: {e}", 400))
         return row
-    history = [{k: v for k, v in e.items() if k not in BOOK} for e in g.events]
+    history = []
+    for e in g.events:
+        try:
+            history.append(observation(g.protocol, e))
+        except UnknownKind as bad:
+            row.update(verdict="error", error=f"seq {e['seq']}: {bad}")
+            return row
     r = validate(g.protocol, protocol.model, scope, history, max_states=max_states, max_seconds=max_seconds,
                  budget=budget)
     row.update(verdict=r.verdict, explained=r.explained, violations=r.properties, states=r.states,
@@ -86,7 +94,11 @@ def precheck(paths: Iterable[Path]) -> None:
 
 
 def _judge_partition(max_states: int, max_seconds: float | None):
+    from ..api.custom import trust, trusted
+    names = trusted()             # the assignors the driver's command line named
+
     def run(rows):
+        trust(names)
         for row in rows:
             events = []
             try:

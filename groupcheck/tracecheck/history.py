@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..files import InputError
+from model.itf import unique_keys
+from model.scopes import shorten
+
+from ..files import InputError, checked
 
 
 @dataclass
@@ -29,10 +32,10 @@ def _no_constant(name: str):
 def parse_line(text: str, where: str) -> dict:
     """One JSON line as an event; ``where`` ("file:line") names it in errors."""
     try:
-        event = json.loads(text, parse_constant=_no_constant)
+        event = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as e:
         raise InputError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-    except ValueError as e:      # NaN / Infinity
+    except ValueError as e:      # NaN / Infinity, a key given twice
         raise InputError(f"{where}: {e}") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
@@ -53,13 +56,18 @@ def lines(path: Path) -> Iterator[tuple[str, str]]:
         raise InputError(f"{path}: no such file")
     if path.is_dir():
         raise InputError(f"{path}: a directory; give history files (JSON lines or Parquet)")
+    checked(path)                 # a regular file within the size cap, before it is opened
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
         try:
             table = pq.read_table(path, columns=["event"])
-        except Exception as e:       # pyarrow's errors: ArrowInvalid, OSError, KeyError ...
-            raise InputError(f"{path}: not a history Parquet file with an 'event' column ({e})") from None
-        for i, text in enumerate(table.column("event").to_pylist()):
+            events = table.column("event").to_pylist()     # decodes the strings: a bad byte fails here
+        except Exception as e:       # pyarrow's errors: ArrowInvalid, OSError, KeyError, UnicodeDecodeError ...
+            raise InputError(f"{path}: not a history Parquet file with an 'event' column of JSON text "
+                             f"({shorten(str(e))})") from None
+        for i, text in enumerate(events):
+            if not isinstance(text, (str, type(None))):
+                raise InputError(f"{path}: row {i + 1}: the 'event' column holds {type(text).__name__}, not JSON text")
             yield f"{path}: row {i + 1}", text or ""
         return
     try:
@@ -81,18 +89,19 @@ def assemble(name: str, events: list[tuple[str, dict]]) -> Group:
     seqs = set()
     for where, e in events:
         if e["seq"] in seqs:
-            raise InputError(f"{where}: group {name!r} has two events with seq {e['seq']}")
+            raise InputError(f"{where}: group {shorten(repr(name))} has two events with seq {e['seq']}")
         seqs.add(e["seq"])
         if "protocol" in e:
             if protocol is not None and e["protocol"] != protocol:
-                raise InputError(f"{where}: group {name!r} names protocol {e['protocol']!r}, earlier {protocol!r}")
+                raise InputError(f"{where}: group {shorten(repr(name))} names protocol "
+                                 f"{shorten(repr(e['protocol']))}, earlier {shorten(repr(protocol))}")
             protocol = e["protocol"]
         if "scope" in e:
             if scope is not None and e["scope"] != scope:
-                raise InputError(f"{where}: group {name!r} gives a second, different scope")
+                raise InputError(f"{where}: group {shorten(repr(name))} gives a second, different scope")
             scope = e["scope"]
     if protocol is None or scope is None:
-        raise InputError(f"{events[0][0]}: group {name!r} names no \"protocol\" and \"scope\" on any line")
+        raise InputError(f"{events[0][0]}: group {shorten(repr(name))} names no \"protocol\" and \"scope\" on any line")
     return Group(name, protocol, scope, [e for _, e in events])
 
 

@@ -26,6 +26,7 @@ import json
 from typing import Any, Callable
 
 from model import partitions as bits
+from model.scopes import shorten
 
 CALLBACKS = ("revoked", "assigned", "lost", "commit")
 BOOK = ("group", "seq", "protocol", "scope", "ts")     # the fields of a line that are not the observation ("ts": a recorder's timestamp, not compared)
@@ -40,6 +41,33 @@ def to_json(x: Any) -> Any:
     if isinstance(x, (frozenset, set)):
         return sorted(to_json(v) for v in x)
     return x
+
+
+_CALLBACK = ("client", "partitions", "epoch")
+# per protocol, the kinds of observation the model emits and the fields it compares; a
+# recorder's other fields (a host, a thread name) are not the model's and are dropped
+FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "consumer": {k: ("client", "partitions") for k in ("assigned", "revoked", "lost")},
+    "consumer-group": {"assigned": _CALLBACK, "revoked": _CALLBACK, "lost": _CALLBACK,
+                       "commit": _CALLBACK + ("error",), "record": ("type", "record")},
+    "streams-group": {k: ("client", "text") for k in ("handle", "expire", "session_timeout")},
+    "streams-classic": {k: ("client", "text") for k in ("assign", "receive", "failed", "leader_failed", "shutdown")},
+}
+
+
+class UnknownKind(ValueError):
+    """An event whose kind the protocol's model never emits."""
+
+
+def observation(protocol: str, event: dict) -> dict:
+    """The part of a recorded event the model's observation is compared with: its kind and
+    the fields of that kind; an unknown kind raises UnknownKind naming it and the known."""
+    known = FIELDS[protocol]
+    kind = event.get("kind")
+    if not isinstance(kind, str) or kind not in known:
+        raise UnknownKind(f"unknown event kind {shorten(json.dumps(kind))} for {protocol}; known kinds: "
+                          f"{', '.join(known)}")
+    return {k: event[k] for k in ("kind",) + known[kind] if k in event}
 
 
 def key(observation: dict) -> str:

@@ -110,7 +110,7 @@ def validate(scope: ConsumerScope) -> ConsumerScope:
     if not 1 <= scope.members <= 4:
         raise bad("members", f"{scope.members} is outside 1..4")
     if not 1 <= len(scope.partitions) <= 3 or not all(1 <= n <= 4 for n in scope.partitions):
-        raise bad("partitions", f"{list(scope.partitions)}: give 1-3 topics of 1-4 partitions each")
+        raise bad("partitions", f"{list(scope.partitions)} is out of range: give 1-3 topics of 1-4 partitions each")
     if not 1 <= scope.max_generation <= 12:
         raise bad("max_generation", f"{scope.max_generation} is outside 1..12")
     if not 0 <= scope.budget <= 4:
