@@ -74,3 +74,69 @@ def test_the_tutorial_runs_as_written(tmp_path):
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
     assert len(test.examples) >= 4
+
+
+# The tools pages' commands that run in seconds: run as written (in a folder with examples/
+# and specs/), each with the exit code its line gives.
+QUICK = {
+    "tools/conform.md": ("groupcheck conform --role streams-assignor --target all",
+                         "groupcheck conform --role group-coordinator --target reference"),
+    "tools/spec.md": ("groupcheck spec mc specs/consumer_group/MCConsumerGroup.cfg",
+                      "groupcheck spec mc specs/consumer_group/MCConsumerGroup_KAFKA20442.cfg"),
+    "tools/campaign.md": ("groupcheck campaign --variant KAFKA-20442",),
+}
+# Run by tests/test_docs_examples.py: the own-assignor and regression sections, as written.
+EXAMPLES = ("tools/library.md", "tools/replay.md")
+# Every other command line of the docs, and why no test runs it as written.
+NOT_RUN = {
+    "groupcheck conform --target kafka-python:cooperative-sticky ": "about 30 s; its divergence is on results/conformance.md",
+    "groupcheck conform --target all ": "about 7 minutes",
+    "groupcheck conform --assignor mypkg.assign:MyAssignor": "a placeholder for the reader's own assignor",
+    "groupcheck conform --adapter 'node adapter.js'": "a placeholder; tests/test_conform_node.py runs the kafkajs adapter",
+    "groupcheck conform --target reference:sticky --scope kip-792-zombies --hypothesis 200": "Hypothesis: tests/test_conform_*.py",
+    "groupcheck conform --role consumer-client": "librdkafka consumers: minutes; tests/test_conform_librdkafka*.py",
+    "groupcheck conform --role streams-assignor --assignor mypkg": "a placeholder for the reader's own assignor",
+    "groupcheck conform --role streams-assignor --adapter": "a placeholder for the reader's own adapter",
+    "groupcheck conform --role group-coordinator --target librdkafka-mock ": "about 6 minutes",
+    "groupcheck conform --role group-coordinator --coordinator mypkg": "a placeholder for the reader's own coordinator",
+    "groupcheck conform --role group-coordinator --adapter": "a placeholder for the reader's own adapter",
+    "groupcheck spec check ": "about 4.5 minutes; tests/spec/ runs its checks",
+    "groupcheck spec check consumer-group": "minutes; tests/spec/test_spec_consumer_group.py",
+    "groupcheck spec trace groupcheck-out/": "needs the main job's counterexamples; tests/spec/test_spec_cli.py",
+    "groupcheck spec trace fleet/": "needs trace-check --generate's fleet; tests/spec/test_spec_cli.py",
+    "groupcheck campaign consumer-group --walks 2000": "2,000 walks; tests/test_campaign.py",
+    "groupcheck campaign consumer --plan cooperative-sticky": "Spark, 100,000 walks; tests/test_campaign_spark.py",
+    "groupcheck explore ": "serves a page until Ctrl-C; tests/test_explorer_cli.py and tests/test_explorer_e2e.py",
+}
+
+
+def docs_pages() -> list[str]:
+    return sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md"))
+
+
+def test_every_command_in_the_docs_is_run_or_says_why_not():
+    unaccounted = []
+    for name in docs_pages():
+        if name == TUTORIAL or name in EXAMPLES:
+            continue
+        for line, _, _ in commands(page(name)):
+            quick = any(line.startswith(q) for q in QUICK.get(name, ()))
+            if not quick and not any((line + " ").startswith(k) for k in NOT_RUN):
+                unaccounted.append(f"{name}: {line}")
+    assert not unaccounted, "run these in a test or say in NOT_RUN why not:\n" + "\n".join(unaccounted)
+
+
+def test_the_quick_commands_of_the_tools_pages_run_as_written(tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "specs").symlink_to(ROOT / "specs")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    ran = 0
+    for name, starts in QUICK.items():
+        for line, code, _ in commands(page(name)):
+            if any(line.startswith(q) for q in starts):
+                done = subprocess.run(line, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
+                                      timeout=300)
+                assert done.returncode == code, (name, line, done.stdout[-2000:], done.stderr[-2000:])
+                assert "Traceback" not in done.stderr, done.stderr
+                ran += 1
+    assert ran == sum(len(v) for v in QUICK.values())
