@@ -50,9 +50,13 @@ def test_the_readme_is_one_screen_with_the_two_commands_first():
 
 
 def test_the_readme_tour_is_the_tutorials():
-    tour = [c for c, _, _ in commands(page("README.md"))]
-    tutorial = [c for c, _, _ in commands(page(TUTORIAL))]
-    assert tour and all(c in tutorial for c in tour), [c for c in tour if c not in tutorial]
+    """The README's tour commands, exit codes and output lines are the tutorial's, which
+    test_the_tutorial_runs_as_written runs and checks."""
+    tour = commands(page("README.md"))
+    tutorial = {c: (code, shown) for c, code, shown in commands(page(TUTORIAL))}
+    assert tour and all(c in tutorial for c, _, _ in tour), [c for c, _, _ in tour if c not in tutorial]
+    for c, code, shown in tour:
+        assert code == tutorial[c][0] and set(shown) <= set(tutorial[c][1]), c
 
 
 def test_the_tutorial_runs_as_written(tmp_path):
