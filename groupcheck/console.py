@@ -34,7 +34,7 @@ PASSED, FAILED, BAD_INPUT, NOT_PROVED, INTERRUPTED, TERMINATED = 0, 1, 2, 3, 130
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 # Default limits. A BFS state costs about 0.8-1 KB of resident memory on both protocols
-# (README, "Checking"), so 2,000,000 states stay near 2 GB, within MAX_MEMORY; BFS runs
+# (docs/tools/check.md, "Limits"), so 2,000,000 states stay near 2 GB, within MAX_MEMORY; BFS runs
 # 10,000-25,000 states/s, so a search meets MAX_STATES in a few minutes, within MAX_SECONDS.
 MAX_STATES = 2_000_000       # distinct states, per search
 MAX_SECONDS = 300.0          # wall time, for the whole command

@@ -5,7 +5,7 @@ ones it is there for): faults, operations, rolling upgrades and downgrades, ever
 assignor, every profile that ships no known bug (the known bugs' own scopes run as
 expected violations, ``protocols.expected_jobs``), and, for Streams, version probing
 under each family, stream threads, standbys and warm-up tasks. The main job must stay
-within about a minute; ``benchmarks/bench.py`` and the README give the time.
+within about a minute; ``benchmarks/bench.py`` and docs/results/benchmarks.md give the time.
 """
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ VARIANTS: tuple[Variant, ...] = (
         "(its JoinGroup response was lost) had its partition handed to another member in the same "
         "round, while it still owned it.",
         hunt_steps=200,       # no seed of 5 found it in 300 cases of 200 steps (2026-11-23), nor 2 of 800
-        hypothesis_finds=False,   # too rare for a bounded test (README, Known gaps)
+        hypothesis_finds=False,   # too rare for a bounded test (docs/known-gaps.md)
     ),
     Variant(
         "KAFKA-13419", "a late SyncGroup outcome applied after rejoining: generation N-1 partitions kept",

@@ -10,7 +10,7 @@ JoinGroup response is lost) need cases of 200 steps (``Variant.hunt_steps``) and
 that start late (``stateful.machine``): few seeds find KAFKA-13406 within 300 cases
 (0-2 of 5 in the 2026-11-23 benchmark; seeded runs are not exactly repeatable), so the
 hunt tries up to eight seeds, and KAFKA-14639 is left out (no seed found it at that
-budget: README, Known gaps).
+budget: docs/known-gaps.md).
 """
 from __future__ import annotations
 

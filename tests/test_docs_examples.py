@@ -1,5 +1,6 @@
-"""The README's library examples, its own-assignor commands and its trace -> replay ->
-regression -> pytest chain, run as written (commands in a copy of examples/)."""
+"""The docs' library examples (docs/tools/library.md), its own-assignor commands and the
+trace -> replay -> regression -> pytest chain (docs/tools/replay.md), run as written
+(commands in a copy of examples/)."""
 from __future__ import annotations
 
 import doctest
@@ -18,31 +19,10 @@ from model import assignors
 from model.assignors import ASSIGNORS, rebalance_protocol
 from properties.stateful import PropertyViolated
 
-ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text()
+from tests.docs_pages import ROOT, blocks, commands, section
 
-
-def section(title: str) -> str:
-    """The text of the README's ``## title`` section."""
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end if end != -1 else len(README)]
-
-
-def blocks(title: str, language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", section(title), re.S)
-
-
-def commands(*titles: str) -> list[tuple[str, int]]:
-    """Each ``$ command  # exit N`` line of the sections' console blocks: (command, exit code)."""
-    out = []
-    for title in titles:
-        for block in blocks(title, "console"):
-            for line in block.splitlines():
-                if line.startswith("$ "):
-                    code = re.search(r"#\s*exit (\d)", line)
-                    out.append((line[2:], int(code.group(1)) if code else 0))
-    return out
+LIBRARY = "tools/library.md"
+REPLAY = "tools/replay.md"
 
 
 @pytest.fixture
@@ -52,9 +32,9 @@ def registry(monkeypatch):
     rebalance_protocol.cache_clear()
 
 
-def test_the_library_examples_print_what_the_readme_says():
-    text = "\n".join(blocks("Use it as a library", "python"))
-    test = doctest.DocTestParser().get_doctest(text, {}, "README: Use it as a library", "README.md", 0)
+def test_the_library_examples_print_what_the_docs_say():
+    text = "\n".join(blocks(section(LIBRARY, "Library API and your own assignor (`groupcheck.api`)"), "python"))
+    test = doctest.DocTestParser().get_doctest(text, {}, "docs: the library API", f"docs/{LIBRARY}", 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
@@ -63,7 +43,8 @@ def test_the_library_examples_print_what_the_readme_says():
 
 def test_the_commands_run_as_written_each_reading_what_the_one_before_wrote(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
-    runs = commands("Check your own assignor", "From a counterexample to a regression test")
+    runs = [(line, code) for line, code, _ in commands(section(LIBRARY, "Check your own assignor"),
+                                                        section(REPLAY, "From a counterexample to a regression test"))]
     assert [shlex.split(line)[1] for line, _ in runs][-4:] == ["check", "replay", "regression", "-m"]
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     outputs = []
@@ -81,7 +62,7 @@ def test_the_commands_run_as_written_each_reading_what_the_one_before_wrote(tmp_
 
 
 def test_the_hypothesis_snippet_runs_and_catches_the_broken_assignor(registry):
-    snippet = blocks("Check your own assignor", "python")[0]
+    snippet = blocks(section(LIBRARY, "Check your own assignor"), "python")[0]
     found: dict = {}
     exec(snippet, found)
     case = found["TestBalancedCooperative"]
