@@ -128,7 +128,6 @@ def spark_session(master: str = "local[*]"):
 
 def run_spark(paths: Iterable[Path], max_states: int, max_seconds: float | None = None, master: str = "local[*]",
               spark=None, check_input: bool = True) -> list[dict]:
-    from pyspark.sql import functions as F
     paths = [Path(p) for p in paths]
     if check_input:
         precheck(paths)

@@ -36,9 +36,10 @@ from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, assignors_of, error_outcome, switched
 from .group import Group, Member, new_group
 from .migration_state import *  # noqa: F401,F403  (the migration's values are part of this API)
-from .migration_state import (MIGRATION_SWITCHES, AnyGroup, ClassicGroup, ClassicGroupMetadata, ClassicMemberMetadata,
-                              Malformed, MigratingGroup, assignment_of, classic_records, consumer_of, downgrade_enabled,
-                              encoded_assignment, mixed, subscription_of, upgrade_enabled, wire_mask)
+from .migration_state import (CONSUMER_PROTOCOL_TYPE, MIGRATION_SWITCHES, AnyGroup, ClassicGroup, ClassicGroupMetadata,
+                              ClassicMemberMetadata, Malformed, MigratingGroup, assignment_of, classic_records,
+                              consumer_of, downgrade_enabled, encoded_assignment, mixed, subscription_of,
+                              upgrade_enabled, wire_mask)
 from .records import diff
 from .state import JOIN_EPOCH, ConsumerGroupHeartbeat
 from .validation import Error, validate

@@ -22,7 +22,7 @@ from .profiles import profile as _profile
 from .records import replay
 from .scope import ConsumerGroupScope
 from .state import EMPTY, ERROR_NAMES, JOIN_EPOCH, LEAVE_STATIC_EPOCH
-from .step import K, active, converged, index, profile_of, settled
+from .step import K, active, converged, index, settled
 from .validation import validate
 from .world import (DOWN, DOWNGRADED_ONLINE, LOST_RECOVERED, REVOKED, STATIC_KEPT, UPGRADED_ONLINE, Action, State,
                     member_id)

@@ -32,7 +32,7 @@ from .member import (Subscription, after_send, can_reconcile, client_rules, clos
 from .profiles import REGEX_ASYNC
 from .scope import ConsumerGroupScope
 from .state import ERROR_NAMES, STABLE as GROUP_STABLE
-from .world import (DOWNGRADED_ONLINE, UPGRADED_ONLINE, ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
+from .world import (DOWNGRADED_ONLINE, UPGRADED_ONLINE, ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
                     UNSUBSCRIBED, Action, Client, Event, Reply, State, member_id, slot_of)
 
 GROUP_ID = "g"

@@ -54,7 +54,8 @@ def diff(before: Group, after: Group) -> tuple[Record, ...]:
         old = before.member(m.member_id)
         if old is None or member_metadata_value(old) != member_metadata_value(m):
             out.append(StreamsGroupMemberMetadata(gid, m.member_id, member_metadata_value(m)))
-    meta = lambda g: GroupMetadataValue(g.group_epoch, g.validated_topology_epoch, g.assignment_configs)
+    def meta(g):
+        return GroupMetadataValue(g.group_epoch, g.validated_topology_epoch, g.assignment_configs)
     if meta(before) != meta(after):
         out.append(StreamsGroupMetadata(gid, meta(after)))
     if before.topology != after.topology:

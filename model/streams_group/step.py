@@ -349,8 +349,8 @@ def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
 
 
 def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
-    leader = lambda g: classic.assign(g, scope.profile, index(scope), topology(scope, 0), dict(state.topics),
-                                      config(scope))
+    def leader(g):
+        return classic.assign(g, scope.profile, index(scope), topology(scope, 0), dict(state.topics), config(scope))
     return classic.handle_step(state, s, Cluster(state.topics), switched(scope.profile, scope.switches),
                                config(scope), leader)
 

@@ -141,7 +141,8 @@ def python_assignor(spec: str) -> StreamsTarget:
                             "assign(application_state: dict) -> dict (see groupcheck/conform/streams_assignor/targets.py)")
     contracts = _contracts(getattr(obj, "contracts", ()), f"--assignor {spec}")
     factory = type(obj)            # a fresh instance per run, as the assignor role makes
-    make = (lambda: InProcess(f"python:{spec}", factory(), "in process"))
+    def make():
+        return InProcess(f"python:{spec}", factory(), "in process")
     return StreamsTarget(f"python:{spec}", make, str(getattr(obj, "name", "") or attr), contracts, "in process")
 
 
