@@ -3,7 +3,7 @@
 reference scope with rules switched (``ConsumerGroupScope.switches``: the coordinator's
 ``coordinator_update.SWITCHES``, the client's ``member.CLIENT_SWITCHES``), the smallest scope in
 which it shows, and the property expected to catch it. The reference passes every variant's
-scope. Sources: MIGR's research note (/work/research-848-bugs.md) and the JIRAs / PRs named.
+scope. Sources: the JIRAs / PRs named.
 
 ``FINDINGS`` are different: what Kafka itself does (no rule switched) and the model's
 properties reject. Each comes with the model's candidate fix (a switch that is *not* Kafka,
