@@ -19,7 +19,7 @@ import contextlib
 import io
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import tla
 
@@ -288,7 +288,3 @@ class Spec:
 
     def show(self, state: State) -> str:
         return "\n".join(f"/\\ {k} = {show(v)}" for k, v in state.items())
-
-
-def states_from(spec: Spec, rows: Iterable[dict]) -> list[State]:
-    return [spec.state(r) for r in rows]

@@ -97,10 +97,6 @@ def domain(f: Any) -> frozenset:
     return frozenset(f.keys())
 
 
-def is_function(v: Any) -> bool:
-    return isinstance(v, (tuple, Fcn))
-
-
 def apply(f: Any, x: Any) -> Any:
     """``f[x]``; KeyError when ``x`` is outside the domain."""
     if isinstance(f, tuple):

@@ -65,7 +65,6 @@ def library() -> ctypes.CDLL:
         "rd_kafka_mock_broker_set_rtt": ([vp, i32, ctypes.c_int], ctypes.c_int),
         "rd_kafka_mock_coordinator_set": ([vp, cp, cp, i32], ctypes.c_int),
         "rd_kafka_mock_push_request_errors_array": ([vp, i16, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)], None),
-        "rd_kafka_mock_clear_request_errors": ([vp, i16], None),
         "rd_kafka_err2name": ([ctypes.c_int], cp),
     }
     for name, (args, res) in sigs.items():
@@ -139,9 +138,6 @@ class MockCluster:
                 raise MockError(f"unknown error {e!r}; known: {', '.join(ERROR_CODES)}")
         arr = (ctypes.c_int * len(errors))(*(ERROR_CODES[e] for e in errors))
         self._lib.rd_kafka_mock_push_request_errors_array(self._live(), API_KEYS[api], len(errors), arr)
-
-    def clear_request_errors(self, api: str) -> None:
-        self._lib.rd_kafka_mock_clear_request_errors(self._live(), API_KEYS[api])
 
     def close(self) -> None:
         """Destroy the cluster, then its handle. Idempotent."""

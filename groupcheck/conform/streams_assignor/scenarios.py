@@ -7,8 +7,6 @@ placement is the target's, version negotiation Kafka's. Like
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from model.streams_classic.scope import Config, StreamsScope
 
 from .recorder import task_assignor_name
@@ -72,7 +70,3 @@ def configurable(scope: StreamsScope) -> str | None:
     except ScopeError as e:
         return str(e)
     return None
-
-
-def with_task_assignor(scope: StreamsScope, target) -> StreamsScope:
-    return replace(scope, task_assignor=task_assignor_name(target))
