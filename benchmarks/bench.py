@@ -7,10 +7,10 @@
     .venv/bin/python benchmarks/bench.py --memory   # adds BFS memory (about 3 minutes of CPU more)
     .venv/bin/python benchmarks/bench.py --memory --protocol none   # BFS memory only
 
-Targets (issue #2): BFS >= 25,000 distinct states/s per core; walks >= 50,000
+Targets: BFS >= 25,000 distinct states/s per core; walks >= 50,000
 steps/s per core; every variant caught by BFS in <= 10 s; the shrunk Hypothesis
 counterexample as short as BFS's; under 10% of Hypothesis test cases discarded.
-Issue #3 adds the Streams rows: BFS speed on a Streams upgrade scope, its known-bug
+The streams-classic rows give BFS speed on a Streams upgrade scope, its known-bug
 variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-group rows
 (KIP-1071) give BFS speed on its topology-update scope and its known-bug variants; the
 consumer-group rows (KIP-848) the same on its largest scope (online-downgrade) and its

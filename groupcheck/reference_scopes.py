@@ -88,7 +88,7 @@ def streams_classic() -> dict[str, object]:
         # standby replicas with the sticky assignor, a crash and a scale-down
         "standbys": StreamsScope(instances=3, tasks=3, standbys=1, plan=(Config("3.9"),), faults=("crash",),
                                  operations=("scale_down",), budget=1),
-        # seed 002's warm-up (learner) tasks under scale-up, scale-down and a crash
+        # KIP-429's warm-up (learner) tasks under scale-up, scale-down and a crash
         "warm-ups": StreamsScope(instances=3, initial=2, tasks=3, standbys=1, plan=(Config("3.9"),),
                                  task_assignor="learner", operations=("scale_up", "scale_down"),
                                  faults=("crash",), budget=2),

@@ -6,7 +6,7 @@ so the result is deterministic.
 
 * ``sticky``: StickyTaskAssignor's aim, balanced and sticky. Each previous owner keeps
   its tasks up to its fair share; the rest go to the least loaded client.
-* ``learner``: seed 002's incremental design (KIP-429, "Assignment Algorithm"). An active
+* ``learner``: KIP-429's incremental Streams design ("Assignment Algorithm"). An active
   task moves to another instance only once that instance has restored it as a *learner*
   (warm-up) task and reports it caught up; new instances and leaving instances are
   balanced through learners.
@@ -35,7 +35,7 @@ class Client(NamedTuple):
     learning: int        # its warm-up tasks
     ready: int           # warm-ups reported caught up
     leaving: bool
-    new: bool            # not in the leader's previous round (seed 002: "new-coming")
+    new: bool            # not in the leader's previous round (KIP-429: "new-coming")
 
 
 class Placement(NamedTuple):
@@ -131,7 +131,7 @@ def sticky(clients: list[Client], tasks: int, standbys: int) -> Placement:
 
 
 def learner(clients: list[Client], tasks: int, standbys: int, leader: int) -> Placement:
-    """Seed 002's incremental assignment, in its order: active, learner, standby.
+    """KIP-429's incremental assignment, in its order: active, learner, standby.
 
     Actives go "to instances with learner tasks that indicate 'ready'" (once nobody still
     runs the task), else "to previous owners", "to unready learner tasks owners", "to
@@ -181,7 +181,7 @@ def _new_learners(clients: list[Client], tasks: int, stay: list[int], leader: in
                   active: list[int], learning: list[int]) -> None:
     """Pick learners from donors (over-loaded or leaving clients) for clients under
     their share: any staying client for a leaving donor's task, only new clients
-    otherwise (seed 002, version 1.0: "learner tasks shall only be assigned to them")."""
+    otherwise (KIP-429's Streams design, version 1.0: "learner tasks shall only be assigned to them")."""
     k = len(clients)
 
     def effective(c: int) -> int:

@@ -1,6 +1,6 @@
 """Kafka Streams on the classic group protocol: metadata versions and version probing
 (KIP-268), upgrade.from and the 2.4 cooperative switch (KIP-429), warm-up (learner)
-tasks (seed 002). ``MODEL`` is its model API."""
+tasks (KIP-429). ``MODEL`` is its model API."""
 from __future__ import annotations
 
 from ..core import Model

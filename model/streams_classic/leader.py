@@ -39,7 +39,7 @@ class Outcome(NamedTuple):
     failure: str                                   # why assign() threw; "" when it did not
     assignments: tuple[tuple[int, Assignment], ...]
     note: str                                      # one line for a story
-    learner: bool = False                          # placed by seed 002's learner assignor
+    learner: bool = False                          # placed by KIP-429's learner assignor
 
 
 def _empty(version: int, supported: int, generation: int, error: str = "") -> Assignment:

@@ -19,7 +19,7 @@ PROBEABLE = rel.EARLIEST_PROBEABLE_VERSION
 def subscribe(scope: StreamsScope, cfg: Config, m: Member, leaving: bool) -> tuple[Member, int]:
     """JoinGroup: build the SubscriptionInfo and revoke what this protocol revokes up
     front. EAGER revokes every active task; COOPERATIVE revokes only the tasks "being
-    learned" elsewhere (seed 002: "Every time when a rebalance begins, the task owners
+    learned" elsewhere (KIP-429: "Every time when a rebalance begins, the task owners
     will revoke the being learned tasks"). Returns the member and the tasks revoked.
 
     A thread whose used version is above its release's LATEST (KAFKA-8649 left a 2.0

@@ -120,7 +120,7 @@ def assignment_error_reaches_everyone(scope: StreamsScope, prev: State, action: 
 
 def standby_not_with_active(scope: StreamsScope, prev: State, action: Action, nxt: State,
                             events) -> str | None:
-    """Seed 002 (KIP-429, Assignment Algorithm): "Assign standby tasks: [...] To instances
+    """KIP-429 (Assignment Algorithm): "Assign standby tasks: [...] To instances
     without matching active tasks". Claim: no instance gets a task as standby or learner
     in the generation it runs that task as active."""
     per: dict[int, list[int]] = {}
@@ -136,7 +136,7 @@ def standby_not_with_active(scope: StreamsScope, prev: State, action: Action, nx
 
 def warmup_active_only_when_caught_up(scope: StreamsScope, prev: State, action: Action, nxt: State,
                                       events) -> str | None:
-    """Seed 002: "if given task is currently active, reassignment must happen only to
+    """KIP-429: "if given task is currently active, reassignment must happen only to
     workers who are declared ready to serve this task"; a learner "transits to active
     when the restoration is complete". Claim (learner assignor): a task active on one
     instance of the round moves to another only if that one reported it caught up."""
@@ -219,7 +219,7 @@ def rebalances_bounded(scope: StreamsScope, state: State) -> str | None:
 def settles_fully_assigned(scope: StreamsScope, state: State) -> str | None:
     """KIP-429 (Streams): "we need to guarantee each topic partition is assigned with exactly
     one consumer at any time", and a withheld task reaches its new owner in "the second
-    rebalance"; seed 002: "Assign standby tasks: [...] To instances without matching active
+    rebalance"; KIP-429: "Assign standby tasks: [...] To instances without matching active
     tasks". Claims (liveness at quiescence): once the group has settled with every thread
     alive, each task runs as active on exactly one live thread, and with the sticky
     assignor each task has num.standby.replicas standbys (as many as there are other
@@ -270,7 +270,7 @@ def settled_balanced(scope: StreamsScope, state: State) -> str | None:
 
 
 def scale_down_completes(scope: StreamsScope, state: State) -> str | None:
-    """Seed 002 (scale down): "During rebalance assignment, leader will perform the learner
+    """KIP-429 (scale down): "During rebalance assignment, leader will perform the learner
     assignment among members without intention of leaving. And the leaving member will
     shut down itself once received the instruction to revoke all its active tasks."
     Claim (liveness at quiescence): once the group has settled with some running instance
@@ -287,7 +287,7 @@ def scale_down_completes(scope: StreamsScope, state: State) -> str | None:
 
 
 def caught_up_warmup_rejoins(scope: StreamsScope, prev: State, action: Action, nxt: State, events) -> str | None:
-    """Seed 002 (KIP-429's Streams design): "When the restoration of learner task is
+    """KIP-429's Streams design: "When the restoration of learner task is
     complete, the stream instance will initiate a new JoinGroupRequest to call out another
     rebalance to do the task transfer" ("re-attempting to join the group to indicate that
     it is 'ready'"). Claim: a thread whose warm-up tasks are caught up in this step is

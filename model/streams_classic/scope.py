@@ -66,7 +66,7 @@ class StreamsScope:
     standbys: int = 0                 # num.standby.replicas
     initial: int | None = None        # instances running at the start (None: all)
     plan: tuple[Config, ...] = (Config("2.3"), Config("3.9"))
-    task_assignor: str = "sticky"     # "sticky" | "learner" (seed 002's warm-up tasks) | a registered one
+    task_assignor: str = "sticky"     # "sticky" | "learner" (KIP-429's warm-up tasks) | a registered one
     start: str = "stable"             # "stable": the initial instances formed a settled group
     faults: tuple[str, ...] = ()
     operations: tuple[str, ...] = ("bounce",)

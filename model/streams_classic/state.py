@@ -49,7 +49,7 @@ class Subscription(NamedTuple):
     standby: int         # standbyTasks: tasks it keeps state for
     learning: int        # warm-up (learner) tasks it restores
     ready: int           # learners it reports caught up
-    leaving: bool        # "leaving soon" (seed 002's scale-down)
+    leaving: bool        # "leaving soon" (KIP-429's scale-down)
 
 
 class Assignment(NamedTuple):
@@ -60,7 +60,7 @@ class Assignment(NamedTuple):
     error: str           # "" or ASSIGNMENT_ERROR
     active: int
     standby: int
-    learning: int        # warm-up tasks (seed 002's learner tasks)
+    learning: int        # warm-up tasks (KIP-429's learner tasks)
     learned: int         # its active tasks another instance is learning ("being learned")
     followup: bool       # rejoin right after processing (nextRebalance 0 / final rebalance)
     generation: int
@@ -78,7 +78,7 @@ class Member(NamedTuple):
     learned: int         # actives another instance learns: revoked when the next round begins
     sub: Subscription | None     # the subscription of its current JoinGroup
     inbox: Assignment | None     # the SyncGroup response it has not processed yet
-    history: int         # instances (bitmask) of the last round it led; -1: none (seed 002)
+    history: int         # instances (bitmask) of the last round it led; -1: none (KIP-429)
     failure: str = ""
 
 
@@ -121,5 +121,5 @@ class Event(NamedTuple):
 
 @lru_cache(maxsize=None)
 def task_names(mask: int) -> str:
-    """Tasks as seed 002 writes them: ``[T1, T3]`` (task index 0 is T1)."""
+    """Tasks as KIP-429 writes them: ``[T1, T3]`` (task index 0 is T1)."""
     return "[" + ", ".join(f"T{t + 1}" for t in range(mask.bit_length()) if mask >> t & 1) + "]"

@@ -4,7 +4,7 @@ Protocol steps: ``join`` (a thread sends JoinGroup), ``assign`` (every live thre
 joined; the leader's assignor runs and SyncGroup hands out the result), ``receive`` (a
 thread processes its assignment), ``caught_up`` (a thread's warm-up tasks finished
 restoring; it rejoins to say so). Operations: ``stop`` / ``start`` (a rolling bounce
-onto the plan's next configuration), ``scale_up``, ``scale_down`` (seed 002's "leaving
+onto the plan's next configuration), ``scale_up``, ``scale_down`` (KIP-429's "leaving
 soon"); fault: ``crash`` (the instance dies; ``start`` restarts it unchanged).
 
 Kafka Streams sends no LeaveGroup on close; the coordinator drops a stopped member when
@@ -191,7 +191,7 @@ def _assign(scope: StreamsScope, state: State, members: list[Member], leader: in
     insts = 0
     for s in g.joined:
         insts |= 1 << (s // scope.threads)
-    if scope.task_assignor == "learner":   # only seed 002's assignor reads it
+    if scope.task_assignor == "learner":   # only KIP-429's assignor reads it
         members[leader] = members[leader]._replace(history=insts)
     version = min(a.version for _, a in out.assignments)
     started = state.last_start >= 0 and any(s // scope.threads == state.last_start for s in g.joined)
@@ -221,7 +221,7 @@ def _receive(scope: StreamsScope, state: State, members: list[Member], s: int):
         members[s] = members[s]._replace(failure=done.member.failure)
         events.append(Event("failed", s, done.member.failure))
     elif inst.leaving and not done.member.active and not done.member.learning:
-        # seed 002: "the leaving member will shut down itself once received the
+        # KIP-429: "the leaving member will shut down itself once received the
         # instruction to revoke all its active tasks"
         members[s] = done.member
         g = _drop(scope, members, g, [s], OFF)
@@ -229,7 +229,7 @@ def _receive(scope: StreamsScope, state: State, members: list[Member], s: int):
             instances[s // scope.threads] = inst._replace(status=GONE)
         events.append(Event("shutdown", s, "no task left: shuts down"))
     else:
-        # seed 002: members told they are leaving "send join group request to indicate that
+        # KIP-429: members told they are leaving "send join group request to indicate that
         # they are 'leaving soon'": one told while its last JoinGroup said otherwise rejoins
         told = inst.leaving and not (done.member.sub is not None and done.member.sub.leaving)
         rejoin = done.rejoin or (g.status == PREPARING and s not in g.joined) or told

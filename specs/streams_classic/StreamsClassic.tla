@@ -22,8 +22,8 @@
 (* Covers: the sticky task assignor with standby replicas, stream threads,  *)
 (* the three probing families (pre-2.0, 2.0-2.3, 2.4+) and the profiles    *)
 (* release / kip-268 / kafka-2.6+, bounces (Stop, Start), the Crash fault,  *)
-(* scale-up and seed 002's "leaving soon" scale-down. Leaves out (see       *)
-(* README.md): seed 002's learner (warm-up) assignor and its CaughtUp step, *)
+(* scale-up and KIP-429's "leaving soon" scale-down. Leaves out (see        *)
+(* README.md): KIP-429's learner (warm-up) assignor and its CaughtUp step,  *)
 (* task assignors of one's own (KIP-924), and the claims about warm-ups.   *)
 (***************************************************************************)
 EXTENDS Naturals, FiniteSets, Sequences
@@ -444,7 +444,7 @@ Processed(m, c, a, v) ==
        ELSE IF v.failure # NoFailure THEN dies(v.failure)
        ELSE [member |-> done, rejoin |-> v.rejoin \/ a.followup, failure |-> NoFailure]
 
-\* The thread in slot s processed its assignment as p: it dies, shuts down (seed 002: "the
+\* The thread in slot s processed its assignment as p: it dies, shuts down (KIP-429: "the
 \* leaving member will shut down itself once received the instruction to revoke all its
 \* active tasks"), rejoins, or is stable. A thread whose round has moved on rejoins; one told
 \* it is leaving while its last JoinGroup said otherwise rejoins to say so.
@@ -604,7 +604,7 @@ ScaleUp(i) ==
     /\ Started(i, Plan[instances[i].stage].used)
     /\ budget' = budget - 1
 
-\* seed 002's scale-down: the instance is told it is "leaving soon"; its threads rejoin to say so
+\* KIP-429's scale-down: the instance is told it is "leaving soon"; its threads rejoin to say so
 ScaleDown(i) ==
     /\ "scale_down" \in Operations /\ budget > 0
     /\ instances[i].status = "up" /\ ~instances[i].leaving
@@ -685,7 +685,7 @@ upgrade_within_one_extra_rebalance == (sinceStart >= 2 /\ SettledUpgrade) => gro
 rebalances_bounded == calm <= 3
 
 \* KIP-429 (Streams): "we need to guarantee each topic partition is assigned with exactly one
-\* consumer at any time"; seed 002: standbys go "To instances without matching active tasks".
+\* consumer at any time"; KIP-429: standbys go "To instances without matching active tasks".
 \* Claim: once settled with every thread alive, each task is active on exactly one live thread
 \* and has num.standby.replicas standbys (as many as there are other live instances) elsewhere.
 settles_fully_assigned ==
@@ -707,7 +707,7 @@ settled_balanced ==
     (Quiescent /\ NoneFailed) =>
         \A i, j \in {InstanceOf(s) : s \in LiveSlots} : Load(i) <= Load(j) + 1
 
-\* seed 002 (scale down): "the leaving member will shut down itself once received the
+\* KIP-429 (scale down): "the leaving member will shut down itself once received the
 \* instruction to revoke all its active tasks." Claim: once settled with a running instance
 \* not leaving, no instance told it is leaving still runs.
 scale_down_completes ==
@@ -733,7 +733,7 @@ assignment_error_reaches_everyone ==
     AssignStep => LET round == RoundOf(members', group')
                   IN (\E s \in round : members'[s].inbox[1].error # "") => \A s \in round : members'[s].inbox[1].error # ""
 
-\* seed 002 (Assignment Algorithm): "Assign standby tasks: [...] To instances without matching
+\* KIP-429 (Assignment Algorithm): "Assign standby tasks: [...] To instances without matching
 \* active tasks". Claim: no instance gets a task as standby in the generation it runs it as active.
 standby_not_with_active ==
     AssignStep => LET round == RoundOf(members', group')

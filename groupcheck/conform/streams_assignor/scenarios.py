@@ -28,7 +28,7 @@ def scopes(target) -> dict[str, StreamsScope]:
                             budget=1),
         # two stream threads per instance: the target places on clients, Kafka spreads over threads
         "threads": s(instances=2, threads=2, tasks=3, plan=(V39, V39)),
-        # scale up (a new client with no previous tasks) and scale down (seed 002's leaving client)
+        # scale up (a new client with no previous tasks) and scale down (KIP-429's leaving client)
         "scale-up-down": s(instances=3, initial=2, tasks=3, plan=(V39,), operations=("scale_up", "scale_down"),
                            budget=2),
         # KIP-429's second bounce, EAGER (upgrade.from=2.3) -> COOPERATIVE, of a running group:
@@ -48,7 +48,7 @@ CHOICES = {
     # StickyTaskAssignor's balance: a custom assignor may place as it likes (judged per
     # invocation by balanced_active_tasks when the target states "balanced")
     "settled_balanced": "balanced",
-    # seed 002's scale-down: a leaving client is given nothing, so it can shut down; Kafka's
+    # KIP-429's scale-down: a leaving client is given nothing, so it can shut down; Kafka's
     # TaskAssignor has no leaving flag
     "scale_down_completes": "leaving",
 }
