@@ -60,7 +60,7 @@ def command(
     max_generation: Optional[int] = typer.Option(None, help="explore up to this generation"),
     budget: Optional[int] = typer.Option(None, help="faults and operations per run"),
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response,timeout"),
-    operations: Optional[str] = typer.Option(None, help="e.g. add_partition,leave (streams: bounce,scale_up)"),
+    operations: Optional[str] = typer.Option(None, help="e.g. add_partition,leave (streams-classic: bounce,scale_up)"),
     plan: Optional[str] = typer.Option(None, help="configs in bounce order, as `groupcheck check --plan`"),
     assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
     variant: Optional[str] = typer.Option(None, help="a known-bug variant at the scope that shows it, e.g. KAFKA-13419"),

@@ -106,9 +106,10 @@ def check(
     budget: Optional[int] = typer.Option(None, help="faults and operations per run"),
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response,timeout"),
     operations: Optional[str] = typer.Option(
-        None, help="e.g. add_partition,delete_topic,subscription_change (streams: bounce,scale_up,scale_down)"),
+        None, help="e.g. add_partition,delete_topic,subscription_change (streams-classic: bounce,scale_up,scale_down)"),
     plan: Optional[str] = typer.Option(
-        None, help="configs in bounce order: 'range | cooperative-sticky,range' (streams: '2.3 | 3.9 upgrade.from=2.3 | 3.9')"),
+        None, help="configs in bounce order: 'range | cooperative-sticky,range' "
+                   "(streams-classic: '2.3 | 3.9 upgrade.from=2.3 | 3.9')"),
     assignor: Optional[list[str]] = typer.Option(None, "--assignor", help=ASSIGNOR_HELP),
     variant: Optional[str] = typer.Option(
         None, help="run a known-bug variant at the scope that shows it, e.g. KAFKA-14639 (implies its protocol)"),
