@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -181,12 +183,14 @@ def _subprocess(tmp: Path, args) -> subprocess.CompletedProcess:
         pytest.fail(f"{' '.join(args)}: still running after 60 s")
 
 
-@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "huge"])
+@pytest.mark.parametrize("kind", ["/dev/zero", "socket", "huge"])
 @pytest.mark.parametrize("reader", READERS, ids=[" ".join(r[:2]) for r in READERS])
 def test_not_a_regular_file_or_too_large_is_one_line_exit_2(tmp_path, kind, reader):
-    if kind == "fifo":
+    if kind == "socket":
         f = tmp_path / "h.jsonl"
-        os.mkfifo(f)
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(f))
+        listener.close()                   # the socket file stays
     elif kind == "huge":
         f = tmp_path / "h.jsonl"
         with f.open("wb") as out:      # sparse: no disk used
@@ -198,6 +202,36 @@ def test_not_a_regular_file_or_too_large_is_one_line_exit_2(tmp_path, kind, read
     assert r.returncode == 2, lines
     assert lines == [lines[0]] and lines[0].startswith("error:"), lines
     assert ("not a regular file" if kind != "huge" else "is larger than") in lines[0], lines
+
+
+def _feed(fifo: Path, data: bytes) -> threading.Thread:
+    """A writer on ``fifo`` (as ``--scope @<(make-scope)`` gives the shell's pipe)."""
+    def write() -> None:
+        try:
+            with open(fifo, "wb") as f:
+                f.write(data)
+        except BrokenPipeError:            # the reader stopped at its cap
+            pass
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_scope_through_a_pipe_is_read(tmp_path):
+    fifo = tmp_path / "scope.json"
+    os.mkfifo(fifo)
+    _feed(fifo, json.dumps({"members": 1, "partitions": [1]}).encode())
+    r = _subprocess(tmp_path, ["check", "consumer", "--scope", f"@{fifo}", "--walks", "0"])
+    assert r.returncode in (0, 3) and "consumer/custom: 1 member" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_a_pipe_is_read_only_up_to_the_cap(tmp_path):
+    from groupcheck import files
+    fifo = tmp_path / "scope.json"
+    os.mkfifo(fifo)
+    _feed(fifo, b" " * 5000)
+    with pytest.raises(files.InputError, match="larger than"):
+        files.read_text(fifo, max_bytes=1000)
 
 
 # ------------------------------------------------------------------ a 20 MB value is shown in ~200 characters
