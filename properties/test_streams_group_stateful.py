@@ -79,7 +79,7 @@ def test_a_member_acknowledging_before_closing_revoked_tasks_is_found(monkeypatc
     them owned, so the coordinator never hands them on: the group does not converge.
     Detection only: the first failing case comes within a second, but shrinking a
     five-round liveness story takes minutes (BFS's shortest counterexample is pinned in
-    tests/test_streams_group_model.py)."""
+    tests/model/streams_group/test_streams_group_model.py)."""
     monkeypatch.setattr(member, "KEEP_REVOKED_FOR_TESTS", True)
     scope = S(processes=2)
     found = _hunt(scope, {"converges_within_k"}, steps=80, shrink=False)
