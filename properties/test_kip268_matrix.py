@@ -144,6 +144,7 @@ def assert_upgrades_to(scope: StreamsScope, to: str) -> Run:
 DOCUMENTED = [(f, t, documented_bounces(f, t)) for f, t in MATRIX]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to,bounces", DOCUMENTED, ids=[path_id(*c) for c in DOCUMENTED])
 def test_documented_path(frm, to, bounces):
     scope = plans.upgrade_scope(frm, to, bounces, **SMALL)
@@ -167,6 +168,7 @@ CRASH = [("0.10.0", "0.10.1"), ("0.10.1", "1.1"), ("0.10.0", "2.0"), ("1.1", "ne
          ("2.0", "next"), ("4.1", "next")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to", CRASH, ids=[path_id(f, t, documented_bounces(f, t)) + "-crash" for f, t in CRASH])
 def test_documented_path_survives_a_crash(frm, to):
     scope = plans.upgrade_scope(frm, to, documented_bounces(frm, to), crash=True, **SMALL)
@@ -260,6 +262,7 @@ UNSAFE = [("2.3", "3.9", "release"), ("2.0", "2.4", "release"),
           *[("2.0", "next", p) for p in ("release", *PROBING_PROFILES)]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to,profile", UNSAFE, ids=[path_id(f, t, 1, p) for f, t, p in UNSAFE])
 def test_one_bounce_onto_cooperative_is_unsafe(frm, to, profile):
     scope = plans.upgrade_scope(frm, to, 1, profile=profile, **COOP)

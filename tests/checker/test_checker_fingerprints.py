@@ -8,6 +8,7 @@ import random
 from collections import deque
 from dataclasses import replace
 
+import pytest
 from typer.testing import CliRunner
 
 from groupcheck.checker import bfs, collision_probability
@@ -30,6 +31,7 @@ def test_the_collision_probability_is_reported_as_tlc_does():
     assert collision_probability(10 ** 6) < 3e-8 and collision_probability(10 ** 10) == 1.0
 
 
+@pytest.mark.slow
 def test_exact_mode_explores_the_same_states():
     for scope in (SMALL, variant("KAFKA-12983").reference_scope()):
         for symmetry in (True, False):
@@ -84,6 +86,7 @@ def test_the_frontier_gives_states_back_in_the_order_they_came():
     assert len(frontier) == 0 and not frontier
 
 
+@pytest.mark.slow
 def test_packing_the_frontier_changes_nothing_the_search_finds():
     for scope in (SMALL, variant("KAFKA-12983").reference_scope()):
         for exact in (False, True):

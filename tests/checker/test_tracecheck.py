@@ -102,6 +102,7 @@ def test_a_bound_too_small_gives_unknown():
     assert r.verdict == "unknown" and r.cut == "max-seconds"
 
 
+@pytest.mark.slow
 def test_the_fleet_generator_is_deterministic(tmp_path):
     a = fleet.generate(tmp_path / "a", 12, seed=5)
     b = fleet.generate(tmp_path / "b", 12, seed=5)
@@ -119,6 +120,7 @@ def fleet_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_local_engine_verdicts_match_what_the_generator_injected(fleet_dir):
     rows = engine.run_local([fleet_dir / "histories.jsonl"], 200_000)
     injected = {g["group"]: g for g in json.loads((fleet_dir / "manifest.json").read_text())["groups"]}
@@ -148,6 +150,7 @@ def test_local_engine_verdicts_match_what_the_generator_injected(fleet_dir):
     assert strip(again) == strip(rows)
 
 
+@pytest.mark.slow
 def test_the_cli_writes_the_verdict_table_and_the_report_and_exits_1(fleet_dir, tmp_path):
     result = runner.invoke(app, ["trace-check", str(fleet_dir / "histories.jsonl"), "--out", str(tmp_path)])
     assert result.exit_code == 1, result.output

@@ -54,6 +54,7 @@ def test_upgrade_plan_safe_exits_0_with_the_rebalance_count(tmp_path, args):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_upgrade_plan_threads_make_each_instance_several_members(tmp_path):
     """--threads: num.stream.threads; the threads of an instance are members sharing its
     tasks, so the same plan explores more states than with one thread each."""

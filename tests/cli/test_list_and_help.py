@@ -53,6 +53,7 @@ def test_the_profile_tables_name_what_each_profile_means_and_the_bugs_it_ships()
     assert streams["kip-268"][1:] == ["probing=kip-268", "-"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["", "check", "replay", "list", "upgrade-plan", "conform"])
 def test_help_is_readable_at_80_columns(command):
     # a real process: typer's test runner formats help differently from a terminal

@@ -26,6 +26,7 @@ def run(cls, scope, walks=0):
                              Limits(100_000, 120, "4GiB"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls, prop, scope", FLAGGED)
 def test_each_broken_assignor_is_flagged_with_its_property(cls, prop, scope):
     r = run(cls, scope)
@@ -40,6 +41,7 @@ def test_a_choice_is_not_flagged():
     assert rows["assignment_valid"]["judged"] > 0 and rows["assignment_valid"]["status"] == "held"
 
 
+@pytest.mark.slow
 def test_the_regression_file_runs_green_then_red_once_fixed(tmp_path):
     r = run("IgnoresSubscription", "metadata")
     _, written = verdict.write(r, tmp_path)

@@ -67,6 +67,7 @@ def verdict(where: Path) -> dict:
     return json.loads(found[0].read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", INFO_KINDS)
 @pytest.mark.parametrize("role", ["assignor", "streams-assignor"])
 def test_a_broken_target_is_info_at_every_scope_and_the_run_goes_on(role, kind, tmp_path):
@@ -94,6 +95,7 @@ def test_a_broken_target_is_info_at_every_scope_and_the_run_goes_on(role, kind, 
         assert len(lost) == data["info"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", INFO_KINDS)
 def test_a_broken_coordinator_is_info_in_every_scenario_and_the_run_goes_on(kind, tmp_path):
     r = run(tmp_path, *adapter("group-coordinator", kind), "--scenarios", "4", *QUICK)
@@ -117,6 +119,7 @@ def test_max_seconds_bounds_a_run_against_a_hanging_target(tmp_path):
     assert scopes[0]["info_steps"] > 0 and scopes[-1]["not_run"] == "--max-seconds 1 came first", scopes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ["assignor", "streams-assignor"])
 def test_a_wrong_answer_of_the_right_shape_is_judged_a_divergence(role, tmp_path):
     plan = scope_plan(role)
@@ -150,6 +153,7 @@ def test_an_in_process_assignor_that_raises_or_returns_garbage_is_judged_at_ever
     assert any(d["property"] == "assignor_answers" for d in data["divergences"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ["assignor", "streams-assignor", "group-coordinator"])
 def test_a_target_that_hangs_on_setup_is_info_and_the_run_goes_on(role, tmp_path):
     r = run(tmp_path, *adapter(role, "hang-setup"), "--scenarios", "2", *QUICK, "--max-seconds", "20")

@@ -5,6 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from groupcheck.cli import app
@@ -83,6 +84,7 @@ def test_a_limit_exits_3(tmp_path):
     assert r.exit_code == 3 and "incomplete (max-states)" in r.output
 
 
+@pytest.mark.slow
 def test_role_consumer_client_drives_librdkafka_on_its_mock_cluster(tmp_path):
     """One model scenario with real librdkafka consumers: a verdict per property, exit 0."""
     r = conform(tmp_path, "--role", "consumer-client", "--target", "librdkafka:range", "--scenarios", "1")

@@ -52,6 +52,7 @@ def test_external_adapter_that_hangs_is_info_not_judged_trace_kept(tmp_path):
 
 
 # ---- librdkafka's mock cluster ----
+@pytest.mark.slow
 def test_librdkafka_mock_divergences(tmp_path):
     """Measured: the mock predates KIP-394 (answers a JoinGroup without id NONE with a new
     id) and closes every join round on its timer (session.timeout.ms - 1 s), so a member

@@ -22,6 +22,8 @@ from groupcheck.conform.librdkafka.runner import run_scenario
 from groupcheck.conform.librdkafka.scenarios import ScenarioError, from_model, validate
 from model import itf
 
+pytestmark = pytest.mark.slow
+
 FAST = dict(session_timeout_ms=4000, max_poll_interval_ms=5000)
 
 

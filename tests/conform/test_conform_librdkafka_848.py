@@ -21,6 +21,8 @@ from groupcheck.conform.librdkafka_848.judge import judge
 from groupcheck.conform.librdkafka_848.runner import run_scenario
 from groupcheck.conform.librdkafka_848.scenarios import ScenarioError, generate, validate
 
+pytestmark = pytest.mark.slow
+
 
 def verdicts(r) -> dict:
     return {p: s["verdict"] for p, s in r.judgement.summary().items()}

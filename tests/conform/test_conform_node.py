@@ -23,7 +23,7 @@ ADAPTER = ROOT / "adapters" / "node" / "adapter.js"
 SCHEMAS = ROOT / "groupcheck" / "conform" / "schema"
 NODE = shutil.which("node")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the kafkajs adapter needs Node.js")
+pytestmark = [pytest.mark.skipif(NODE is None, reason="node is not installed: the kafkajs adapter needs Node.js"), pytest.mark.slow]
 
 _schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
 _registry = Registry().with_resources(

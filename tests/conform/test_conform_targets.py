@@ -24,6 +24,7 @@ def test_the_reference_passes_its_own_scenarios(name):
     assert statuses["no_double_ownership"] == statuses["assignment_valid"] == "held"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in targets.builtin_names() if not n.startswith("reference:")])
 def test_library_targets_run_their_scenarios_on_a_small_budget(name):
     r = run(name)

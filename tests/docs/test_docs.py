@@ -22,6 +22,7 @@ def fenced(text: str) -> list[str]:
     return re.findall(r"```\n(.*?)```", text, re.S)
 
 
+@pytest.mark.slow
 def test_the_site_builds_strict(tmp_path):
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or shutil.which("mkdocs")
     assert mkdocs, "mkdocs is missing: pip install -e '.[test]' (the test extra has mkdocs-material)"
@@ -59,6 +60,7 @@ def test_the_readme_tour_is_the_tutorials():
         assert code == tutorial[c][0] and set(shown) <= set(tutorial[c][1]), c
 
 
+@pytest.mark.slow
 def test_the_tutorial_runs_as_written(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
@@ -130,6 +132,7 @@ def test_every_command_in_the_docs_is_run_or_says_why_not():
     assert not unaccounted, "run these in a test or say in NOT_RUN why not:\n" + "\n".join(unaccounted)
 
 
+@pytest.mark.slow
 def test_the_quick_commands_of_the_tools_pages_run_as_written(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "specs").symlink_to(ROOT / "specs")

@@ -41,6 +41,7 @@ def test_the_library_examples_print_what_the_docs_say():
     assert len(test.examples) >= 15
 
 
+@pytest.mark.slow
 def test_the_commands_run_as_written_each_reading_what_the_one_before_wrote(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     runs = [(line, code) for line, code, _ in commands(section(LIBRARY, "Check your own assignor"),

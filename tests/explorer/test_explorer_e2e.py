@@ -22,6 +22,8 @@ from groupcheck.explorer.server import create_app
 from groupcheck.protocols import variant_job
 from model import itf
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

@@ -90,6 +90,7 @@ def test_every_item_of_the_scope_is_a_row_in_natural_order(protocol):
         assert all(v == () for v in tl.owners[0].values())   # nobody owns anything before the group forms
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol,key", [(p, CASES[p][0]) for p in JUDGE] + [("consumer-group", "upgrade-trusts-last-sync")])
 def test_a_double_on_the_timeline_is_exactly_a_broken_double_ownership_claim(protocol, key):
     s = _at_violation(key)

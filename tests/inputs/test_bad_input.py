@@ -181,6 +181,7 @@ def _subprocess(tmp: Path, args) -> subprocess.CompletedProcess:
         pytest.fail(f"{' '.join(args)}: still running after 60 s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "huge"])
 @pytest.mark.parametrize("reader", READERS, ids=[" ".join(r[:2]) for r in READERS])
 def test_not_a_regular_file_or_too_large_is_one_line_exit_2(tmp_path, kind, reader):

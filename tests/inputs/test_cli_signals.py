@@ -14,6 +14,8 @@ import pytest
 
 from model.consumer import MODEL
 
+pytestmark = pytest.mark.slow
+
 BIG = ["--members", "3", "--partitions", "2,1", "--budget", "2", "--faults", "crash,pause,lose_response"]
 SIGNALS = [pytest.param(signal.SIGINT, 130, "INTERRUPTED", id="SIGINT"),
            pytest.param(signal.SIGTERM, 143, "TERMINATED", id="SIGTERM")]

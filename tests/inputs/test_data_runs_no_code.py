@@ -99,6 +99,7 @@ COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a[:2]) + (" @file" if "@scope.json" in a else "")
                                                 for a in COMMANDS])
 def test_a_file_naming_an_assignor_is_refused_and_nothing_runs(folder, args):
@@ -111,6 +112,7 @@ def test_a_file_naming_an_assignor_is_refused_and_nothing_runs(folder, args):
     assert len(errors) == 1 and FLAG in errors[0] and f"names assignor {EVIL}" in errors[0], lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [("replay", "trace.itf.json"), ("check", "consumer", "--scope", "@scope.json",
                                                                    "--walks", "0", "--max-states", "50"),
                                   ("trace-check", "h.jsonl", "--out", "tc")], ids=["replay", "check", "trace-check"])

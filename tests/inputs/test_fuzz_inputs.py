@@ -221,6 +221,7 @@ def _with_file(tally: Tally, raw: bytes, name: str, args) -> None:
 
 # ------------------------------------------------------------------ traces
 
+@pytest.mark.slow
 def test_replay_never_fails_on_a_malformed_trace():
     tally = Tally("replay")
 
@@ -287,6 +288,7 @@ def test_spec_trace_never_fails_on_a_malformed_trace():
 
 # ------------------------------------------------------------------ scopes
 
+@pytest.mark.slow
 def test_check_never_fails_on_a_malformed_scope():
     tally = Tally("check --scope @file")
 
@@ -317,6 +319,7 @@ def test_campaign_never_fails_on_a_malformed_scope():
 
 # ------------------------------------------------------------------ histories
 
+@pytest.mark.slow
 def test_trace_check_never_fails_on_a_malformed_history():
     tally = Tally("trace-check (JSON lines)")
 
@@ -403,6 +406,7 @@ def mutated_text(draw, text: str) -> bytes:
     return _bytes(draw, text.encode(), how)
 
 
+@pytest.mark.slow
 def test_spec_mc_never_fails_on_a_malformed_config_or_module(spec_folder):
     tally = Tally("spec mc")
     cfg, module = spec_folder / "MCConsumer.cfg", spec_folder / "MCConsumer.tla"

@@ -18,6 +18,8 @@ import pytest
 
 from tests.inputs.test_cli_signals import SIGNALS, signal_once
 
+pytestmark = pytest.mark.slow
+
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 CAUSE = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 

@@ -10,7 +10,7 @@ from groupcheck.campaign import output
 from groupcheck.campaign.engine import run_campaign, spark_session
 from groupcheck.protocols import variant_job
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 WALKS, LENGTH = 40, 40
 DATASETS = ("coverage", "violations", "distinct")

@@ -14,7 +14,7 @@ from groupcheck.cli import app
 from groupcheck.protocols import get, variant_job
 from groupcheck.regression import violation_along
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

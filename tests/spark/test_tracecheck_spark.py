@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from groupcheck.cli import app
 from groupcheck.tracecheck import engine, fleet
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 def strip(rows):

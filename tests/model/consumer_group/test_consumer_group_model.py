@@ -31,6 +31,7 @@ def test_tiny_scopes_state_counts_are_pinned(scope, states):
     assert report.states == states
 
 
+@pytest.mark.slow
 def test_reference_scopes_hold_and_reach_their_witnesses():
     from groupcheck.protocols import get
     protocol = get("consumer-group")

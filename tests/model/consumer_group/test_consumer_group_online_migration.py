@@ -23,6 +23,7 @@ UPGRADE = consumer_group()["online-upgrade"]
 DOWNGRADE = consumer_group()["online-downgrade"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope, states", [
     (S(classic=1, partitions=(1,)), 3621),
     (UPGRADE, 9564),
@@ -34,6 +35,7 @@ def test_migration_scopes_state_counts_are_pinned(scope, states):
     assert report.states == states
 
 
+@pytest.mark.slow
 def test_a_rolling_upgrade_and_a_downgrade_are_both_witnessed():
     assert bfs(MODEL, UPGRADE).witnessed["migration_completes"]
     report = bfs(MODEL, DOWNGRADE)
@@ -65,6 +67,7 @@ def test_a_policy_without_upgrade_refuses_the_consumer_heartbeat():
     assert state.clients[1].reply.error == "GROUP_ID_NOT_FOUND" and state.group.dead
 
 
+@pytest.mark.slow
 def test_the_upgrade_finding_is_two_owners_of_one_partition():
     v = next(f for f in FINDINGS if f.key == "upgrade-trusts-last-sync")
     report = bfs(MODEL, v.buggy_scope())
@@ -122,6 +125,7 @@ def test_classic_members_never_told_to_rejoin_are_caught(monkeypatch):
     assert "client 0 is not at the target (epoch 1, member)" in report.violation.message   # the classic one
 
 
+@pytest.mark.slow
 def test_a_group_that_never_downgrades_misses_the_witness(monkeypatch):
     monkeypatch.setattr(migration, "downgrades", lambda *a, **kw: False)
     report = bfs(MODEL, DOWNGRADE)

@@ -15,6 +15,7 @@ SCOPES = consumer_group()
 runner = CliRunner()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCOPES))
 def test_every_property_holds_over_200_seeded_walks(name):
     report = walks(MODEL, SCOPES[name], seed=848, count=200, length=60, swarm=True)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from groupcheck.checker import bfs
 from groupcheck.reference_scopes import streams_group
 from model.streams_group import MODEL, failover as failover_module
@@ -87,6 +89,7 @@ def test_classic_records_follow_the_group():
     assert bfs(MODEL, scope).violation is None
 
 
+@pytest.mark.slow
 def test_migration_with_failover_holds():
     """Online migration with a failover anywhere (the classic members' subscriptions kept)."""
     scope = S(processes=2, classic=1, operations=("failover",), budget=1)

@@ -19,6 +19,7 @@ ROLL = S(processes=2, static=True, operations=("roll",), budget=1)
 LOST = S(processes=2, static=True, faults=("lose_response",), budget=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile, states, transitions, depth", [
     ("kip-1071", 10358, 23421, 56), ("kafka-4.5", 10985, 24655, 56), ("kafka-4.1", 51, 95, 8)])
 def test_the_reference_scope_holds_under_every_profile(profile, states, transitions, depth):

@@ -220,6 +220,7 @@ requests = st.builds(StreamsGroupHeartbeat, st.sampled_from(["", " ", "g"]), st.
                      task_offsets=st.one_of(st.none(), st.just(())), task_end_offsets=st.one_of(st.none(), st.just(())))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(requests, st.sampled_from(sorted(PROFILES)))
 def test_validate_never_raises_and_answers_a_known_code(request, p):

@@ -11,6 +11,7 @@ from model.streams_group import MODEL
 SCOPES = streams_group()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCOPES))
 def test_every_property_holds_over_300_seeded_walks(name):
     report = walks(MODEL, SCOPES[name], seed=1071, count=300, length=60, swarm=True)

@@ -468,6 +468,7 @@ def test_arbitrary_bytes_decode_or_raise_decode_error(kind, data):
     decode_canonical(kind, data)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(CODECS)), st.data())
 def test_mutated_valid_messages_decode_or_raise_decode_error(kind, data):
