@@ -35,6 +35,7 @@ def test_the_tiny_stall_scope_agrees():
     assert report.problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, config", [
     # the uniform assignor's extra quota goes to the last member instead of the first
     ("(IF i <= total % n THEN 1 ELSE 0)", "(IF i > n - total % n THEN 1 ELSE 0)", "one-partition"),
@@ -154,6 +155,7 @@ def _patched_fenced(original):
     return keeps_owned
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, name, patch, config", [
     # the session-timeout fault removes the member without bumping the group epoch
     ("model.consumer_group.step", "session_timeout", _patched_session_timeout, "crash"),
