@@ -270,11 +270,13 @@ def test_one_bounce_onto_cooperative_is_unsafe(frm, to, profile):
     assert v is not None and v.property == "revoke_before_reassign", v
 
 
+@pytest.mark.slow
 def test_cooperative_one_bounce_from_2_4_is_safe():
     scope = plans.upgrade_scope("2.4", "3.9", 1, **COOP)
     assert_upgrades_to(scope, "3.9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounce", [1, 2], ids=["first-bounce-upgrade.from=2.3", "second-bounce"])
 def test_cooperative_two_bounces_each_bounce_is_safe(bounce):
     plan = plans.upgrade_plan("2.3", "3.9", bounces=2)

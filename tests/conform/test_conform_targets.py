@@ -13,6 +13,7 @@ def run(name, settings=SMALL):
     return driver.run_target(targets.builtin(name), settings, Limits(100_000, 120, "4GiB"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in targets.builtin_names() if n.startswith("reference:")])
 def test_the_reference_passes_its_own_scenarios(name):
     r = run(name)

@@ -274,6 +274,7 @@ def test_explore_never_fails_on_a_malformed_trace():
     tally.report()
 
 
+@pytest.mark.slow
 def test_spec_trace_never_fails_on_a_malformed_trace():
     tally = Tally("spec trace (trace)")
 
@@ -347,6 +348,7 @@ def _parquet(raw_lines: bytes) -> bytes:
 VALID_PARQUET = _parquet("".join(json.dumps(e) + "\n" for e in HISTORY).encode())
 
 
+@pytest.mark.slow
 def test_trace_check_never_fails_on_a_malformed_parquet_history():
     tally = Tally("trace-check (Parquet)")
 

@@ -71,6 +71,7 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, old, new, key", [
     # join_epoch_is_rejoin without its client clause: KAFKA-16251's rejoin no longer breaks it
     ("ConsumerGroup", "=> clients'[s].owned = {}", "=> TRUE", "KAFKA-16251"),
@@ -99,6 +100,7 @@ def test_a_changed_rule_under_a_known_bug_is_caught(tmp_path, module, old, new, 
     assert report.problems, f"changing {old!r} went unnoticed"
 
 
+@pytest.mark.slow
 def test_a_changed_model_rule_is_caught(monkeypatch):
     """A model rule changed (maybeReconcile: "revokedPartitions = owned - assigned"; here the
     consumer would keep what it should revoke): the spec, which states the rule, no longer

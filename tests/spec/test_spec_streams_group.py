@@ -211,6 +211,7 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+@pytest.mark.slow
 def test_a_changed_model_rule_is_caught(monkeypatch):
     """A model rule changed (maybeReconcile: "activeTasksToRevoke = owned - assigned"; here the
     client would keep running the active tasks it should revoke): the spec, which states the

@@ -22,6 +22,7 @@ from tests.helpers.streams_group_drive import drive, rt
 FAILOVER = streams_group()["failover"]
 
 
+@pytest.mark.slow
 def test_the_failover_reference_scope_holds():
     report = bfs(MODEL, FAILOVER)
     assert report.violation is None and report.complete

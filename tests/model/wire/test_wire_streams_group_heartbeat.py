@@ -486,6 +486,7 @@ def test_mutated_valid_messages_decode_or_raise_decode_error(kind, data):
     decode_canonical(kind, bytes(valid))
 
 
+@pytest.mark.slow
 @FAST
 @given(requests, responses)
 def test_every_truncation_is_a_decode_error(request, response):
