@@ -133,7 +133,7 @@ def coordinator_tables(reference_n: int = 200, mock_n: int = 6) -> None:
     print("#### Role group-coordinator: throughput\n")
     print("| target | scenarios | calls | seconds | scenarios/s | calls/s | s per call | scenarios/min |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    script = Path(__file__).resolve().parents[1] / "tests" / "conform_coordinator_adapter_script.py"
+    script = Path(__file__).resolve().parents[1] / "tests" / "helpers" / "conform_coordinator_adapter_script.py"
     rows = [("reference", ReferenceCoordinator(), reference_n),
             ("reference (external process)", gc_targets.external(shlex.join([sys.executable, str(script), "ok"]),
                                                                  10.0), reference_n)]
@@ -183,7 +183,7 @@ def main() -> None:
     print(f"#### Throughput (scope `{SCOPE}`)\n")
     print("| target | distinct inputs | raw invocations/s | BFS states | BFS states/s | walk steps/s |")
     print("|---|---:|---:|---:|---:|---:|")
-    script = Path(__file__).resolve().parents[1] / "tests" / "conform_adapter_script.py"
+    script = Path(__file__).resolve().parents[1] / "tests" / "helpers" / "conform_adapter_script.py"
     adapter_targets = targets.adapter_targets(shlex.join([sys.executable, str(script), "ok"]), 10.0)
     for t in [targets.builtin(n) for n in names] + adapter_targets:
         r = throughput(t)

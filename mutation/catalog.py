@@ -3,7 +3,7 @@
 Each mutant is one plausible protocol-rule mistake (most of them made by Kafka itself
 at some release, the rest the obvious misreadings of a KIP sentence), never a rename,
 a message or a property. ``old`` occurs exactly once in ``path``
-(``tests/test_mutation_catalog.py`` checks it at HEAD).
+(``tests/mutation/test_mutation_catalog.py`` checks it at HEAD).
 """
 from __future__ import annotations
 

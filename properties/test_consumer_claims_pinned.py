@@ -46,6 +46,7 @@ print(r.violation.property if r.violation else "none")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim, mutant, scope", PINS, ids=[p[0] for p in PINS])
 def test_the_claim_catches_the_rule_mistake_it_was_written_for(tmp_path, claim, mutant, scope):
     shutil.copytree(ROOT / "model", tmp_path / "model")

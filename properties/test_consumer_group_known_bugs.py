@@ -24,6 +24,7 @@ IDS = [v.key for v in CONSUMER_GROUP_VARIANTS]
 HUNTED = [v for v in CONSUMER_GROUP_VARIANTS if v.hypothesis_finds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=IDS)
 def test_reference_passes_the_variant_scope(v):
     report = bfs(MODEL, v.reference_scope())
@@ -31,6 +32,7 @@ def test_reference_passes_the_variant_scope(v):
     assert report.complete
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=IDS)
 def test_bfs_catches_the_variant_quickly(v):
     start = time.perf_counter()
@@ -40,6 +42,7 @@ def test_bfs_catches_the_variant_quickly(v):
     assert time.perf_counter() - start < 30   # <= 5 s alone; loaded CI machines are slower
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", HUNTED, ids=[v.key for v in HUNTED])
 def test_hypothesis_catches_the_variant(v):
     tried = []
@@ -69,6 +72,7 @@ def test_kafka_19233_counterexample_is_a_fenced_rejoin():
     assert "epoch-0 rejoin" in violation.message and "answered FENCED_MEMBER_EPOCH" in violation.message
 
 
+@pytest.mark.slow
 def test_kafka_19233_as_shipped_by_4_1_is_a_rejoin_loop():
     """Kafka 4.1 ships the bug: no switch, the profile itself breaks the liveness claim."""
     v = consumer_group_variant("KAFKA-19233")
@@ -93,6 +97,7 @@ def test_kafka_20442_leaves_the_epochs_apart():
     assert violation.message == "EMPTY with group epoch 3 != assignment epoch 2"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", FINDINGS, ids=[v.key for v in FINDINGS])
 def test_a_finding_is_kafkas_behaviour_and_the_fix_passes(v):
     assert v.behaviour == v.scope.behaviour          # no rule switched: this is Kafka

@@ -59,6 +59,7 @@ def _replay(scope, path):
     return found and found[0]
 
 
+@pytest.mark.slow
 def test_a_coordinator_ignoring_the_blocking_rule_is_found(monkeypatch):
     """KIP-848: a partition is assigned to a new owner only once its previous owner revoked
     it. A coordinator whose ``consumer_unreleased`` never blocks hands a partition to a joining
@@ -98,6 +99,7 @@ def test_a_member_keeping_revoked_partitions_is_found_by_bfs(monkeypatch):
     assert report.violation is not None and report.violation.property == "can_settle"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=[v.key for v in CONSUMER_GROUP_VARIANTS])
 def test_the_reference_survives_a_hunt_in_each_variant_scope(v):
     found = hunt(MODEL, v.reference_scope(), seed=0, max_examples=25, steps=60, shrink=False)

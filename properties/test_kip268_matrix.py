@@ -144,6 +144,7 @@ def assert_upgrades_to(scope: StreamsScope, to: str) -> Run:
 DOCUMENTED = [(f, t, documented_bounces(f, t)) for f, t in MATRIX]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to,bounces", DOCUMENTED, ids=[path_id(*c) for c in DOCUMENTED])
 def test_documented_path(frm, to, bounces):
     scope = plans.upgrade_scope(frm, to, bounces, **SMALL)
@@ -167,6 +168,7 @@ CRASH = [("0.10.0", "0.10.1"), ("0.10.1", "1.1"), ("0.10.0", "2.0"), ("1.1", "ne
          ("2.0", "next"), ("4.1", "next")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to", CRASH, ids=[path_id(f, t, documented_bounces(f, t)) + "-crash" for f, t in CRASH])
 def test_documented_path_survives_a_crash(frm, to):
     scope = plans.upgrade_scope(frm, to, documented_bounces(frm, to), crash=True, **SMALL)
@@ -260,6 +262,7 @@ UNSAFE = [("2.3", "3.9", "release"), ("2.0", "2.4", "release"),
           *[("2.0", "next", p) for p in ("release", *PROBING_PROFILES)]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frm,to,profile", UNSAFE, ids=[path_id(f, t, 1, p) for f, t, p in UNSAFE])
 def test_one_bounce_onto_cooperative_is_unsafe(frm, to, profile):
     scope = plans.upgrade_scope(frm, to, 1, profile=profile, **COOP)
@@ -267,11 +270,13 @@ def test_one_bounce_onto_cooperative_is_unsafe(frm, to, profile):
     assert v is not None and v.property == "revoke_before_reassign", v
 
 
+@pytest.mark.slow
 def test_cooperative_one_bounce_from_2_4_is_safe():
     scope = plans.upgrade_scope("2.4", "3.9", 1, **COOP)
     assert_upgrades_to(scope, "3.9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounce", [1, 2], ids=["first-bounce-upgrade.from=2.3", "second-bounce"])
 def test_cooperative_two_bounces_each_bounce_is_safe(bounce):
     plan = plans.upgrade_plan("2.3", "3.9", bounces=2)

@@ -28,6 +28,7 @@ IDS = [f"{model.name}:{v.key}" for model, v in CASES]
 HUNTED = [(m, v) for m, v in CASES if v.hypothesis_finds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, v", CASES, ids=IDS)
 def test_reference_passes_the_variant_scope(model, v):
     report = bfs(model, v.reference_scope())
@@ -35,6 +36,7 @@ def test_reference_passes_the_variant_scope(model, v):
     assert report.complete
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, v", CASES, ids=IDS)
 def test_bfs_catches_the_variant(model, v):
     report = bfs(model, v.buggy_scope())
@@ -42,6 +44,7 @@ def test_bfs_catches_the_variant(model, v):
     assert report.violation.property == v.expect, report.violation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, v", HUNTED, ids=[f"{m.name}:{v.key}" for m, v in HUNTED])
 def test_hypothesis_catches_the_variant(model, v):
     tried = []

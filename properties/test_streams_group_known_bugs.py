@@ -24,6 +24,7 @@ IDS = [v.key for v in STREAMS_GROUP_VARIANTS]
 HUNTED = [v for v in STREAMS_GROUP_VARIANTS if v.hypothesis_finds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=IDS)
 def test_reference_passes_the_variant_scope(v):
     report = bfs(MODEL, v.reference_scope())

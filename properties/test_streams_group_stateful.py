@@ -60,6 +60,7 @@ def _replay(scope, path):
     return found and found[0]
 
 
+@pytest.mark.slow
 def test_a_coordinator_ignoring_the_blocking_rule_is_found(monkeypatch):
     """KIP-1071: "An active task is assigned as soon as no other client owns it anymore".
     A coordinator that assigns every target task at once hands an active task to a new
@@ -79,19 +80,21 @@ def test_a_member_acknowledging_before_closing_revoked_tasks_is_found(monkeypatc
     them owned, so the coordinator never hands them on: the group does not converge.
     Detection only: the first failing case comes within a second, but shrinking a
     five-round liveness story takes minutes (BFS's shortest counterexample is pinned in
-    tests/test_streams_group_model.py)."""
+    tests/model/streams_group/test_streams_group_model.py)."""
     monkeypatch.setattr(member, "KEEP_REVOKED_FOR_TESTS", True)
     scope = S(processes=2)
     found = _hunt(scope, {"converges_within_k"}, steps=80, shrink=False)
     assert _replay(scope, found.path) == found.property
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=[v.key for v in STREAMS_GROUP_VARIANTS])
 def test_the_reference_survives_a_hunt_in_each_variant_scope(v):
     found = hunt(MODEL, v.reference_scope(), seed=0, max_examples=40, steps=60, shrink=False)
     assert found.property is None, found
 
 
+@pytest.mark.slow
 def test_the_reference_passes_the_hunted_scope():
     for seed in range(2):
         assert hunt(MODEL, S(processes=2), seed=seed, max_examples=50, steps=80).property is None

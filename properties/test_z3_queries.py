@@ -279,6 +279,7 @@ def _fold_outputs(claims: list[Claim], rule: str) -> dict:
     return evaluate(premises, pins, outputs)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(claim_st)
 def test_crosscheck_claim_fold_against_resolve_claims(raw):

@@ -30,7 +30,7 @@ from model.core import Model, check_state, check_step, replay
 
 from .observe import key, observer
 
-# the flip-check in tests/test_tracecheck.py turns this off by hand to see the invalid case fail
+# the flip-check in tests/checker/test_tracecheck.py turns this off by hand to see the invalid case fail
 COMPARE = True
 
 

@@ -39,7 +39,7 @@ from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
 from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
-# A breakable rule for the pinning tests (tests/test_streams_group_model.py): True keeps
+# A breakable rule for the pinning tests (tests/model/streams_group/test_streams_group_model.py): True keeps
 # revoked active tasks running after acknowledging the new assignment.
 KEEP_REVOKED_FOR_TESTS = False
 

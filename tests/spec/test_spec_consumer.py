@@ -26,6 +26,7 @@ def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> ma
     return changed_bundle(BUNDLE, tmp_path, old, new, module)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, config", [
     # resetStateOnResponseError: UNKNOWN_MEMBER_ID would keep the member id
     ("!.memberId = IF error = \"UNKNOWN_MEMBER_ID\" THEN NoMember ELSE @", "!.memberId = @", "MCConsumer"),

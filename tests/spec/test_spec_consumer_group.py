@@ -35,6 +35,7 @@ def test_the_tiny_stall_scope_agrees():
     assert report.problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, config", [
     # the uniform assignor's extra quota goes to the last member instead of the first
     ("(IF i <= total % n THEN 1 ELSE 0)", "(IF i > n - total % n THEN 1 ELSE 0)", "one-partition"),
@@ -70,6 +71,7 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, old, new, key", [
     # join_epoch_is_rejoin without its client clause: KAFKA-16251's rejoin no longer breaks it
     ("ConsumerGroup", "=> clients'[s].owned = {}", "=> TRUE", "KAFKA-16251"),
@@ -98,6 +100,7 @@ def test_a_changed_rule_under_a_known_bug_is_caught(tmp_path, module, old, new, 
     assert report.problems, f"changing {old!r} went unnoticed"
 
 
+@pytest.mark.slow
 def test_a_changed_model_rule_is_caught(monkeypatch):
     """A model rule changed (maybeReconcile: "revokedPartitions = owned - assigned"; here the
     consumer would keep what it should revoke): the spec, which states the rule, no longer
@@ -154,6 +157,7 @@ def _patched_fenced(original):
     return keeps_owned
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module, name, patch, config", [
     # the session-timeout fault removes the member without bumping the group epoch
     ("model.consumer_group.step", "session_timeout", _patched_session_timeout, "crash"),

@@ -66,6 +66,7 @@ def test_the_probing_scope_agrees_before_any_rule_is_changed():
     assert report.figures["witnesses reached"] == ["some_thread_downgraded", "upgrade_finished"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, config", [
     # 2.1-2.3 (KAFKA-8649's fix): a version change creates the assignment's tasks after all
     ("IF newest.rejoin THEN [newest EXCEPT !.apply = FALSE] ELSE newest", "newest", PROBING),
@@ -91,6 +92,7 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+@pytest.mark.slow
 def test_a_changed_spec_rule_no_pinned_scope_reaches_is_caught_by_walks(tmp_path):
     """Seed 002's "leaving soon" rejoin (a thread told it is leaving after its JoinGroup said
     otherwise) needs a round under way when the scale-down comes: past 10,000 states at any

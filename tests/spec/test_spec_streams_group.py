@@ -96,6 +96,7 @@ def test_a_rolling_topology_update_of_two_members_on_both_sides():
             assert spec.holds("topology_update_completes", last)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config", ["warm-ups", "operations"])
 def test_type_ok_holds_at_every_reachable_state(config):
     """TypeOK (which TLC users check; the cross-checks leave it out) holds at every state the
@@ -186,6 +187,7 @@ def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     assert f"{len(found.violation.path) - 1} steps" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, config", [
     # StickyTaskAssignor's first pass keeps a previous owner's task only under the quota
     ("(k = 3 \\/ Cardinality(TasksOf(X, A.w, m)) < A.tpm)", "(k = 3 \\/ Cardinality(TasksOf(X, A.w, m)) <= A.tpm)",
@@ -209,6 +211,7 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+@pytest.mark.slow
 def test_a_changed_model_rule_is_caught(monkeypatch):
     """A model rule changed (maybeReconcile: "activeTasksToRevoke = owned - assigned"; here the
     client would keep running the active tasks it should revoke): the spec, which states the

@@ -28,6 +28,7 @@ def test_names_agree_both_ways(name):
     assert len(names.properties) + len(bundle.leaves_out["properties"]) == len(bundle.model.properties)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, config", CONFIGS)
 def test_pinned_scope_reachable_states_equal(name, config):
     """Same states (no symmetry on either side), every transition a step of the spec action
@@ -47,6 +48,7 @@ def test_pinned_scope_reachable_states_equal(name, config):
                         | set(report.figures["invariants broken on both sides"]))) == pinned.broken
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUNDLES))
 def test_walks_of_larger_scopes_are_behaviours_of_the_spec(name):
     bundle = BUNDLES[name]
@@ -56,6 +58,7 @@ def test_walks_of_larger_scopes_are_behaviours_of_the_spec(name):
         assert report.figures["steps validated"] > 60
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, key", VARIANTS)
 def test_known_bug_variant_breaks_the_same_named_invariant(name, key):
     """The variant module against the model with the bug's rule: the model's shortest
@@ -71,6 +74,7 @@ def test_known_bug_variant_breaks_the_same_named_invariant(name, key):
     assert report.figures.get("states (spec = model)") == variant.distinct_states
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, key", VARIANTS)
 def test_the_base_spec_rejects_each_known_bug_counterexample(name, key):
     """The same path under the base spec stops being a behaviour at the buggy step."""

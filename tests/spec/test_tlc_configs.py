@@ -52,6 +52,7 @@ def test_the_tlc_model_has_the_constants_of_its_manifest_scope(name, cfg):
 PINNED = [(n, c) for n, c in CFGS if getattr(_scope_of(BUNDLES[n], c)[0], "distinct_states", None) is not None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, cfg", PINNED)
 def test_the_tlc_model_reaches_what_its_comments_and_the_manifest_promise(name, cfg):
     """Every TLC model whose states the manifest pins (a known bug beyond CI's budget has its
