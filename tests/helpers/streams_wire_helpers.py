@@ -276,7 +276,9 @@ host_maps = st.lists(st.tuples(st.tuples(texts, int32s), topic_partitions), max_
 def assignment_infos(draw, version: int, full: bool = False) -> AssignmentInfo:
     """With ``full``, every field is drawn, whatever the version can carry."""
     v = version
-    carried = lambda since: full or v >= since
+
+    def carried(since: int) -> bool:
+        return full or v >= since
     return AssignmentInfo(
         v,
         draw(int32s) if carried(3) else UNKNOWN,

@@ -8,7 +8,7 @@ owned partitions after a change, take an assignment once the coordinator sends i
 epoch 0 after FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID, leave with -1); the full client is
 member.py's."""
 from collections import deque
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import pytest
 
