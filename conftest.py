@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from properties import profiles
+from groupcheck.properties import profiles
 
 profiles.load()
 
@@ -15,7 +15,7 @@ def _fresh_model_caches():
     for the search (``functools.lru_cache`` on pure helpers) must not answer with what an
     earlier test computed, nor keep a broken rule's answers for a later one."""
     for name, module in list(sys.modules.items()):
-        if name == "model" or name.startswith("model."):
+        if name == "groupcheck.model" or name.startswith("groupcheck.model."):
             for value in list(vars(module).values()):
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()

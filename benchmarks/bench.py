@@ -40,12 +40,12 @@ sys.path.insert(0, str(ROOT))
 from groupcheck.checker import bfs, resident, walks  # noqa: E402
 from groupcheck.protocols import get  # noqa: E402
 from groupcheck.scope_input import build_scopes, overrides  # noqa: E402
-from model.streams_classic.plans import upgrade_scope  # noqa: E402
-from properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS  # noqa: E402
-from properties.known_bugs import VARIANTS  # noqa: E402
-from properties.stateful import hunt  # noqa: E402
-from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS  # noqa: E402
-from properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
+from groupcheck.model.streams_classic.plans import upgrade_scope  # noqa: E402
+from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS  # noqa: E402
+from groupcheck.properties.known_bugs import VARIANTS  # noqa: E402
+from groupcheck.properties.stateful import hunt  # noqa: E402
+from groupcheck.properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS  # noqa: E402
+from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
 
 TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": STREAMS_GROUP_VARIANTS,
           "consumer-group": CONSUMER_GROUP_VARIANTS + FINDINGS}

@@ -4,8 +4,8 @@ and must be flagged by ``groupcheck conform --role group-coordinator`` with the 
 """
 from __future__ import annotations
 
-from model.consumer import coordinator as gc
-from model.consumer.state import ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS
+from groupcheck.model.consumer import coordinator as gc
+from groupcheck.model.consumer.state import ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS
 
 from groupcheck.conform.coordinator.reference import ReferenceCoordinator
 

@@ -27,7 +27,7 @@ from typing import Callable
 
 import psutil
 
-from model.core import Model
+from groupcheck.model.core import Model
 
 from . import liveness
 from .frontier import BLOCK, LOOSE, Frontier

@@ -21,7 +21,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from model.scopes import one_line
+from groupcheck.model.scopes import one_line
 
 from . import stopping
 from .checker import Budget

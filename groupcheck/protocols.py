@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from model.core import Model
-from model.scopes import shown_repr
+from groupcheck.model.core import Model
+from groupcheck.model.scopes import shown_repr
 
 from . import reference_scopes
 
@@ -87,8 +87,8 @@ def variant_job(key: str) -> Job:
 
 
 def _consumer() -> Protocol:
-    from model.consumer import MODEL
-    from model.consumer.scope import PROFILES, from_dict, to_dict, with_profile
+    from groupcheck.model.consumer import MODEL
+    from groupcheck.model.consumer.scope import PROFILES, from_dict, to_dict, with_profile
 
     from .api.custom import register_plan_assignors
 
@@ -117,9 +117,9 @@ def _consumer() -> Protocol:
 
 
 def _streams_classic() -> Protocol:
-    from model.streams_classic import MODEL
-    from model.streams_classic import releases as rel
-    from model.streams_classic.scope import PROFILES, with_profile
+    from groupcheck.model.streams_classic import MODEL
+    from groupcheck.model.streams_classic import releases as rel
+    from groupcheck.model.streams_classic.scope import PROFILES, with_profile
 
     def text(scope) -> str:
         running = f" ({scope.initial} running at the start)" if scope.initial is not None else ""
@@ -169,7 +169,7 @@ def _streams_classic() -> Protocol:
 
 
 def _streams_out_of_reach(scope) -> dict[str, str]:
-    from model.streams_classic.step import first_version
+    from groupcheck.model.streams_classic.step import first_version
     far = {}
     if scope.task_assignor != "learner":
         far["some_warmup_caught_up"] = f"the {scope.task_assignor} assignor has no warm-up tasks"
@@ -183,7 +183,7 @@ def _can_probe(scope, first_version) -> bool:
     """Some bounce brings a thread whose subscription version the instances still on the
     previous configuration answer with a lower one a thread can adopt: both v3+ (KIP-268's
     version fields), or a future version met by a leader that probes (2.0+)."""
-    from model.streams_classic import releases as rel
+    from groupcheck.model.streams_classic import releases as rel
     for j in range(1, len(scope.plan)):
         old, new = first_version(scope, j - 1), first_version(scope, j)
         before = rel.release(scope.plan[j - 1].release)
@@ -197,15 +197,15 @@ def _variants(module: str, name: str) -> tuple:
     """properties/<module>.py's known-bug variants; none when groupcheck was installed
     without the properties/ folder."""
     try:
-        return getattr(importlib.import_module(f"properties.{module}"), name)
+        return getattr(importlib.import_module(f"groupcheck.properties.{module}"), name)
     except ImportError:
         return ()
 
 
 def _streams_group() -> Protocol:
-    from model.streams_group import MODEL
-    from model.streams_group.profiles import PROFILES
-    from model.streams_group.scope import with_profile
+    from groupcheck.model.streams_group import MODEL
+    from groupcheck.model.streams_group.profiles import PROFILES
+    from groupcheck.model.streams_group.scope import with_profile
 
     def text(scope) -> str:
         kind = "stateful" if scope.stateful else "stateless"
@@ -246,9 +246,9 @@ def _streams_group() -> Protocol:
 
 
 def _consumer_group() -> Protocol:
-    from model.consumer_group import MODEL
-    from model.consumer_group.profiles import PROFILES
-    from model.consumer_group.scope import with_profile
+    from groupcheck.model.consumer_group import MODEL
+    from groupcheck.model.consumer_group.profiles import PROFILES
+    from groupcheck.model.consumer_group.scope import with_profile
 
     def text(scope) -> str:
         subs = "regex" if scope.regex else "names"

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 
 def consumer() -> dict[str, object]:
-    from model.consumer.scope import PROFILES, Config, ConsumerScope
+    from groupcheck.model.consumer.scope import PROFILES, Config, ConsumerScope
 
     coop, rng = Config(("cooperative-sticky",)), Config(("range",))
     return {
@@ -54,7 +54,7 @@ def consumer() -> dict[str, object]:
 
 
 def streams_classic() -> dict[str, object]:
-    from model.streams_classic.scope import PROFILES, Config, StreamsScope
+    from groupcheck.model.streams_classic.scope import PROFILES, Config, StreamsScope
 
     def under(profile: str, scope: StreamsScope) -> StreamsScope:
         return replace(scope, profile=profile, behaviour=PROFILES[profile])
@@ -96,7 +96,7 @@ def streams_classic() -> dict[str, object]:
 
 
 def streams_group() -> dict[str, object]:
-    from model.streams_group.scope import StreamsGroupScope as S
+    from groupcheck.model.streams_group.scope import StreamsGroupScope as S
 
     return {
         # two members of one process share its tasks (KIP-1071's process id)
@@ -127,7 +127,7 @@ def streams_group() -> dict[str, object]:
 
 
 def consumer_group() -> dict[str, object]:
-    from model.consumer_group.scope import ConsumerGroupScope as S
+    from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
 
     return {
         # a member joins a one-member group and one leaves: revocation, acknowledgement, the leave bump

@@ -12,9 +12,9 @@ import json
 import pprint
 from dataclasses import dataclass
 
-from model.core import Model, replay
-from model.core import first_violation as first_claim_broken
-from model.scopes import shorten
+from groupcheck.model.core import Model, replay
+from groupcheck.model.core import first_violation as first_claim_broken
+from groupcheck.model.scopes import shorten
 
 from .api.custom import plan_assignor_names
 from .protocols import get

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.core import NotSettled
+from groupcheck.model.core import NotSettled
 
 from . import checker
 from .console import FAILED, NOT_PROVED, PASSED, Limits, Ticker, stop_code

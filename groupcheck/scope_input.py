@@ -8,9 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from model.core import NotSettled
-from model.itf import JsonError, parse_json
-from model.scopes import shorten, shown_repr
+from groupcheck.model.core import NotSettled
+from groupcheck.model.itf import JsonError, parse_json
+from groupcheck.model.scopes import shorten, shown_repr
 
 from .api.custom import plan_assignor_names, trust, trust_only
 from .console import err, fail

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from model.scopes import profile_label
+from groupcheck.model.scopes import profile_label
 
 from . import traces
 from .console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, TERMINATED, Limits, err, out

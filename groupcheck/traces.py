@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model import itf
-from model.core import Model, PathError, replay
-from model.scopes import integer, list_of, profile_label, string
+from groupcheck.model import itf
+from groupcheck.model.core import Model, PathError, replay
+from groupcheck.model.scopes import integer, list_of, profile_label, string
 
 from .api.custom import UntrustedAssignor
 from .files import InputError, read_text

@@ -15,9 +15,9 @@ import sys
 from collections import Counter
 
 from groupcheck.reference_scopes import consumer
-from model.consumer import MODEL
-from model.consumer.state import COMPLETING
-from model.consumer.step import canonical, within_bounds
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.state import COMPLETING
+from groupcheck.model.consumer.step import canonical, within_bounds
 
 
 def _duplicate_claims(group) -> str:

@@ -39,9 +39,13 @@ def tracked_files(base: Path) -> list[str]:
 def copy_tree(base: Path, files: list[str], dest: Path) -> None:
     for rel in files:
         src = base / rel
+        target = dest / rel
+        if src.is_symlink():       # groupcheck/model -> ../model: the copy links to its own model/
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(src.readlink())
+            continue
         if not src.is_file():      # deleted in the work tree, or a submodule
             continue
-        target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, target)
 

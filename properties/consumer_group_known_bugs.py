@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from model.consumer_group.scope import ConsumerGroupScope, Rules
-from properties.streams_group_known_bugs import GroupVariant as _StreamsVariant
+from groupcheck.model.consumer_group.scope import ConsumerGroupScope, Rules
+from groupcheck.properties.streams_group_known_bugs import GroupVariant as _StreamsVariant
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model.consumer.scope import PROFILES, Behaviour, Config, ConsumerScope
+from groupcheck.model.consumer.scope import PROFILES, Behaviour, Config, ConsumerScope
 
 COOPERATIVE_STICKY = (Config(("cooperative-sticky",)),)
 

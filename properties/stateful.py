@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, seed as hseed, settings, strategies a
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, rule,
                                  run_state_machine_as_test)
 
-from model.core import Model, Step, check_state, check_step, replay
+from groupcheck.model.core import Model, Step, check_state, check_step, replay
 
 
 class PropertyViolated(AssertionError):

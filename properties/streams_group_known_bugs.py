@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from model.streams_group.scope import Rules, StreamsGroupScope
+from groupcheck.model.streams_group.scope import Rules, StreamsGroupScope
 
 
 @dataclass(frozen=True)

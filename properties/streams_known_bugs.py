@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from model.streams_classic.scope import Behaviour, Config, StreamsScope
+from groupcheck.model.streams_classic.scope import Behaviour, Config, StreamsScope
 
 from .known_bugs import Variant
 

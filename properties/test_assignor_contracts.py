@@ -12,8 +12,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.assignors import Member, lookup
-from model.partitions import bits, topic_mask
+from groupcheck.model.assignors import Member, lookup
+from groupcheck.model.partitions import bits, topic_mask
 
 STRIDE = 8
 

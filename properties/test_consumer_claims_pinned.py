@@ -38,8 +38,8 @@ PROBE = """
 import sys
 from groupcheck import checker
 from groupcheck.protocols import get
-import model
-assert model.__file__.startswith(sys.argv[1]), model.__file__
+import groupcheck.model
+assert groupcheck.model.__file__.startswith(sys.argv[1]), groupcheck.model.__file__
 p = get("consumer")
 r = checker.bfs(p.model, p.default_scopes()[sys.argv[2]], max_states=400_000)
 print(r.violation.property if r.violation else "none")
@@ -49,7 +49,10 @@ print(r.violation.property if r.violation else "none")
 @pytest.mark.slow
 @pytest.mark.parametrize("claim, mutant, scope", PINS, ids=[p[0] for p in PINS])
 def test_the_claim_catches_the_rule_mistake_it_was_written_for(tmp_path, claim, mutant, scope):
-    shutil.copytree(ROOT / "model", tmp_path / "model")
+    # the copy imports as groupcheck.model through the copied package's groupcheck/model link
+    shutil.copytree(ROOT / "groupcheck", tmp_path / "groupcheck", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "model", tmp_path / "model", ignore=shutil.ignore_patterns("__pycache__"))
     apply(tmp_path, by_name(mutant))
     env_path = f"{tmp_path}:{ROOT}"
     out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), scope], capture_output=True, text=True,

@@ -13,12 +13,12 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.protocols import expected_jobs, get
-from model.consumer_group import MODEL
-from model.consumer_group.scope import ConsumerGroupScope, validate
-from model.core import first_violation, replay
-from model.scopes import ScopeError
-from properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS, consumer_group_variant
-from properties.stateful import hunt
+from groupcheck.model.consumer_group import MODEL
+from groupcheck.model.consumer_group.scope import ConsumerGroupScope, validate
+from groupcheck.model.core import first_violation, replay
+from groupcheck.model.scopes import ScopeError
+from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS, consumer_group_variant
+from groupcheck.properties.stateful import hunt
 
 IDS = [v.key for v in CONSUMER_GROUP_VARIANTS]
 HUNTED = [v for v in CONSUMER_GROUP_VARIANTS if v.hypothesis_finds]
@@ -110,7 +110,7 @@ def test_a_finding_is_kafkas_behaviour_and_the_fix_passes(v):
 def test_the_unreconciled_assignment_finding_double_owns_a_partition():
     """Beyond the commit: with the commit claim set aside the same scope puts one partition on
     two live clients (no fault, a partition added and a member joining)."""
-    from model.consumer_group.properties import PROPERTIES
+    from groupcheck.model.consumer_group.properties import PROPERTIES
     v = consumer_group_variant("unreconciled-assignment-released")
     model = replace(MODEL, properties=tuple(p for p in PROPERTIES if p.name != "commits_only_by_owner"))
     report = bfs(model, v.buggy_scope())

@@ -20,11 +20,11 @@ import sys
 import pytest
 
 from groupcheck.reference_scopes import consumer_group
-from model.consumer_group import MODEL, member
-from model.consumer_group.scope import ConsumerGroupScope as S
-from model.core import first_violation, replay
-from properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS
-from properties.stateful import capped, hunt, hunt_until_found
+from groupcheck.model.consumer_group import MODEL, member
+from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
+from groupcheck.model.core import first_violation, replay
+from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS
+from groupcheck.properties.stateful import capped, hunt, hunt_until_found
 
 SCOPES = consumer_group()
 EXAMPLES, STEPS = 30, 60
@@ -64,7 +64,7 @@ def test_a_coordinator_ignoring_the_blocking_rule_is_found(monkeypatch):
     """KIP-848: a partition is assigned to a new owner only once its previous owner revoked
     it. A coordinator whose ``consumer_unreleased`` never blocks hands a partition to a joining
     member while the first member still holds it."""
-    import model.consumer_group.coordinator_update as cu
+    import groupcheck.model.consumer_group.coordinator_update as cu
     monkeypatch.setattr(cu, "consumer_unreleased", lambda holdings, member_id, **kw: (lambda role, i: False))
     scope = S()
     found = _hunt(scope, {"revoke_before_reassign", "no_double_ownership", "callbacks_in_order",
@@ -94,7 +94,7 @@ def test_a_member_keeping_revoked_partitions_is_found_by_bfs(monkeypatch):
     def keeps(c, commit_error):
         out, calls = real(c, commit_error)
         return out._replace(owned=out.owned | c.owned), calls
-    monkeypatch.setattr(sys.modules["model.consumer_group.step"], "reconcile", keeps)
+    monkeypatch.setattr(sys.modules["groupcheck.model.consumer_group.step"], "reconcile", keeps)
     report = bfs(MODEL, S())
     assert report.violation is not None and report.violation.property == "can_settle"
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 
-from model.consumer import MODEL
-from model.consumer.scope import Config, ConsumerScope
-from properties.stateful import machine
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import Config, ConsumerScope
+from groupcheck.properties.stateful import machine
 
 SCOPES = {
     "cooperative-faults": ConsumerScope(members=3, budget=2, max_generation=6,

@@ -59,12 +59,12 @@ import pytest
 
 from groupcheck.checker import Report, bfs
 from groupcheck.traces import story
-from model.core import replay
-from model.streams_classic import MODEL, plans
-from model.streams_classic import releases as rel
-from model.streams_classic.scope import Config, ScopeError, StreamsScope, from_dict, validate
-from model.streams_classic.state import UP
-from model.streams_classic.step import LEADER_FAILURE, config, live, quiescent
+from groupcheck.model.core import replay
+from groupcheck.model.streams_classic import MODEL, plans
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.scope import Config, ScopeError, StreamsScope, from_dict, validate
+from groupcheck.model.streams_classic.state import UP
+from groupcheck.model.streams_classic.step import LEADER_FAILURE, config, live, quiescent
 
 SMALL = {"instances": 2, "tasks": 2}
 COOP = {"instances": 3, "tasks": 4}

@@ -17,11 +17,11 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.checker import bfs
-from model.consumer import MODEL as CONSUMER
-from model.streams_classic import MODEL as STREAMS
-from properties.known_bugs import VARIANTS
-from properties.stateful import hunt
-from properties.streams_known_bugs import STREAMS_VARIANTS
+from groupcheck.model.consumer import MODEL as CONSUMER
+from groupcheck.model.streams_classic import MODEL as STREAMS
+from groupcheck.properties.known_bugs import VARIANTS
+from groupcheck.properties.stateful import hunt
+from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS
 
 CASES = [(CONSUMER, v) for v in VARIANTS] + [(STREAMS, v) for v in STREAMS_VARIANTS]
 IDS = [f"{model.name}:{v.key}" for model, v in CASES]

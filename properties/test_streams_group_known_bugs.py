@@ -13,12 +13,12 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.protocols import expected_jobs, get
-from model.core import Step, check_step, first_violation, replay
-from model.scopes import ScopeError
-from model.streams_group import MODEL
-from model.streams_group.scope import StreamsGroupScope, validate
-from properties.stateful import hunt
-from properties.streams_group_known_bugs import FINDINGS, STREAMS_GROUP_VARIANTS, streams_group_variant
+from groupcheck.model.core import Step, check_step, first_violation, replay
+from groupcheck.model.scopes import ScopeError
+from groupcheck.model.streams_group import MODEL
+from groupcheck.model.streams_group.scope import StreamsGroupScope, validate
+from groupcheck.properties.stateful import hunt
+from groupcheck.properties.streams_group_known_bugs import FINDINGS, STREAMS_GROUP_VARIANTS, streams_group_variant
 
 IDS = [v.key for v in STREAMS_GROUP_VARIANTS]
 HUNTED = [v for v in STREAMS_GROUP_VARIANTS if v.hypothesis_finds]

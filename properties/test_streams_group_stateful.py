@@ -20,11 +20,11 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.reference_scopes import streams_group
-from model.core import first_violation, replay
-from model.streams_group import MODEL, member
-from model.streams_group.scope import StreamsGroupScope as S
-from properties.stateful import capped, hunt, hunt_until_found
-from properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS
+from groupcheck.model.core import first_violation, replay
+from groupcheck.model.streams_group import MODEL, member
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S
+from groupcheck.properties.stateful import capped, hunt, hunt_until_found
+from groupcheck.properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS
 
 SCOPES = streams_group()
 EXAMPLES, STEPS = 60, 80
@@ -65,7 +65,7 @@ def test_a_coordinator_ignoring_the_blocking_rule_is_found(monkeypatch):
     """KIP-1071: "An active task is assigned as soon as no other client owns it anymore".
     A coordinator that assigns every target task at once hands an active task to a new
     member while its old owner still runs it."""
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     monkeypatch.setattr(cu, "streams_unreleased", lambda holdings, process_id: (lambda role, i: False))
     scope = S(processes=2)
     found = _hunt(scope, {"no_task_active_twice", "revoke_before_reassign"}, steps=30, shrink=True)

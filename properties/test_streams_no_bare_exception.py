@@ -14,11 +14,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import assign
-from model.streams_classic.member import on_assignment, subscribe
-from model.streams_classic.scope import PROFILES, Behaviour, Config, StreamsScope, TASK_ASSIGNORS
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import assign
+from groupcheck.model.streams_classic.member import on_assignment, subscribe
+from groupcheck.model.streams_classic.scope import PROFILES, Behaviour, Config, StreamsScope, TASK_ASSIGNORS
+from groupcheck.model.streams_classic.state import (
     ASSIGNMENT_ERROR, JOINING, NO_LEADER, PREPARING, SYNCING, UP, Assignment, Group, Instance, Member, State,
     Subscription,
 )

@@ -6,10 +6,10 @@ failing mid-upgrade; swarm testing leaves some action kinds out per case.
 """
 from __future__ import annotations
 
-from model.streams_classic import MODEL
-from model.streams_classic.plans import upgrade_scope
-from model.streams_classic.scope import Config, StreamsScope
-from properties.stateful import machine
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic.plans import upgrade_scope
+from groupcheck.model.streams_classic.scope import Config, StreamsScope
+from groupcheck.properties.stateful import machine
 
 SCOPES = {
     "bounce-2.4-3.9-crash": upgrade_scope("2.4", "3.9", 1, instances=3, tasks=3, crash=True),

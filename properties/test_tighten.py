@@ -3,10 +3,10 @@ found (after ``prune``) to BFS's shortest where a short window shows a way."""
 from __future__ import annotations
 
 from groupcheck.checker import bfs
-from model.core import first_violation, replay
-from model.streams_classic import MODEL
-from properties.stateful import prune, tighten
-from properties.streams_known_bugs import streams_variant
+from groupcheck.model.core import first_violation, replay
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.properties.stateful import prune, tighten
+from groupcheck.properties.streams_known_bugs import streams_variant
 
 # what a seeded hunt of KAFKA-8649-prev-tasks found, after ``prune``: 12 steps, where
 # BFS's shortest takes 7 (``prune`` deletes steps and cannot replace a detour)

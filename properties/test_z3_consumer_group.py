@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from model.epochs import Holding, MemberAssignment, consumer_unreleased, reconcile
-from model.epochs import CONSUMER_TRUNK
-from properties.smt import COUNTEREXAMPLE, PROVED, all_queries
-from properties.smt import consumer_group_reconcile_exclusive as qj
+from groupcheck.model.epochs import Holding, MemberAssignment, consumer_unreleased, reconcile
+from groupcheck.model.epochs import CONSUMER_TRUNK
+from groupcheck.properties.smt import COUNTEREXAMPLE, PROVED, all_queries
+from groupcheck.properties.smt import consumer_group_reconcile_exclusive as qj
 
 
 def test_registered():
@@ -50,9 +50,9 @@ def test_weakened_gives_a_counterexample_the_real_rule_blocks(weakening):
 
 # ---- (k) validation: each release differs from kip-848 exactly as documented ----
 
-from model.consumer_group.validation import PY as VPY, rules as vrules, validate, view as vview  # noqa: E402
-from model.consumer_group.state import ConsumerGroupHeartbeat  # noqa: E402
-from properties.smt import consumer_group_request_validation as qk  # noqa: E402
+from groupcheck.model.consumer_group.validation import PY as VPY, rules as vrules, validate, view as vview  # noqa: E402
+from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat  # noqa: E402
+from groupcheck.properties.smt import consumer_group_request_validation as qk  # noqa: E402
 
 
 def test_validation_differences_registered_and_proved():

@@ -7,10 +7,10 @@ import pytest
 import z3
 from hypothesis import given, settings, strategies as st
 
-from model.epochs import STABLE, UNREVOKED, Holding, MemberAssignment, reconcile, streams_unreleased
-from properties.smt import COUNTEREXAMPLE, PROVED, all_queries
-from properties.smt import reconcile_never_two_active_owners as qh
-from properties.smt._common import evaluate
+from groupcheck.model.epochs import STABLE, UNREVOKED, Holding, MemberAssignment, reconcile, streams_unreleased
+from groupcheck.properties.smt import COUNTEREXAMPLE, PROVED, all_queries
+from groupcheck.properties.smt import reconcile_never_two_active_owners as qh
+from groupcheck.properties.smt._common import evaluate
 
 ROLES = range(3)
 
@@ -33,7 +33,7 @@ def _holdings(cex, pending_counts=True):
 
 
 def _python_step(cex, rule):
-    """model.epochs.reconcile on the counterexample's member k (from a state that
+    """groupcheck.model.epochs.reconcile on the counterexample's member k (from a state that
     recomputes: UNRELEASED at an older epoch)."""
     k = cex["member"]
     member = MemberAssignment("UNRELEASED", 1, 0, tuple(cex["assigned"][k]), tuple(cex["pending"][k]))

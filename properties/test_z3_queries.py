@@ -21,17 +21,17 @@ import pytest  # noqa: E402
 import z3  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, AssignorConfigError, Assignor,  # noqa: E402
+from groupcheck.model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, AssignorConfigError, Assignor,  # noqa: E402
                              Member, rebalance_protocol)
-from model.assignors.ownership import Claim, resolve_claims, withhold  # noqa: E402
-from model.consumer.selection import select_protocol  # noqa: E402
-from model.partitions import existing as existing_partitions  # noqa: E402
-from properties.smt import PROVED, COUNTEREXAMPLE, Result, all_queries  # noqa: E402
-from properties.smt import cooperative_withholding_never_two_owners as qa  # noqa: E402
-from properties.smt import inductive_no_double_ownership as qd  # noqa: E402
-from properties.smt import protocol_selection_sound as qc  # noqa: E402
-from properties.smt import stale_claims_never_win as qb  # noqa: E402
-from properties.smt._common import evaluate  # noqa: E402
+from groupcheck.model.assignors.ownership import Claim, resolve_claims, withhold  # noqa: E402
+from groupcheck.model.consumer.selection import select_protocol  # noqa: E402
+from groupcheck.model.partitions import existing as existing_partitions  # noqa: E402
+from groupcheck.properties.smt import PROVED, COUNTEREXAMPLE, Result, all_queries  # noqa: E402
+from groupcheck.properties.smt import cooperative_withholding_never_two_owners as qa  # noqa: E402
+from groupcheck.properties.smt import inductive_no_double_ownership as qd  # noqa: E402
+from groupcheck.properties.smt import protocol_selection_sound as qc  # noqa: E402
+from groupcheck.properties.smt import stale_claims_never_win as qb  # noqa: E402
+from groupcheck.properties.smt._common import evaluate  # noqa: E402
 
 P = 6
 SETTINGS = settings(max_examples=120, deadline=None)

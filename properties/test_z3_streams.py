@@ -27,18 +27,18 @@ from itertools import combinations_with_replacement
 
 import pytest
 
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import answers_with_error, assign
-from model.streams_classic.member import on_assignment
-from model.streams_classic.scope import PROFILES, Config, StreamsScope, family
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import answers_with_error, assign
+from groupcheck.model.streams_classic.member import on_assignment
+from groupcheck.model.streams_classic.scope import PROFILES, Config, StreamsScope, family
+from groupcheck.model.streams_classic.state import (
     ASSIGNMENT_ERROR, PREPARING, SYNCING, UP, Assignment, Group, Instance, Member, State, Subscription,
 )
-from properties.smt import COUNTEREXAMPLE, PROVED, all_queries
-from properties.smt import _streams as s
-from properties.smt import streams_negotiation_readable as qe
-from properties.smt import streams_probing_decision_table as qf
-from properties.smt._common import evaluate
+from groupcheck.properties.smt import COUNTEREXAMPLE, PROVED, all_queries
+from groupcheck.properties.smt import _streams as s
+from groupcheck.properties.smt import streams_negotiation_readable as qe
+from groupcheck.properties.smt import streams_probing_decision_table as qf
+from groupcheck.properties.smt._common import evaluate
 
 # One release per LATEST_SUPPORTED_VERSION (under the "release" profile a release's
 # family is a function of its LATEST, so any of them stands for the others as a member;

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from model.streams_group.profiles import PROFILES
-from model.streams_group.state import StreamsGroupHeartbeat, Subtopology, TaskIds, TopicInfo, Topology
-from model.streams_group.topology import select
-from model.streams_group.validation import PY, rules, validate, view
-from properties.smt import COUNTEREXAMPLE, PROVED, all_queries
-from properties.smt import streams_request_validation as qi
-from properties.smt import streams_topology_epoch_table as qg
+from groupcheck.model.streams_group.profiles import PROFILES
+from groupcheck.model.streams_group.state import StreamsGroupHeartbeat, Subtopology, TaskIds, TopicInfo, Topology
+from groupcheck.model.streams_group.topology import select
+from groupcheck.model.streams_group.validation import PY, rules, validate, view
+from groupcheck.properties.smt import COUNTEREXAMPLE, PROVED, all_queries
+from groupcheck.properties.smt import streams_request_validation as qi
+from groupcheck.properties.smt import streams_topology_epoch_table as qg
 
 
 def test_both_streams_group_queries_are_registered():

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from model.assignors import PACKAGED, AssignorConfigError, lookup
-from model.assignors import rebalance_protocol as _rebalance_protocol
-from model.assignors.ownership import cooperative_violation, withhold
-from model.assignors.ownership import resolve_claims as _resolve_claims
-from model.consumer import selection
-from model.consumer.leader import claim_of, run_assignor
-from model.consumer.scope import PROFILES, Behaviour
-from model.consumer.state import Subscription as ModelSubscription
+from groupcheck.model.assignors import PACKAGED, AssignorConfigError, lookup
+from groupcheck.model.assignors import rebalance_protocol as _rebalance_protocol
+from groupcheck.model.assignors.ownership import cooperative_violation, withhold
+from groupcheck.model.assignors.ownership import resolve_claims as _resolve_claims
+from groupcheck.model.consumer import selection
+from groupcheck.model.consumer.leader import claim_of, run_assignor
+from groupcheck.model.consumer.scope import PROFILES, Behaviour
+from groupcheck.model.consumer.state import Subscription as ModelSubscription
 
 from .layout import (
     Layout,

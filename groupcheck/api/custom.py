@@ -31,10 +31,10 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any, Iterable, Mapping, Sequence
 
-from model import assignors as registry
-from model.assignors import COOPERATIVE, EAGER, Assignor, Member
-from model.partitions import bits
-from model.scopes import ScopeError, shorten
+from groupcheck.model import assignors as registry
+from groupcheck.model.assignors import COOPERATIVE, EAGER, Assignor, Member
+from groupcheck.model.partitions import bits
+from groupcheck.model.scopes import ScopeError, shorten
 
 from ..stopping import user_code
 from .layout import Layout, checked_assignment

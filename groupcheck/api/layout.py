@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from model.partitions import bits
+from groupcheck.model.partitions import bits
 
 from .values import ApiError, Subscription, TopicPartition, _int, _str, topic_partitions
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import assign as leader_assign
-from model.streams_classic.scope import PROFILES, Config, StreamsScope
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import assign as leader_assign
+from groupcheck.model.streams_classic.scope import PROFILES, Config, StreamsScope
+from groupcheck.model.streams_classic.state import (
     ASSIGNMENT_ERROR,
     OFF,
     PREPARING,
@@ -23,7 +23,7 @@ from model.streams_classic.state import (
     State,
     Subscription,
 )
-from model.streams_classic.step import fresh
+from groupcheck.model.streams_classic.step import fresh
 
 from .layout import checked_members
 from .values import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.core import Model, PathError, first_violation, replay
+from groupcheck.model.core import Model, PathError, first_violation, replay
 
 MAX_REPLAYS = 20_000
 

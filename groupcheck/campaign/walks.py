@@ -15,7 +15,7 @@ from collections import Counter
 from enum import Enum
 from functools import lru_cache
 
-from model.core import Model, replay
+from groupcheck.model.core import Model, replay
 
 from ..checker import Claims, swarm_kinds, walk
 from ..protocols import get

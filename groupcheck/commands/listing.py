@@ -4,7 +4,7 @@ from __future__ import annotations
 from rich.padding import Padding
 from rich.table import Table
 
-from model.scopes import behaviour_diff
+from groupcheck.model.scopes import behaviour_diff
 
 from ..checker import CHECKER_CLAIMS, CHECKER_DOCS
 from ..console import out

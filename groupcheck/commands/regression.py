@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from .. import traces
-from model.scopes import shown_repr
+from groupcheck.model.scopes import shown_repr
 
 from ..checker import CHECKER_CLAIMS
 from ..console import err, fail, out

@@ -22,9 +22,9 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from model.core import first_violation
-from model.core import replay as replay_path
-from model.scopes import profile_label
+from groupcheck.model.core import first_violation
+from groupcheck.model.core import replay as replay_path
+from groupcheck.model.scopes import profile_label
 
 from .. import traces
 from ..console import FAILED, fail, out

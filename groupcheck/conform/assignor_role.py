@@ -24,12 +24,12 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from model import assignors as registry
-from model.assignors import Assignor, Member
-from model.consumer import MODEL
-from model.consumer.client import protocol_of
-from model.core import Model
-from model.partitions import bits
+from groupcheck.model import assignors as registry
+from groupcheck.model.assignors import Assignor, Member
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.client import protocol_of
+from groupcheck.model.core import Model
+from groupcheck.model.partitions import bits
 
 from . import claims as C
 from . import recording as R

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from groupcheck import checker
 from groupcheck.console import Limits, Ticker
-from model.core import first_violation, replay
+from groupcheck.model.core import first_violation, replay
 
 from . import roles
 from .recording import GiveUp, StartError
@@ -164,7 +164,7 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
 def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, muted: set[str], started: float) -> None:
     """The project's Hypothesis state machine (``properties/stateful.py``) over the same
     model and actions(); its counterexample comes shrunk by Hypothesis."""
-    from properties.stateful import hunt
+    from groupcheck.properties.stateful import hunt
     model = (run.role or roles.get("assignor")).conform_model(run.recorder, frozenset(muted))
     found = hunt(model, sr.scope, seed=settings.seed, max_examples=settings.hypothesis, steps=settings.walk_length)
     sr.reports.append(checker.Report(model.name, "hypothesis", states=found.cases, seconds=found.seconds,

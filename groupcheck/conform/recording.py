@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, NamedTuple
 
-from model.core import Property
+from groupcheck.model.core import Property
 
 from .adapter import AdapterError, Outcome, problems
 

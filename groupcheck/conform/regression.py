@@ -12,7 +12,7 @@ import pprint
 from collections import deque
 from dataclasses import dataclass
 
-from model.core import check_state, check_step, replay
+from groupcheck.model.core import check_state, check_step, replay
 
 from . import roles
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from model.core import Model
+from groupcheck.model.core import Model
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,8 @@ class Role:
 
 
 def _assignor() -> Role:
-    from model.consumer import MODEL
-    from model.consumer.scope import to_dict
+    from groupcheck.model.consumer import MODEL
+    from groupcheck.model.consumer.scope import to_dict
 
     from .assignor_role import PER_INVOCATION, Recorder, conform_model
     from .scenarios import EXCLUDED, configurable, scopes

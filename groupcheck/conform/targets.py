@@ -66,7 +66,7 @@ def _cls(path: str) -> Any:
 
 
 def _reference(name: str) -> Target:
-    from model.assignors import ASSIGNORS
+    from groupcheck.model.assignors import ASSIGNORS
 
     class Reference:
         """The model's own assignor (groupcheck.api.assign, Kafka 3.5+ rules)."""
@@ -113,7 +113,7 @@ def _library(package: str, name: str, path: str, balanced: str | None) -> Target
 
 
 def builtin_names() -> list[str]:
-    from model.assignors import PACKAGED
+    from groupcheck.model.assignors import PACKAGED
     refs = [f"reference:{n}" for n in ("range", "roundrobin", "sticky", "cooperative-sticky") if n in PACKAGED]
     return refs + [f"kafka-python:{n}" for n in KAFKA_PYTHON] + [f"aiokafka:{n}" for n in AIOKAFKA]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model import itf
+from groupcheck.model import itf
 
 from .. import traces
 from ..files import InputError, read_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from model.core import check_state
+from groupcheck.model.core import check_state
 
 from ..checker import Budget, bfs, walks
 

@@ -23,7 +23,7 @@ from flask import Flask, Response, jsonify, render_template, request, send_from_
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import WSGIRequestHandler
 
-from model import itf
+from groupcheck.model import itf
 
 from .. import traces
 from ..checker import Budget

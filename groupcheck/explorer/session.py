@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model.core import PathError, Step, check_state, check_step
-from model.core import replay as replay_path
+from groupcheck.model.core import PathError, Step, check_state, check_step
+from groupcheck.model.core import replay as replay_path
 
 from .. import regression, traces
 from ..checker import Claims
@@ -347,7 +347,7 @@ class Session:
                                  self.model.scope_to_dict(self.scope), path, found.property if found else None)
 
     def export_itf(self, path: str | Path) -> Path:
-        from model import itf
+        from groupcheck.model import itf
         target = Path(path)
         target.write_text(itf.dumps(self.itf()))
         return target

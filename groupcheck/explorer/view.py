@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from model.scopes import profile_label
+from groupcheck.model.scopes import profile_label
 
 from . import diff as diffs
 from . import tables as state_tables

@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from model.core import Model, replay
+from groupcheck.model.core import Model, replay
 
 from .link import camel
 from .manifest import Bundle, Config, OutsideSpec, Variant

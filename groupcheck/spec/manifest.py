@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from model.scopes import shorten
+from groupcheck.model.scopes import shorten
 
 from ..files import InputError, read_text
 from ..protocols import Protocol, get

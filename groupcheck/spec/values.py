@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from model.partitions import bits
+from groupcheck.model.partitions import bits
 
 
 class Fcn:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from model.scopes import shorten
+from groupcheck.model.scopes import shorten
 
 from .. import protocols
 from ..files import InputError

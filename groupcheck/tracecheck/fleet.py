@@ -22,7 +22,7 @@ import json
 import random
 from pathlib import Path
 
-from model.core import replay
+from groupcheck.model.core import replay
 
 from .. import protocols
 from ..checker import Claims, Moves, bfs, swarm_kinds, walk

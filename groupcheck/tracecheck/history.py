@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from model.itf import unique_keys
-from model.scopes import shorten
+from groupcheck.model.itf import unique_keys
+from groupcheck.model.scopes import shorten
 
 from ..files import InputError, checked
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from model import partitions as bits
-from model.scopes import shorten
+from groupcheck.model import partitions as bits
+from groupcheck.model.scopes import shorten
 
 CALLBACKS = ("revoked", "assigned", "lost", "commit")
 BOOK = ("group", "seq", "protocol", "scope", "ts")     # the fields of a line that are not the observation ("ts": a recorder's timestamp, not compared)
@@ -88,7 +88,7 @@ def _consumer(model, scope) -> Callable:
 
 
 def _consumer_group(model, scope) -> Callable:
-    from model.consumer_group.render import _parts
+    from groupcheck.model.consumer_group.render import _parts
 
     def is_callbacks(data) -> bool:
         return bool(data) and all(isinstance(c, tuple) and c and c[0] in CALLBACKS for c in data)

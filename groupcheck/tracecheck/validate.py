@@ -26,7 +26,7 @@ import heapq
 import time
 from dataclasses import dataclass, field
 
-from model.core import Model, check_state, check_step, replay
+from groupcheck.model.core import Model, check_state, check_step, replay
 
 from .observe import key, observer
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import struct
 from typing import Any, NamedTuple
 
-from model.streams_group.state import (
+from groupcheck.model.streams_group.state import (
     CopartitionGroup,
     Endpoint,
     EndpointToPartitions,

@@ -27,8 +27,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import z3
 
-from model.streams_classic import releases as rel
-from model.streams_classic.scope import PROFILES
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.scope import PROFILES
 
 from ._common import value
 

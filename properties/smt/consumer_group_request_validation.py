@@ -24,8 +24,8 @@ from typing import Any
 
 import z3
 
-from model.consumer_group.profiles import PROFILES
-from model.consumer_group.validation import View, rules
+from groupcheck.model.consumer_group.profiles import PROFILES
+from groupcheck.model.consumer_group.validation import View, rules
 
 from ._common import Instance, Result, run, value
 from .streams_request_validation import Z3   # z3's And / Or / Not as validation.Ops

@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 import z3
 
-from model.assignors import ASSIGNORS, PROTOCOL_IDS
+from groupcheck.model.assignors import ASSIGNORS, PROTOCOL_IDS
 
 from ._common import Instance, Result, run, value, pick_weakening
 

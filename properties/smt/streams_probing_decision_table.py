@@ -48,7 +48,7 @@ from typing import Any, Callable, NamedTuple
 
 import z3
 
-from model.streams_classic import releases as rel
+from groupcheck.model.streams_classic import releases as rel
 
 from . import _streams as s
 from ._common import Instance, Result, run, pick_weakening

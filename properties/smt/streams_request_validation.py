@@ -24,7 +24,7 @@ from typing import Any
 
 import z3
 
-from model.streams_group.validation import INVARIANTS, PY, Ops, View, rules
+from groupcheck.model.streams_group.validation import INVARIANTS, PY, Ops, View, rules
 
 from ._common import Instance, Result, run, value
 

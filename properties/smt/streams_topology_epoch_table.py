@@ -21,9 +21,9 @@ from typing import Any
 
 import z3
 
-from model.streams_group.profiles import PROFILES
-from model.streams_group.topology import Row, join_rows
-from model.streams_group.validation import Ops
+from groupcheck.model.streams_group.profiles import PROFILES
+from groupcheck.model.streams_group.topology import Row, join_rows
+from groupcheck.model.streams_group.validation import Ops
 
 from ._common import Instance, Result, pick_weakening, run, value
 

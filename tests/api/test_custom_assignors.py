@@ -12,9 +12,9 @@ from groupcheck.api import (AssignorLoadError, InvalidAssignment, PartitionAssig
 from groupcheck.api import custom
 from groupcheck.api.custom import ENTRY_POINT_GROUP, adapt, register_plan_assignors
 from groupcheck.cli import app
-from model import assignors
-from model.assignors import ASSIGNORS, COOPERATIVE, Member, lookup, rebalance_protocol
-from model.scopes import ScopeError
+from groupcheck.model import assignors
+from groupcheck.model.assignors import ASSIGNORS, COOPERATIVE, Member, lookup, rebalance_protocol
+from groupcheck.model.scopes import ScopeError
 
 runner = CliRunner()
 

@@ -22,7 +22,7 @@ from groupcheck.campaign.walks import fingerprint, run_walk, run_walks
 from groupcheck.checker import Budget, bfs
 from groupcheck.cli import app
 from groupcheck.protocols import get, variant_job
-from model.core import first_violation, replay
+from groupcheck.model.core import first_violation, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from groupcheck.checker import TICK, Budget, bfs, walk, walks
-from model.consumer import MODEL
-from model.core import check_state, replay
-from properties.known_bugs import variant
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.core import check_state, replay
+from groupcheck.properties.known_bugs import variant
 
 
 def test_bfs_counterexample_is_shortest_and_replays_to_the_violation():

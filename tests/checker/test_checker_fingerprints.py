@@ -15,9 +15,9 @@ from groupcheck.checker import bfs, collision_probability
 from groupcheck.cli import app
 from groupcheck.frontier import BLOCK, Frontier
 from groupcheck.visited import MERGE_AFTER, Visited
-from model.consumer import MODEL
-from model.core import first_violation, replay
-from properties.known_bugs import variant
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.core import first_violation, replay
+from groupcheck.properties.known_bugs import variant
 
 SMALL = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)     # 4,252 states
 

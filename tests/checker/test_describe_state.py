@@ -6,11 +6,11 @@ from dataclasses import fields, replace
 
 from groupcheck import traces
 from groupcheck.checker import bfs
-from model.consumer import MODEL as CONSUMER
-from model.core import Model, replay
-from model.streams_classic import MODEL as STREAMS
-from properties.known_bugs import variant
-from properties.streams_known_bugs import streams_variant
+from groupcheck.model.consumer import MODEL as CONSUMER
+from groupcheck.model.core import Model, replay
+from groupcheck.model.streams_classic import MODEL as STREAMS
+from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.streams_known_bugs import streams_variant
 
 
 def _last(model, scope, path):

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 from groupcheck.checker import bfs
 from groupcheck.liveness import Graph, stuck
-from model.core import Model
+from groupcheck.model.core import Model
 
 
 def test_stuck_finds_the_states_that_reach_no_good_state():
@@ -57,7 +57,7 @@ def test_a_fault_does_not_count_as_a_way_out_and_a_model_without_settled_skips_t
 
 
 def test_the_reference_protocols_can_always_settle():
-    from model.consumer import MODEL
-    from model.consumer.scope import ConsumerScope
+    from groupcheck.model.consumer import MODEL
+    from groupcheck.model.consumer.scope import ConsumerScope
     report = bfs(MODEL, ConsumerScope(members=2, budget=1, faults=("pause", "lose_response")))
     assert report.violation is None and "can_settle" in report.checked

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from groupcheck.cli import app
 from groupcheck.regression import Found, first_violation, violation_along
-from model.consumer.scope import to_dict
-from model.core import Model
-from properties.known_bugs import variant
+from groupcheck.model.consumer.scope import to_dict
+from groupcheck.model.core import Model
+from groupcheck.properties.known_bugs import variant
 
 runner = CliRunner()
 BUG = variant("KIP-429-no-withholding")

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 from groupcheck import traces
 from groupcheck.checker import bfs
 from groupcheck.cli import app
-from model.consumer import MODEL
-from model.scopes import profile_label
-from properties.known_bugs import variant
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.scopes import profile_label
+from groupcheck.properties.known_bugs import variant
 
 runner = CliRunner()
 BUGGY = variant("KIP-429-no-withholding").buggy_scope()

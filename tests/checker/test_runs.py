@@ -12,9 +12,9 @@ from groupcheck.checker import bfs
 from groupcheck.cli import app
 from groupcheck.console import Limits
 from groupcheck.protocols import PROTOCOLS, Job, get, shipped_jobs
-from model.consumer import MODEL
-from model.streams_classic import MODEL as STREAMS
-from properties.known_bugs import REF, variant
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.streams_classic import MODEL as STREAMS
+from groupcheck.properties.known_bugs import REF, variant
 
 runner = CliRunner()
 NO_WALKS = runs.Settings(walks=0)
@@ -233,7 +233,7 @@ def test_a_stable_start_that_never_settles_is_can_settle_violated_not_bad_input(
     user's assignor) is the model's liveness failure: can_settle violated, exit 1, not
     exit 2 as if the input were wrong, and no counterexample file (no state to start from)."""
     import importlib
-    step = importlib.import_module("model.consumer.step")
+    step = importlib.import_module("groupcheck.model.consumer.step")
 
     def never(scope, state):
         raise step.NotSettled("scope.start='stable': the group did not settle (reached PreparingRebalance)")

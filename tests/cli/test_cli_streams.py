@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from groupcheck.cli import app
-from model.streams_classic import MODEL
+from groupcheck.model.streams_classic import MODEL
 
 runner = CliRunner()
 SMALL = ["--instances", "2", "--tasks", "2"]

@@ -60,7 +60,7 @@ def test_the_regression_file_runs_green_then_red_once_fixed(tmp_path):
 
 def test_a_walk_counterexample_is_shrunk_and_still_replays():
     from groupcheck.conform.regression import divergence_along
-    from model.consumer.scope import to_dict
+    from groupcheck.model.consumer.scope import to_dict
 
     target = targets.python_assignor("examples.broken_assignors:AssumesEqualSubscriptions")
     r = driver.run_target(target, driver.Settings(walks=300, walk_length=80, progress_every=1e9, only=("metadata",),

@@ -15,7 +15,7 @@ from groupcheck.cli import app
 from groupcheck.conform.coordinator import claims as C
 from groupcheck.conform.coordinator.campaign import Options, main, run_target
 from groupcheck.conform.coordinator.scenarios import SCOPES, model_steps, scenarios
-from model.consumer.state import HeartbeatResponse, JoinGroupResponse, SyncGroupResponse
+from groupcheck.model.consumer.state import HeartbeatResponse, JoinGroupResponse, SyncGroupResponse
 
 SCRIPT = Path(__file__).parents[1] / "helpers" / "conform_coordinator_adapter_script.py"
 

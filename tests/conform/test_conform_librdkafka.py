@@ -20,7 +20,7 @@ from groupcheck.conform.librdkafka.mock import MockCluster, MockError
 from groupcheck.conform.librdkafka.report import itf_trace
 from groupcheck.conform.librdkafka.runner import run_scenario
 from groupcheck.conform.librdkafka.scenarios import ScenarioError, from_model, validate
-from model import itf
+from groupcheck.model import itf
 
 pytestmark = pytest.mark.slow
 

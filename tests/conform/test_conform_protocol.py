@@ -11,7 +11,7 @@ import pytest
 from groupcheck.conform.adapter import AdapterError, problems, validate
 from groupcheck.conform.inprocess import InProcessAdapter, style
 from groupcheck.conform.process import ProcessAdapter
-from model.assignors import ASSIGNORS
+from groupcheck.model.assignors import ASSIGNORS
 
 SCRIPT = str(Path(__file__).parents[1] / "helpers" / "conform_adapter_script.py")
 ARG = {"topics": {"t0": 3}, "members": [

@@ -16,10 +16,10 @@ from groupcheck.console import Limits
 from groupcheck.conform import driver, verdict
 from groupcheck.conform.streams_assignor import claims as C
 from groupcheck.conform.streams_assignor import targets
-from model.assignors import streams_tasks as st
-from model.scopes import ScopeError
-from model.streams_classic import MODEL
-from model.streams_classic.scope import Config, StreamsScope, validate
+from groupcheck.model.assignors import streams_tasks as st
+from groupcheck.model.scopes import ScopeError
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic.scope import Config, StreamsScope, validate
 
 SCRIPT = str(Path(__file__).parents[1] / "helpers" / "conform_streams_adapter_script.py")
 SMALL = "forming-crashes"
@@ -74,7 +74,7 @@ def test_kafkas_rejection_kills_the_leader_but_is_reported_by_the_named_claim():
     r = run(targets.python_assignor("examples.broken_streams_assignors:CountsOneTooMany"))
     assert [d.property for d in r.divergences] == ["no_unknown_process_id"]
     from groupcheck.conform.streams_assignor.recorder import conform_model
-    from model.core import replay
+    from groupcheck.model.core import replay
     rec = r.recorder
     rec.register()
     try:

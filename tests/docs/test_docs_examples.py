@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from hypothesis import Phase, settings
 
-from model import assignors
-from model.assignors import ASSIGNORS, rebalance_protocol
-from properties.stateful import PropertyViolated
+from groupcheck.model import assignors
+from groupcheck.model.assignors import ASSIGNORS, rebalance_protocol
+from groupcheck.properties.stateful import PropertyViolated
 
 from tests.helpers.docs_pages import ROOT, blocks, commands, section
 

@@ -15,8 +15,8 @@ from groupcheck.explorer import ExploreError, Recording, Session, open_scope, op
 from groupcheck.explorer import diff as diffs
 from groupcheck.explorer import tables as state_tables
 from groupcheck.protocols import variant_job
-from model import itf
-from model.core import replay
+from groupcheck.model import itf
+from groupcheck.model.core import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 

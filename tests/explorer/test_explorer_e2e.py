@@ -20,7 +20,7 @@ from groupcheck.checker import bfs
 from groupcheck.explorer import open_trace, open_variant
 from groupcheck.explorer.server import create_app
 from groupcheck.protocols import variant_job
-from model import itf
+from groupcheck.model import itf
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,7 @@ from groupcheck.explorer import open_variant
 from groupcheck.explorer.guard import SAFE, TOKEN_HEADER
 from groupcheck.explorer.server import create_app, said
 from groupcheck.protocols import variant_job
-from model import itf
+from groupcheck.model import itf
 from tests.explorer.test_explorer_server import page_client
 
 ROOT = Path(__file__).resolve().parents[2]

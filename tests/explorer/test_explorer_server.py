@@ -17,7 +17,7 @@ from groupcheck.checker import bfs
 from groupcheck.explorer import open_trace, open_variant
 from groupcheck.explorer.server import create_app
 from groupcheck.protocols import variant_job
-from model import itf
+from groupcheck.model import itf
 
 ROOT = Path(__file__).resolve().parents[2]
 

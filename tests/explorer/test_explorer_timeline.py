@@ -11,8 +11,8 @@ import pytest
 
 from groupcheck.explorer import Session, open_variant
 from groupcheck.explorer.timeline import DOUBLE, timeline
-from model.consumer_group.properties import _consuming
-from model.streams_group.properties import _live as _streams_live
+from groupcheck.model.consumer_group.properties import _consuming
+from groupcheck.model.streams_group.properties import _live as _streams_live
 
 ALL = lambda state: None          # noqa: E731 - every client is judged
 # protocol -> (a known bug, ITF list of clients, {ITF field: label suffix}, label of client i,
@@ -83,7 +83,7 @@ def test_every_item_of_the_scope_is_a_row_in_natural_order(protocol):
         want = [f"T{t + 1}" for t in range(s.scope.tasks)]
     else:
         from importlib import import_module
-        index = import_module(f"model.{protocol.replace('-', '_')}.step").index(s.scope)
+        index = import_module(f"groupcheck.model.{protocol.replace('-', '_')}.step").index(s.scope)
         want = [f"T{t}" for t in range(len(index))] if protocol == "streams-group" else [f"{t}-{p}" for t, p in index]
     assert list(tl.items) == want and want
     if protocol != "streams-classic":                # (this variant starts from a settled group)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from model.consumer_group.coordinator import Cluster, Config, heartbeat, replay
-from model.consumer_group.group import mask_of, new_group, partition_index, topic_partitions_of
-from model.consumer_group.state import ConsumerGroupHeartbeat
+from groupcheck.model.consumer_group.coordinator import Cluster, Config, heartbeat, replay
+from groupcheck.model.consumer_group.group import mask_of, new_group, partition_index, topic_partitions_of
+from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat
 
 TOPICS = (("a", 4), ("b", 2))
 CLUSTER = Cluster(TOPICS)

@@ -5,9 +5,9 @@ step; partition sets are bitmasks: with stride S, topic t partition p is bit t*S
 """
 from __future__ import annotations
 
-from model.consumer import MODEL
-from model.consumer.scope import Config, ConsumerScope
-from model.consumer.state import ASSIGNED, DOWN, STABLE, State
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import Config, ConsumerScope
+from groupcheck.model.consumer.state import ASSIGNED, DOWN, STABLE, State
 
 PROGRESS = ("receive", "join", "deliver")
 RANGE = Config(("range",))

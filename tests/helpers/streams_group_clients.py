@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from model.streams_group.coordinator import Cluster, Config, heartbeat
-from model.streams_group.group import Group, mask_of, new_group, task_ids_of
-from model.streams_group.records import replay
-from model.streams_group.state import StreamsGroupHeartbeat, Subtopology, Topology
+from groupcheck.model.streams_group.coordinator import Cluster, Config, heartbeat
+from groupcheck.model.streams_group.group import Group, mask_of, new_group, task_ids_of
+from groupcheck.model.streams_group.records import replay
+from groupcheck.model.streams_group.state import StreamsGroupHeartbeat, Subtopology, Topology
 
 
 def stateless(epoch: int, topic: str = "in") -> Topology:
@@ -85,5 +85,5 @@ class World:
 
 
 def fresh(num_tasks: int = 9, topic: str = "in", group_id: str = "app") -> Group:
-    from model.streams_group.group import task_index
+    from groupcheck.model.streams_group.group import task_index
     return replace(new_group(group_id, task_index({"0": num_tasks})), dead=True)

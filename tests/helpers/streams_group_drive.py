@@ -2,8 +2,8 @@
 always-claim checked after each step."""
 from __future__ import annotations
 
-from model.core import Step, check_state, check_step
-from model.streams_group import MODEL
+from groupcheck.model.core import Step, check_state, check_step
+from groupcheck.model.streams_group import MODEL
 
 
 def drive(scope, moves, state=None):

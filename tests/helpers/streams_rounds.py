@@ -3,11 +3,11 @@ leader and member unit tests (``test_streams_leader.py``, ``test_streams_member.
 Tasks are bitmasks: T1 is bit 0."""
 from __future__ import annotations
 
-from model.streams_classic import MODEL
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import assign
-from model.streams_classic.scope import Config, StreamsScope
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import assign
+from groupcheck.model.streams_classic.scope import Config, StreamsScope
+from groupcheck.model.streams_classic.state import (
     GROUP_STABLE, NO_LEADER, PREPARING, SYNCING, UP, Assignment, Group, Instance, Member, State, Subscription,
 )
 

@@ -12,7 +12,7 @@ import uuid
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from model.wire.streams_metadata import (
+from groupcheck.model.wire.streams_metadata import (
     LATEST_SUPPORTED_VERSION,
     NO_NEXT_REBALANCE,
     UNKNOWN,

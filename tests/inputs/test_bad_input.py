@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from groupcheck import traces
 from groupcheck.cli import app
-from model.consumer import MODEL
-from model.consumer.scope import ConsumerScope, to_dict
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import ConsumerScope, to_dict
 
 runner = CliRunner()
 SCOPE = ConsumerScope(members=2, partitions=(1,), budget=0, max_generation=2)

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from model.consumer import MODEL
+from groupcheck.model.consumer import MODEL
 
 pytestmark = pytest.mark.slow
 

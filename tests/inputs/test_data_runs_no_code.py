@@ -21,8 +21,8 @@ import pytest
 
 from groupcheck import traces
 from groupcheck.tracecheck import fleet
-from model.consumer import MODEL
-from model.consumer.scope import ConsumerScope, to_dict
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import ConsumerScope, to_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = "evil_assignor:Evil"

@@ -33,8 +33,8 @@ from groupcheck import traces
 from groupcheck.checker import walk
 from groupcheck.cli import app
 from groupcheck.tracecheck import fleet
-from model.consumer import MODEL
-from model.consumer.scope import ConsumerScope, to_dict
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import ConsumerScope, to_dict
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]

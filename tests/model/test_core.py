@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from model.consumer import MODEL
-from model.consumer.scope import ConsumerScope
-from model.core import PathError, replay
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import ConsumerScope
+from groupcheck.model.core import PathError, replay
 
 SCOPE = ConsumerScope(members=3, budget=2, faults=("crash", "pause", "lose_response", "timeout"))
 
@@ -84,7 +84,7 @@ def test_every_invariant_quotes_its_source():
 
 
 def test_a_stable_start_is_a_settled_reachable_group():
-    from model.consumer.properties import quiescent
+    from groupcheck.model.consumer.properties import quiescent
     scope = ConsumerScope(members=3, start="stable")
     (state,) = MODEL.init_states(scope)
     assert quiescent(scope, state)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from model import itf
+from groupcheck.model import itf
 
 
 def test_trace_structure_follows_adr_015():

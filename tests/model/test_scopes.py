@@ -7,12 +7,12 @@ import json
 import pytest
 
 from groupcheck.protocols import PROTOCOLS, get
-from model import scopes
-from model.consumer import scope as consumer
-from model.scopes import ScopeError, profile_label
-from model.streams_classic import scope as streams
-from properties.known_bugs import VARIANTS
-from properties.streams_known_bugs import STREAMS_VARIANTS
+from groupcheck.model import scopes
+from groupcheck.model.consumer import scope as consumer
+from groupcheck.model.scopes import ScopeError, profile_label
+from groupcheck.model.streams_classic import scope as streams
+from groupcheck.properties.known_bugs import VARIANTS
+from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS
 
 
 @pytest.mark.parametrize("d, message", [

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.checker import bfs
-from model.core import replay
+from groupcheck.model.core import replay
 from groupcheck.spec import crosscheck, manifest
 from tests.spec.spec_edits import assert_change_caught, changed_bundle, spec_trace
-from properties.known_bugs import variant
+from groupcheck.properties.known_bugs import variant
 
 BUNDLE = manifest.load("consumer")
 
@@ -63,8 +63,8 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
     REBALANCE_IN_PROGRESS"; here it would answer NONE, so the member does not rejoin): the
     spec no longer matches."""
     import importlib
-    gc = importlib.import_module("model.consumer.coordinator")
-    step = importlib.import_module("model.consumer.step")
+    gc = importlib.import_module("groupcheck.model.consumer.coordinator")
+    step = importlib.import_module("groupcheck.model.consumer.step")
     original = gc.heartbeat
 
     def never_rebalancing(group, slot, member_id, generation):
@@ -84,7 +84,7 @@ def _monkeypatched_check(monkeypatch, module: str, name: str, wrapper, config: s
     """check_config with one model function replaced (the coordinator's cache cleared)."""
     import importlib
     target = importlib.import_module(module)
-    step = importlib.import_module("model.consumer.step")
+    step = importlib.import_module("groupcheck.model.consumer.step")
     monkeypatch.setattr(target, name, wrapper(getattr(target, name)))
     step._handle.cache_clear()
     try:
@@ -97,7 +97,7 @@ def test_a_changed_model_withholding_is_caught(monkeypatch):
     """The model's CooperativeStickyAssignor#adjustAssignment skipped (KIP-429: "exclude them
     from the assigned-partitions list to the new owner"): the leader's SyncGroup no longer
     matches the spec's Receive, and both sides reach states the other does not."""
-    report = _monkeypatched_check(monkeypatch, "model.consumer.leader", "withhold",
+    report = _monkeypatched_check(monkeypatch, "groupcheck.model.consumer.leader", "withhold",
                                   lambda original: lambda intended, previous, contested: dict(intended),
                                   "cooperative-no-faults")
     assert any("does not satisfy Receive" in p for p in report.problems), report.problems
@@ -109,7 +109,7 @@ def _fencing_path():
     (paused past its session) is answered UNKNOWN_MEMBER_ID at its last step but one."""
     from dataclasses import replace
 
-    from model.consumer.scope import Behaviour
+    from groupcheck.model.consumer.scope import Behaviour
     bug = variant("KAFKA-12983")
     scope = replace(bug.buggy_scope(), partitions=(1,), max_generation=2)
     found = bfs(BUNDLE.model, scope)
@@ -134,7 +134,7 @@ def test_a_changed_model_fencing_breaks_the_step_claim_on_both_sides(monkeypatch
     find fencing_resets_generation broken (their verdicts agree), and the step is not the
     spec's Receive."""
     import importlib
-    client = importlib.import_module("model.consumer.client")
+    client = importlib.import_module("groupcheck.model.consumer.client")
     scope, path = _fencing_path()
     original = client.fenced
     monkeypatch.setattr(client, "fenced", lambda scope, c, error: original(scope, c, error)._replace(
@@ -155,7 +155,7 @@ def test_the_claims_resolution_by_generation_is_pinned(tmp_path):
     when two claims meet: KIP-54's StickyAssignor, whose userData outlives EAGER's revocation,
     after a zombie rejoins. The model's first such leader assignment is a step of the spec's
     Receive; with every claim trusted (Kafka before KIP-341) it is not."""
-    from model.consumer.scope import Config, ConsumerScope
+    from groupcheck.model.consumer.scope import Config, ConsumerScope
     scope = ConsumerScope(members=2, partitions=(2,), plan=(Config(("sticky",)),), faults=("pause",), budget=1,
                           max_generation=3)
     path = _first_path(scope, _claims_meet)

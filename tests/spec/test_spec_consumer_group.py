@@ -106,7 +106,7 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
     consumer would keep what it should revoke): the spec, which states the rule, no longer
     matches the model."""
     import importlib
-    step = importlib.import_module("model.consumer_group.step")
+    step = importlib.import_module("groupcheck.model.consumer_group.step")
     original = step.reconcile
 
     def keeps_revoked(c, commit_error):
@@ -160,22 +160,22 @@ def _patched_fenced(original):
 @pytest.mark.slow
 @pytest.mark.parametrize("module, name, patch, config", [
     # the session-timeout fault removes the member without bumping the group epoch
-    ("model.consumer_group.step", "session_timeout", _patched_session_timeout, "crash"),
+    ("groupcheck.model.consumer_group.step", "session_timeout", _patched_session_timeout, "crash"),
     # a restarted process skips an incarnation (its member id is not the next one)
-    ("model.consumer_group.step", "new_client", _patched_new_client, "crash"),
+    ("groupcheck.model.consumer_group.step", "new_client", _patched_new_client, "crash"),
     # a stalled application still reconciles
-    ("model.consumer_group.step", "can_reconcile", lambda original: lambda c, rules=None: c.status == "RECONCILING",
+    ("groupcheck.model.consumer_group.step", "can_reconcile", lambda original: lambda c, rules=None: c.status == "RECONCILING",
      TINY_STALL),
     # a static member's -2 leave bumps the group epoch
-    ("model.consumer_group.coordinator", "static_leave", _patched_static_leave, "static"),
+    ("groupcheck.model.consumer_group.coordinator", "static_leave", _patched_static_leave, "static"),
     # a fenced consumer keeps running its partitions (KAFKA-16251's rule, with the switch off)
-    ("model.consumer_group.member", "fenced", _patched_fenced, "crash"),
+    ("groupcheck.model.consumer_group.member", "fenced", _patched_fenced, "crash"),
 ])
 def test_a_changed_model_rule_of_restarts_stalls_and_static_members_is_caught(monkeypatch, module, name, patch,
                                                                              config):
     import importlib
     target = importlib.import_module(module)
-    step = importlib.import_module("model.consumer_group.step")
+    step = importlib.import_module("groupcheck.model.consumer_group.step")
     monkeypatch.setattr(target, name, patch(getattr(target, name)))
     step._heartbeat.cache_clear()        # the handler's answers are cached across tests
     try:

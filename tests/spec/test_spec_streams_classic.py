@@ -12,7 +12,7 @@ import pytest
 from groupcheck.spec import crosscheck, link, manifest
 from groupcheck.spec.manifest import Config
 from groupcheck.spec.tla_eval import Spec
-from model.streams_classic.scope import Config as Release
+from groupcheck.model.streams_classic.scope import Config as Release
 from tests.spec.spec_edits import assert_change_caught, changed_bundle, spec_trace
 
 BUNDLE = manifest.load("streams-classic")
@@ -108,7 +108,7 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
     commonly supported version upgrades and rejoins; here it would upgrade silently): the
     spec, which states the rule, no longer matches the model."""
     import importlib
-    member = importlib.import_module("model.streams_classic.member")
+    member = importlib.import_module("groupcheck.model.streams_classic.member")
     original = member._kafka_26
 
     def upgrades_without_rejoining(scope, own, m, version, supported):
@@ -124,7 +124,7 @@ def test_a_changed_model_assignor_is_caught(monkeypatch):
     """The model's sticky task assignor changed (every task to the least loaded client,
     stickiness dropped): the spec's StickyTaskAssignor no longer matches."""
     import importlib
-    tasks = importlib.import_module("model.assignors.streams_tasks")
+    tasks = importlib.import_module("groupcheck.model.assignors.streams_tasks")
     original = tasks.sticky
 
     def not_sticky(clients, all_tasks, standbys):
@@ -139,7 +139,7 @@ def test_a_known_bug_trace_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the KAFKA-8649 counterexample groupcheck writes: a behaviour
     of the variant module (not of the base spec), step by step."""
     from groupcheck.checker import bfs
-    from properties.streams_known_bugs import streams_variant
+    from groupcheck.properties.streams_known_bugs import streams_variant
     scope = streams_variant("KAFKA-8649").buggy_scope()
     assert scope == VARIANTS["KAFKA-8649"].scope
     found = bfs(BUNDLE.model, scope)

@@ -51,7 +51,7 @@ def _shortest_path(scope, reached) -> list[int]:
 
 
 def _spec_states(scope, path):
-    from model.core import replay
+    from groupcheck.model.core import replay
     spec = crosscheck.load_spec(BUNDLE, scope)
     first, steps = replay(MODEL, scope, path)
     return spec, [crosscheck.as_state(spec, BUNDLE, scope, s) for s in [first] + [st.next for st in steps]]
@@ -216,7 +216,7 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
     """A model rule changed (maybeReconcile: "activeTasksToRevoke = owned - assigned"; here the
     client would keep running the active tasks it should revoke): the spec, which states the
     rule, no longer matches the model."""
-    from model.streams_group import member
+    from groupcheck.model.streams_group import member
     monkeypatch.setattr(member, "KEEP_REVOKED_FOR_TESTS", True)
     report = crosscheck.check_config(BUNDLE, _config("MCStreamsGroup"))
     assert any("does not satisfy Deliver" in p for p in report.problems), report.problems
@@ -226,9 +226,9 @@ def test_a_changed_model_rule_is_caught(monkeypatch):
 def test_a_changed_model_assignor_is_caught(monkeypatch):
     """A model rule of the broker's assignor changed (the sticky assignor keeps every task on
     its previous owner, whatever the quota): the handler's target differs from the spec's."""
-    from model.assignors import streams_group_tasks as tasks
+    from groupcheck.model.assignors import streams_group_tasks as tasks
     import importlib
-    step = importlib.import_module("model.streams_group.step")
+    step = importlib.import_module("groupcheck.model.streams_group.step")
     original = tasks.sticky
 
     def keeps_every_task(spec, first_holder_unchecked=False):

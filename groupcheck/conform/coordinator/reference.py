@@ -8,8 +8,8 @@ closed TCP connection drops them). Subclasses change one rule through ``handle``
 """
 from __future__ import annotations
 
-from model.consumer import coordinator as gc
-from model.consumer.state import NO_MEMBER
+from groupcheck.model.consumer import coordinator as gc
+from groupcheck.model.consumer.state import NO_MEMBER
 
 from ..adapter import Hello, Outcome, validate
 from . import wire

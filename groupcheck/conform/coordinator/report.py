@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from groupcheck import traces
-from model.consumer import MODEL
+from groupcheck.model.consumer import MODEL
 
 from ...outputs import atomic_write_text
 from .claims import CLAIMS

@@ -14,12 +14,12 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
-from model.consumer import MODEL, client
-from model.consumer import coordinator as gc
-from model.consumer.actions import unreachable
-from model.consumer.step import dispatch
-from model.consumer.scope import ConsumerScope
-from model.consumer.state import DOWN, EMPTY, NO_MEMBER, LeaveGroup
+from groupcheck.model.consumer import MODEL, client
+from groupcheck.model.consumer import coordinator as gc
+from groupcheck.model.consumer.actions import unreachable
+from groupcheck.model.consumer.step import dispatch
+from groupcheck.model.consumer.scope import ConsumerScope
+from groupcheck.model.consumer.state import DOWN, EMPTY, NO_MEMBER, LeaveGroup
 
 SCOPES = {
     "two-members": ConsumerScope(members=2, partitions=(2,), budget=1, max_generation=4,

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model import itf
+from groupcheck.model import itf
 
 from ...outputs import atomic_write_text
 from .judge import PROPERTIES

@@ -21,11 +21,11 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from model.assignors import streams_tasks as st
-from model.core import Model, Property
-from model.partitions import bits
-from model.streams_classic import MODEL
-from model.streams_classic.step import LEADER_FAILURE
+from groupcheck.model.assignors import streams_tasks as st
+from groupcheck.model.core import Model, Property
+from groupcheck.model.partitions import bits
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic.step import LEADER_FAILURE
 
 from ..adapter import AdapterError, Outcome
 from .. import recording as R

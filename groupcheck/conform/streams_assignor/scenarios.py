@@ -7,7 +7,7 @@ placement is the target's, version negotiation Kafka's. Like
 """
 from __future__ import annotations
 
-from model.streams_classic.scope import Config, StreamsScope
+from groupcheck.model.streams_classic.scope import Config, StreamsScope
 
 from .recorder import task_assignor_name
 
@@ -63,8 +63,8 @@ def excluded(name: str, target) -> frozenset[str]:
 
 
 def configurable(scope: StreamsScope) -> str | None:
-    from model.scopes import ScopeError
-    from model.streams_classic.scope import validate
+    from groupcheck.model.scopes import ScopeError
+    from groupcheck.model.streams_classic.scope import validate
     try:
         validate(scope)
     except ScopeError as e:

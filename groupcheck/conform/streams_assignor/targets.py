@@ -85,7 +85,7 @@ class ReferenceSticky:
     contracts = ("balanced", "leaving")
 
     def assign(self, app: dict) -> dict:
-        from model.assignors import streams_tasks as st
+        from groupcheck.model.assignors import streams_tasks as st
         index = {t["id"]: i for i, t in enumerate(app["tasks"])}
         stateless = sum(1 << index[t["id"]] for t in app["tasks"] if not t["stateful"])
 

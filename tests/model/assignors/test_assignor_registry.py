@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from model import assignors
-from model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Assignor, AssignorConfigError, Member, lookup,
+from groupcheck.model import assignors
+from groupcheck.model.assignors import (ASSIGNORS, COOPERATIVE, EAGER, Assignor, AssignorConfigError, Member, lookup,
                              rebalance_protocol, register)
-from model.consumer.leader import run_assignor
-from model.consumer.scope import Behaviour
-from model.consumer.state import Subscription
+from groupcheck.model.consumer.leader import run_assignor
+from groupcheck.model.consumer.scope import Behaviour
+from groupcheck.model.consumer.state import Subscription
 
 
 @pytest.fixture
@@ -75,9 +75,9 @@ def test_a_consumer_writes_its_previous_assignment_as_user_data_for_any_assignor
     """KIP-54's StickyAssignor keeps its previous assignment in the subscription's userData;
     a registered assignor reading claims from userData gets it written the same way (not
     only the packaged "sticky"), one reading ownedPartitions does not."""
-    from model.consumer.client import subscription
-    from model.consumer.scope import Config, ConsumerScope
-    from model.consumer.step import fresh_consumer
+    from groupcheck.model.consumer.client import subscription
+    from groupcheck.model.consumer.scope import Config, ConsumerScope
+    from groupcheck.model.consumer.step import fresh_consumer
 
     register(Assignor("my-sticky", (EAGER,), False, "user_data", False, lambda m, s: {}))
     register(recording([]))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from model.assignors import (
+from groupcheck.model.assignors import (
     ASSIGNORS,
     COOPERATIVE,
     EAGER,
@@ -19,14 +19,14 @@ from model.assignors import (
     roundrobin,
     sticky,
 )
-from model.assignors import range as range_assignor
-from model.assignors.ownership import (
+from groupcheck.model.assignors import range as range_assignor
+from groupcheck.model.assignors.ownership import (
     Claim,
     cooperative_violation,
     resolve_claims,
     withhold,
 )
-from model.partitions import bits, count, topic_mask
+from groupcheck.model.partitions import bits, count, topic_mask
 
 FAST = settings(max_examples=150, deadline=None)
 

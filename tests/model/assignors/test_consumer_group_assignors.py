@@ -3,9 +3,9 @@ and RangeAssignorTest (apache/kafka group-coordinator/src/test/java/org/apache/k
 group/assignor/), with the model's deterministic member order (by id)."""
 import pytest
 
-from model.assignors import consumer_group_range as rng
-from model.assignors import consumer_group_uniform as uni
-from model.assignors.consumer_group_spec import GroupSpec, MemberSpec, PartitionAssignorException
+from groupcheck.model.assignors import consumer_group_range as rng
+from groupcheck.model.assignors import consumer_group_uniform as uni
+from groupcheck.model.assignors.consumer_group_spec import GroupSpec, MemberSpec, PartitionAssignorException
 
 
 def tp(topic, *ps):
@@ -198,8 +198,8 @@ def test_range_valid_and_even_per_topic(s):
 def test_subscription_type_names_versus_a_regex_resolving_to_them():
     """ModernGroup#subscriptionType: a member naming the topics another member's regex resolves
     to makes the group HETEROGENEOUS (different builders, possibly other choices)."""
-    from model.consumer_group.group import Member, new_group
-    from model.consumer_group.target import homogeneous
+    from groupcheck.model.consumer_group.group import Member, new_group
+    from groupcheck.model.consumer_group.target import homogeneous
     g = new_group("g")
     names = g.with_member(Member("A", subscribed_topic_names=("a",))).with_member(Member("B", subscribed_topic_names=("a",)))
     assert homogeneous(names)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.assignors.streams_tasks import Client, learner, spread, sticky
-from model.partitions import count
+from groupcheck.model.assignors.streams_tasks import Client, learner, spread, sticky
+from groupcheck.model.partitions import count
 
 T1, T2, T3, T4 = 1, 2, 4, 8
 

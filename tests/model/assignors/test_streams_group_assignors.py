@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.assignors.streams_group_invariants import CLAIMS, check
-from model.assignors.streams_group_tasks import (Configs, GroupSpec, MemberAssignment, MemberSpec, TaskSpec,
+from groupcheck.model.assignors.streams_group_invariants import CLAIMS, check
+from groupcheck.model.assignors.streams_group_tasks import (Configs, GroupSpec, MemberAssignment, MemberSpec, TaskSpec,
                                                  assign, highly_available, sticky)
-from model.partitions import bits, count
+from groupcheck.model.partitions import bits, count
 
 
 def mask(*tasks: int) -> int:

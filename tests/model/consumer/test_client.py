@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from model.assignors import COOPERATIVE, EAGER
-from model.consumer import client
-from model.consumer.properties import quiescent, settles_fully_owned
-from model.consumer.scope import Config
-from model.consumer.state import (
+from groupcheck.model.assignors import COOPERATIVE, EAGER
+from groupcheck.model.consumer import client
+from groupcheck.model.consumer.properties import quiescent, settles_fully_owned
+from groupcheck.model.consumer.scope import Config
+from groupcheck.model.consumer.state import (
     ASSIGNED,
     DOWN,
     IDLE,

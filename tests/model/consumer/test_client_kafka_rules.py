@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from model.consumer import MODEL
-from model.consumer.properties import PROPERTIES
-from model.consumer.scope import PROFILES
-from model.consumer.state import (
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.properties import PROPERTIES
+from groupcheck.model.consumer.scope import PROFILES
+from groupcheck.model.consumer.state import (
     IDLE,
     ILLEGAL_GENERATION,
     NO_GENERATION,
@@ -25,7 +25,7 @@ from model.consumer.state import (
     HeartbeatResponse,
     SyncGroupResponse,
 )
-from model.core import Step, check_step
+from groupcheck.model.core import Step, check_step
 from tests.helpers.consumer_run import COOP, RANGE, Run, scope_for
 
 T0_0, T1_0 = 0b01, 0b10       # partitions (1, 1): t0-0 is bit 0, t1-0 is bit 1

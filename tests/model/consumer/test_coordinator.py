@@ -6,9 +6,9 @@ Each test drives the pure handlers directly on ``Group`` values, starting from
 """
 from __future__ import annotations
 
-from model.consumer import coordinator as gc
-from model.consumer.selection import candidates, select_protocol, supports
-from model.consumer.state import (
+from groupcheck.model.consumer import coordinator as gc
+from groupcheck.model.consumer.selection import candidates, select_protocol, supports
+from groupcheck.model.consumer.state import (
     COMPLETING,
     DEAD,
     EMPTY,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.checker import bfs
-from model.consumer import MODEL
-from model.consumer.scope import Config, ConsumerScope
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import Config, ConsumerScope
 
 PINNED = [
     # scope, symmetry, distinct states, transitions, depth

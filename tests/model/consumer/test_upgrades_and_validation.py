@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from groupcheck.checker import bfs
-from model.consumer import MODEL
-from model.consumer.scope import Config, ConsumerScope
-from model.core import replay
+from groupcheck.model.consumer import MODEL
+from groupcheck.model.consumer.scope import Config, ConsumerScope
+from groupcheck.model.core import replay
 
 EAGER_RANGE = Config(("range",), 1)
 BOTH = Config(("cooperative-sticky", "range"))

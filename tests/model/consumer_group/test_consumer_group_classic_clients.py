@@ -12,12 +12,12 @@ from typing import NamedTuple
 
 import pytest
 
-from model.consumer_group import classic_clients as cc
-from model.consumer_group.coordinator import Cluster, Config
-from model.consumer_group.group import Group, mask_of, partition_index, topic_partitions_of
-from model.consumer_group.migration import ClassicGroup, ClassicGroupMetadata, MigratingGroup, consumer_heartbeat, consumer_of, wire_mask
-from model.consumer_group.migration_state import replay as replay_any
-from model.consumer_group.state import ConsumerGroupHeartbeat, ERROR_NAMES
+from groupcheck.model.consumer_group import classic_clients as cc
+from groupcheck.model.consumer_group.coordinator import Cluster, Config
+from groupcheck.model.consumer_group.group import Group, mask_of, partition_index, topic_partitions_of
+from groupcheck.model.consumer_group.migration import ClassicGroup, ClassicGroupMetadata, MigratingGroup, consumer_heartbeat, consumer_of, wire_mask
+from groupcheck.model.consumer_group.migration_state import replay as replay_any
+from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat, ERROR_NAMES
 
 TOPICS = (("t", 3),)
 IDX = partition_index(TOPICS)
@@ -321,7 +321,7 @@ def test_every_interleaving_of_upgrades_and_downgrades():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from model.consumer_group.migration import POLICIES  # noqa: E402
+from groupcheck.model.consumer_group.migration import POLICIES  # noqa: E402
 
 
 def crash(w: World, s: int) -> World:

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from model.consumer_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, heartbeat, offset_commit,
+from groupcheck.model.consumer_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, heartbeat, offset_commit,
                                               rebalance_timeout, resolve_regexes, session_timeout)
-from model.consumer_group.group import group_state, mask_of, topics_mask
-from model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
+from groupcheck.model.consumer_group.group import group_state, mask_of, topics_mask
+from groupcheck.model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
                                         TopicPartitions)
-from model.consumer_group.profiles import KIP_848, PROFILES as PROFILES_BY_NAME
+from groupcheck.model.consumer_group.profiles import KIP_848, PROFILES as PROFILES_BY_NAME
 from tests.helpers.consumer_group_driver import INDEX, Client, World, fresh
 
 
@@ -99,9 +99,9 @@ def test_second_member_waits_until_the_first_revokes(profile):
 def test_own_pending_revocation_blocks_only_before_kafka_19449():
     """A member whose target moves a partition away and back: with KAFKA-19449's fix its own
     pending revocation does not block it (kafka-4.2); before (kafka-4.1) it does."""
-    from model.consumer_group.coordinator_update import reconcile_member
-    from model.consumer_group.group import Member
-    from model.consumer_group.profiles import profile as prof
+    from groupcheck.model.consumer_group.coordinator_update import reconcile_member
+    from groupcheck.model.consumer_group.group import Member
+    from groupcheck.model.consumer_group.profiles import profile as prof
     for profile, withheld in (("kafka-4.1", True), ("kafka-4.2", False)):
         m = Member("A", subscribed_topic_names=("a",), state="UNREVOKED", epoch=1, previous_epoch=0,
                    assigned=A([0]), pending_revocation=A([1]))
@@ -430,14 +430,14 @@ def _kafka_16147_walk(profile):
 
 
 def test_kafka_16147_the_partition_epoch_map_forgets_an_owner_and_two_members_hold_a_partition():
-    from model.consumer_group.group import mask_of as m_of
+    from groupcheck.model.consumer_group.group import mask_of as m_of
     b = lambda *ps: m_of(INDEX, (TopicPartitions("b", ps),))   # noqa: E731
     w = _kafka_16147_walk("kafka-3.7")
     assert w.group.member("A").assigned == b(0, 1) and w.group.member("C").assigned == b(1)
     fixed = _kafka_16147_walk(KIP_848.__class__(**{**PROFILES_BY_NAME["kafka-3.7"]._asdict(),
                                                    "partition_epoch_map_bug": False}))
     assert fixed.group.member("C").assigned == 0 and fixed.group.epoch_map_lost == 0
-    from model.consumer_group.failover import failover
+    from groupcheck.model.consumer_group.failover import failover
     healed, _ = failover(w.group)          # the compacted log rebuilds the map
     assert healed.epoch_map_lost == 0 and w.group.epoch_map_lost == b(0)   # b-1 re-added as C's
 

@@ -5,9 +5,9 @@ members (except under kafka-3.7, whose KAFKA-16147 breaks it), epochs are ordere
 response's epoch and assignment are the member's."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from model.consumer_group.coordinator import rebalance_timeout, resolve_regexes, session_timeout
-from model.consumer_group.group import mask_of
-from model.consumer_group.profiles import PROFILES
+from groupcheck.model.consumer_group.coordinator import rebalance_timeout, resolve_regexes, session_timeout
+from groupcheck.model.consumer_group.group import mask_of
+from groupcheck.model.consumer_group.profiles import PROFILES
 from tests.helpers.consumer_group_driver import INDEX, Client, World
 
 NAMES = ("A", "B", "C")

@@ -1,7 +1,7 @@
 """Coordinator failover of a KIP-848 consumer group: the new coordinator holds replay of the
 compacted log; a lost uncommitted write is gone; onLoaded's timers."""
-from model.consumer_group.failover import compacted_log, failover, timers_after_load
-from model.consumer_group.records import ConsumerGroupMemberMetadata
+from groupcheck.model.consumer_group.failover import compacted_log, failover, timers_after_load
+from groupcheck.model.consumer_group.records import ConsumerGroupMemberMetadata
 from tests.helpers.consumer_group_driver import Client, World
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model.consumer_group import member as m
-from model.consumer_group.state import TopicPartitions
-from model.consumer_group.world import (ACKNOWLEDGING, DOWN, FATAL, JOINING, LEAVING, RECONCILING, STABLE,
+from groupcheck.model.consumer_group import member as m
+from groupcheck.model.consumer_group.state import TopicPartitions
+from groupcheck.model.consumer_group.world import (ACKNOWLEDGING, DOWN, FATAL, JOINING, LEAVING, RECONCILING, STABLE,
                                         UNSUBSCRIBED, Reply)
 
 SUB = m.Subscription(("t0",), None, "uniform", None)

@@ -7,22 +7,22 @@ from dataclasses import replace
 
 import pytest
 
-from model.consumer import coordinator as classic_coordinator
-from model.consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED,
+from groupcheck.model.consumer import coordinator as classic_coordinator
+from groupcheck.model.consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED,
                                   NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE, UNKNOWN_MEMBER_ID, GroupMember,
                                   Heartbeat, JoinGroup, LeaveGroup, SyncGroup)
-from model.consumer.state import Group as ClassicState
-from model.consumer_group.coordinator import Cluster, Config
-from model.consumer_group.group import Group, mask_of, partition_index
-from model.consumer_group.migration import (ClassicGroup, ClassicGroupMetadata, MigratingGroup, assignment_of,
+from groupcheck.model.consumer.state import Group as ClassicState
+from groupcheck.model.consumer_group.coordinator import Cluster, Config
+from groupcheck.model.consumer_group.group import Group, mask_of, partition_index
+from groupcheck.model.consumer_group.migration import (ClassicGroup, ClassicGroupMetadata, MigratingGroup, assignment_of,
                                             consumer_heartbeat, consumer_of, consumer_session_timeout,
                                             convert_to_consumer, downgrades, subscription_of, wire_mask)
-from model.consumer_group.migration_classic import (classic_heartbeat, classic_join, classic_leave, classic_sync,
+from groupcheck.model.consumer_group.migration_classic import (classic_heartbeat, classic_join, classic_leave, classic_sync,
                                                     must_rejoin)
-from model.consumer_group.migration_state import ConsumerGroupClassicMemberMetadata
-from model.consumer_group.migration_state import replay as replay_any
-from model.consumer_group.state import ERRORS, ConsumerGroupHeartbeat, TopicPartitions
-from model.wire.consumer_protocol import Assignment, Subscription, encode_assignment, encode_subscription
+from groupcheck.model.consumer_group.migration_state import ConsumerGroupClassicMemberMetadata
+from groupcheck.model.consumer_group.migration_state import replay as replay_any
+from groupcheck.model.consumer_group.state import ERRORS, ConsumerGroupHeartbeat, TopicPartitions
+from groupcheck.model.wire.consumer_protocol import Assignment, Subscription, encode_assignment, encode_subscription
 
 TOPICS = (("t", 4),)
 IDX = partition_index(TOPICS)
@@ -375,7 +375,7 @@ def test_replay_of_a_migration_log():
     assert replay_any(run.log, partition_index=IDX) == cg
     # a consumer group created later under the same id, with a member called A: not classic
     g, _ = convert_to_consumer(cg._replace(state=cg.state._replace(members=cg.state.members[:1])), IDX)
-    from model.consumer_group.records import diff
+    from groupcheck.model.consumer_group.records import diff
     again = replay_any(run.log + [ClassicGroupMetadata("g", None)] + list(diff(replace(g, dead=True), g)),
                        partition_index=IDX)
     assert isinstance(again, Group) and again.member("A") is not None
@@ -385,7 +385,7 @@ def _upgrade_during_unread_revocation(switches=()):
     """A alone in a classic group consumes t-0..2; B (classic) joins; in generation 2 the
     cooperative leader gives A {0, 1} (A must give up 2) and withholds 2 from B. A has not read
     its SyncGroup response yet: it still consumes 2. C joins with the consumer protocol."""
-    from model.consumer_group import classic_clients as cc
+    from groupcheck.model.consumer_group import classic_clients as cc
     topics = (("t", 3),)
     idx = partition_index(topics)
     cluster = Cluster(topics)

@@ -10,12 +10,12 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.reference_scopes import consumer_group
-from model.consumer_group import MODEL
-from model.consumer_group.scope import ConsumerGroupScope as S
-from model.consumer_group.scope import from_dict, to_dict, with_profile
-from model.consumer_group.step import canonical
-from model.core import replay
-from model.scopes import ScopeError
+from groupcheck.model.consumer_group import MODEL
+from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
+from groupcheck.model.consumer_group.scope import from_dict, to_dict, with_profile
+from groupcheck.model.consumer_group.step import canonical
+from groupcheck.model.core import replay
+from groupcheck.model.scopes import ScopeError
 
 
 @pytest.mark.parametrize("scope, states", [
@@ -119,7 +119,7 @@ def test_the_monitor_needs_reconciliation_done_before_a_round_counts(monkeypatch
     left to do does not finish a round; counting it anyway lets converges_within_k blame a
     client that merely has not polled yet."""
     import sys
-    step = sys.modules["model.consumer_group.step"]
+    step = sys.modules["groupcheck.model.consumer_group.step"]
     real = step._monitor
     monkeypatch.setattr(step, "_monitor", lambda state, slot, clients, busy: real(state, slot, clients, False))
     report = bfs(MODEL, S())
@@ -145,9 +145,9 @@ def test_a_lost_response_is_followed_by_a_full_request():
 def test_prescribed_error_follows_the_profiles_epoch_0_rule():
     """error_as_profile_prescribes' table: an epoch-0 heartbeat of a member the group holds at
     epoch 3 is a rejoin under kip-848 / kafka-4.3 (KAFKA-19233's fix) and fenced before."""
-    from model.consumer_group.group import Member, new_group, partition_index
-    from model.consumer_group.properties import prescribed_error
-    from model.consumer_group.state import ConsumerGroupHeartbeat
+    from groupcheck.model.consumer_group.group import Member, new_group, partition_index
+    from groupcheck.model.consumer_group.properties import prescribed_error
+    from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat
     g = new_group("g", partition_index((("t0", 1),))).with_member(Member("m0.0", epoch=3, previous_epoch=2))
     state = MODEL.init_states(S())[0]._replace(group=g)
     join = ConsumerGroupHeartbeat("g", "m0.0", 0, rebalance_timeout_ms=1000, subscribed_topic_names=("t0",),
@@ -162,8 +162,8 @@ def test_prescribed_error_follows_the_profiles_epoch_0_rule():
 def test_a_coordinator_lowering_a_member_epoch_is_reported():
     """member_epoch_never_decreases's coordinator clause: a step whose group holds a member at a
     lower epoch (not 0, not -2) breaks it; a step that left the group alone and a failover do not."""
-    from model.consumer_group.properties import member_epoch_never_decreases as claim
-    from model.consumer_group.world import Action
+    from groupcheck.model.consumer_group.properties import member_epoch_never_decreases as claim
+    from groupcheck.model.consumer_group.world import Action
 
     seen = []
     scope = S(partitions=(1,))
@@ -182,8 +182,8 @@ def test_a_reconciliation_that_steps_an_epoch_back_is_found(monkeypatch):
     stays at its epoch with the epoch before it."""
     import sys
 
-    import model.consumer_group.coordinator_update as cu
-    cg_step = sys.modules["model.consumer_group.step"]     # the package re-exports a function named step
+    import groupcheck.model.consumer_group.coordinator_update as cu
+    cg_step = sys.modules["groupcheck.model.consumer_group.step"]     # the package re-exports a function named step
     original = cu.reconcile_member
 
     def back(g, m, owned, p):

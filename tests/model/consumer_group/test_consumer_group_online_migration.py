@@ -12,12 +12,12 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.reference_scopes import consumer_group
-from model.consumer_group import MODEL, migration, migration_classic
-from model.consumer_group.scope import ConsumerGroupScope as S
-from model.consumer_group.scope import from_dict
-from model.core import replay
-from model.scopes import ScopeError
-from properties.consumer_group_known_bugs import FINDINGS
+from groupcheck.model.consumer_group import MODEL, migration, migration_classic
+from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
+from groupcheck.model.consumer_group.scope import from_dict
+from groupcheck.model.core import replay
+from groupcheck.model.scopes import ScopeError
+from groupcheck.properties.consumer_group_known_bugs import FINDINGS
 
 UPGRADE = consumer_group()["online-upgrade"]
 DOWNGRADE = consumer_group()["online-downgrade"]

@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from model.consumer_group.coordinator import failover
-from model.consumer_group.records import (ConsumerGroupCurrentMemberAssignment, ConsumerGroupMemberMetadata,
+from groupcheck.model.consumer_group.coordinator import failover
+from groupcheck.model.consumer_group.records import (ConsumerGroupCurrentMemberAssignment, ConsumerGroupMemberMetadata,
                                           ConsumerGroupMetadata, ConsumerGroupTargetAssignmentMember,
                                           ConsumerGroupTargetAssignmentMetadata, ReplayError, diff, replay)
 from tests.helpers.consumer_group_driver import INDEX, Client, World, fresh
@@ -29,7 +29,7 @@ def test_failover_rebuilds_the_group_from_the_log_and_from_a_compacted_one():
 def test_deleting_the_group_writes_tombstones_that_replay_to_dead():
     w = grown()
     for m in w.group.members:                                      # empty it first
-        w.apply(__import__("model.consumer_group.coordinator", fromlist=["x"]).session_timeout(w.group, m.member_id))
+        w.apply(__import__("groupcheck.model.consumer_group.coordinator", fromlist=["x"]).session_timeout(w.group, m.member_id))
     dead = replace(w.group, dead=True)
     records = diff(w.group, dead)
     assert records[-1] == ConsumerGroupMetadata("g", None)

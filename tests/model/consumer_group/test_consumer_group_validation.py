@@ -3,8 +3,8 @@
 GroupMetadataManager#throwIfConsumerGroupHeartbeatRequestIsInvalid at tag 3.7.0)."""
 import pytest
 
-from model.consumer_group.state import ConsumerGroupHeartbeat as H
-from model.consumer_group.validation import validate
+from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat as H
+from groupcheck.model.consumer_group.validation import validate
 
 JOIN = dict(group_id="g", member_id="m", member_epoch=0, rebalance_timeout_ms=100, subscribed_topic_names=("a",),
             topic_partitions=())

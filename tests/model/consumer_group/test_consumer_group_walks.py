@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from groupcheck.checker import walks
 from groupcheck.cli import app
 from groupcheck.reference_scopes import consumer_group
-from model.consumer_group import MODEL
+from groupcheck.model.consumer_group import MODEL
 
 SCOPES = consumer_group()
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""model.epochs.group: the group and assignment epochs, member-epoch validation on a
+"""groupcheck.model.epochs.group: the group and assignment epochs, member-epoch validation on a
 heartbeat (GroupMetadataManager#throwIfStreamsGroupMemberEpochIsInvalid, the same rule
 as KIP-848's throwIfConsumerGroupMemberEpochIsInvalid), and the blocking rules built
 from a "who holds what" view."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.epochs import (
+from groupcheck.model.epochs import (
     ACTIVE, STABLE, STANDBY, STREAMS_TRUNK, UNREVOKED, WARMUP, Fenced, GroupEpochs, Holding,
     MemberAssignment, bump_group_epoch, consumer_unreleased, holding, install_target, needs_new_target,
     new_member, reconcile, streams_unreleased, validate_member_epoch,

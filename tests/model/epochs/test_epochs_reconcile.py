@@ -1,4 +1,4 @@
-"""model.epochs.reconcile against Kafka's CurrentAssignmentBuilderTest, and properties.
+"""groupcheck.model.epochs.reconcile against Kafka's CurrentAssignmentBuilderTest, and properties.
 
 Streams rows port group-coordinator/src/test/java/org/apache/kafka/coordinator/group/
 streams/CurrentAssignmentBuilderTest.java (trunk, with ``revocationEpoch``), one row per
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from model.epochs import (
+from groupcheck.model.epochs import (
     ACTIVE, CONSUMER_4_1, CONSUMER_TRUNK, NO_REVOCATION_EPOCH, STABLE, STANDBY, STREAMS_4_1, STREAMS_TRUNK,
     UNKNOWN, UNRELEASED, UNREVOKED, WARMUP, Fenced, Holding, MemberAssignment, consumer_unreleased,
     difference, reconcile, streams_unreleased,

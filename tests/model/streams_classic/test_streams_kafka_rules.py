@@ -13,12 +13,12 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from model.streams_classic import MODEL
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import RoundError, assign
-from model.streams_classic.member import on_assignment, subscribe
-from model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import RoundError, assign
+from groupcheck.model.streams_classic.member import on_assignment, subscribe
+from groupcheck.model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
+from groupcheck.model.streams_classic.state import (
     ASSIGNMENT_ERROR, FAILED, NO_LEADER, PREPARING, STABLE, SYNCING, UP, Action, Assignment, Group, Instance,
     Member, State, Subscription,
 )

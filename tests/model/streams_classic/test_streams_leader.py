@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from model.streams_classic import releases as rel
-from model.streams_classic.leader import assign
-from model.streams_classic.member import on_assignment, subscribe
-from model.streams_classic.properties import used_version_supported
-from model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
-from model.streams_classic.state import ASSIGNMENT_ERROR, FAILED, STABLE, Assignment, State
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.leader import assign
+from groupcheck.model.streams_classic.member import on_assignment, subscribe
+from groupcheck.model.streams_classic.properties import used_version_supported
+from groupcheck.model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
+from groupcheck.model.streams_classic.state import ASSIGNMENT_ERROR, FAILED, STABLE, Assignment, State
 from tests.helpers.streams_rounds import COOP, EAGER, GEN, T1, T2, T3, Run, empty, joined_round, outcome_by_slot, scope_of, sub
 
 
@@ -307,7 +307,7 @@ def test_only_a_cooperative_leader_runs_the_learner_assignor():
 def test_a_registered_task_assignor_places_and_asks_a_followup_per_client():
     """KIP-924: a custom TaskAssignor's placement replaces the built-in one, and a
     KafkaStreamsAssignment's followupRebalanceDeadline makes that client rejoin."""
-    from model.assignors import streams_tasks as tasks
+    from groupcheck.model.assignors import streams_tasks as tasks
 
     def everything_to_the_last(req):
         k = len(req.clients)

@@ -10,10 +10,10 @@ from dataclasses import replace
 
 import pytest
 
-from model.streams_classic import releases as rel
-from model.streams_classic.member import on_assignment, subscribe
-from model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
-from model.streams_classic.state import JOINING, STABLE, SYNCING, Assignment, Member
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.member import on_assignment, subscribe
+from groupcheck.model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
+from groupcheck.model.streams_classic.state import JOINING, STABLE, SYNCING, Assignment, Member
 from tests.helpers.streams_rounds import COOP, EAGER, GEN, T1, T2, T3, Run, empty
 
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from model.streams_classic import MODEL
-from model.streams_classic import releases as rel
-from model.streams_classic.scope import (
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.scope import (
     PROFILES,
     Behaviour,
     Config,

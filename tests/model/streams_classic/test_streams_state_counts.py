@@ -13,10 +13,10 @@ import itertools
 import pytest
 
 from groupcheck.checker import bfs, walk
-from model.core import replay
-from model.streams_classic import MODEL
-from model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
-from model.streams_classic.state import State
+from groupcheck.model.core import replay
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic.scope import Behaviour, Config, StreamsScope, with_profile
+from groupcheck.model.streams_classic.state import State
 
 C = Config
 SINGLE_BOUNCE = StreamsScope(instances=2, tasks=2, plan=(C("2.3"), C("3.9")))

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import pytest
 
-from model.streams_classic.scope import Config, StreamsScope
-from model.streams_classic.state import (
+from groupcheck.model.streams_classic.scope import Config, StreamsScope
+from groupcheck.model.streams_classic.state import (
     ABSENT,
     GROUP_STABLE,
     OFF,
@@ -32,7 +32,7 @@ from model.streams_classic.state import (
     Member,
     State,
 )
-from model.streams_classic.step import actions, init_states, step
+from groupcheck.model.streams_classic.step import actions, init_states, step
 
 
 def scope(instances: int, tasks: int, initial: int) -> StreamsScope:

@@ -12,14 +12,14 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.reference_scopes import streams_group
-from model.consumer.state import PREPARING, STABLE as CLASSIC_STABLE
-from model.consumer.state import Group as ClassicGroup
-from model.scopes import ScopeError
-from model.streams_group import MODEL, classic_clients, migration_classic
-from model.streams_group.group import Group, group_state
-from model.streams_group.migration import MigratingGroup
-from model.streams_group.scope import StreamsGroupScope as S, from_dict, validate
-from model.streams_group.world import FAILED, MEMBER
+from groupcheck.model.consumer.state import PREPARING, STABLE as CLASSIC_STABLE
+from groupcheck.model.consumer.state import Group as ClassicGroup
+from groupcheck.model.scopes import ScopeError
+from groupcheck.model.streams_group import MODEL, classic_clients, migration_classic
+from groupcheck.model.streams_group.group import Group, group_state
+from groupcheck.model.streams_group.migration import MigratingGroup
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S, from_dict, validate
+from groupcheck.model.streams_group.world import FAILED, MEMBER
 
 from tests.helpers.streams_group_drive import drive, rt
 
@@ -170,11 +170,11 @@ def test_converting_a_rebalancing_classic_group_answers_the_waiting_and_keeps_as
 def test_the_classic_leader_withholds_an_active_task_another_member_still_owns():
     """Cooperative (StreamsPartitionAssignor): a task moving from A to B is left out of B's
     assignment until A has given it up (A's assignment lacks it, A revokes and rejoins)."""
-    from model.consumer.state import GroupMember
-    from model.streams_group.coordinator import Config
-    from model.streams_group.group import task_index
-    from model.streams_group.migration import StreamsAssignment, StreamsSubscription
-    from model.streams_group.state import Subtopology, TaskIds, Topology
+    from groupcheck.model.consumer.state import GroupMember
+    from groupcheck.model.streams_group.coordinator import Config
+    from groupcheck.model.streams_group.group import task_index
+    from groupcheck.model.streams_group.migration import StreamsAssignment, StreamsSubscription
+    from groupcheck.model.streams_group.state import Subtopology, TaskIds, Topology
     idx = task_index({"0": 2})
     topo = Topology(0, (Subtopology("0", source_topics=("t0",)),))
     both = (TaskIds("0", (0, 1)),)

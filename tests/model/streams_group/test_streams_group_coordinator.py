@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from model.streams_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, failover, heartbeat,
+from groupcheck.model.streams_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, failover, heartbeat,
                                              rebalance_timeout, session_timeout)
-from model.streams_group.group import group_state
-from model.streams_group.state import (ERRORS, MISSING_SOURCE_TOPICS, NOT_READY, SHUTDOWN_APPLICATION, STABLE,
+from groupcheck.model.streams_group.group import group_state
+from groupcheck.model.streams_group.state import (ERRORS, MISSING_SOURCE_TOPICS, NOT_READY, SHUTDOWN_APPLICATION, STABLE,
                                        Endpoint, KeyValue, TaskIds, TaskOffset)
-from model.streams_group.target import AssignmentConfigs
+from groupcheck.model.streams_group.target import AssignmentConfigs
 from tests.helpers.streams_group_clients import Client, World, fresh, stateless
 
 CLUSTER = Cluster((("in", 9),))
@@ -217,7 +217,7 @@ def test_warmup_reaching_acceptable_recovery_lag_bumps():
     g = w.group
     m = replace(g.member("A"), assigned=(g.member("A").assigned[0] & ~1, 0, 1))
     w.group = g.with_member(m).with_target("A", m.assigned)
-    w.log = list(__import__("model.streams_group.records", fromlist=["diff"]).diff(fresh(), w.group))
+    w.log = list(__import__("groupcheck.model.streams_group.records", fromlist=["diff"]).diff(fresh(), w.group))
     a.owned = m.assigned
     far = w.beat(a, task_offsets=(TaskOffset("0", 0, 5),), task_end_offsets=(TaskOffset("0", 0, 10),))
     assert reasons(far) is None                            # lag 5 > acceptable.recovery.lag 0
@@ -289,7 +289,7 @@ def test_task_lists_only_when_changed():
 # ---- switched rules (coordinator_update.SWITCHES; properties/streams_group_known_bugs.py) ----
 
 def test_switch_kafka_21370_gives_4_5_the_old_same_epoch_answer():
-    from model.streams_group.coordinator_update import switched
+    from groupcheck.model.streams_group.coordinator_update import switched
     w, _ = world(switched("kafka-4.5", ("kafka-21370",)), n=1)
     out = w.beat(Client("B", "pB", stateless(0, topic="other")))
     assert code(out) == ERRORS["INVALID_REQUEST"] and out.response.error_message == (
@@ -297,7 +297,7 @@ def test_switch_kafka_21370_gives_4_5_the_old_same_epoch_answer():
 
 
 def test_switch_kafka_19233_fences_an_epoch_0_rejoin_from_a_known_member():
-    from model.streams_group.coordinator_update import switched
+    from groupcheck.model.streams_group.coordinator_update import switched
     w, (a, b) = world(switched("kafka-4.1", ("kafka-19233",)))
     assert w.group.member("A").previous_epoch != 0
     a.epoch = 0

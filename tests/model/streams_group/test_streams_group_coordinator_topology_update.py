@@ -2,9 +2,9 @@
 stateless tasks, one thread each; C leaves and rejoins with topology epoch 1, then B.
 "members with a topology epoch that does not correspond to the group's topology epoch will
 not get any new tasks assigned". Every heartbeat is also checked to replay (the driver)."""
-from model.streams_group.state import ERRORS, STALE_TOPOLOGY
+from groupcheck.model.streams_group.state import ERRORS, STALE_TOPOLOGY
 from tests.helpers.streams_group_clients import Client, World, fresh, stateless
-from model.streams_group.coordinator import Cluster
+from groupcheck.model.streams_group.coordinator import Cluster
 
 ALL = (1 << 9) - 1
 

@@ -11,12 +11,12 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.reference_scopes import streams_group
-from model.streams_group import MODEL, failover as failover_module
-from model.streams_group.group import UNREVOKED
-from model.streams_group.migration import MigratingGroup
-from model.streams_group.records import StreamsGroupCurrentMemberAssignment
-from model.streams_group.scope import StreamsGroupScope as S
-from model.streams_group.state import SHUTDOWN_APPLICATION
+from groupcheck.model.streams_group import MODEL, failover as failover_module
+from groupcheck.model.streams_group.group import UNREVOKED
+from groupcheck.model.streams_group.migration import MigratingGroup
+from groupcheck.model.streams_group.records import StreamsGroupCurrentMemberAssignment
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S
+from groupcheck.model.streams_group.state import SHUTDOWN_APPLICATION
 from tests.helpers.streams_group_drive import drive, rt
 
 FAILOVER = streams_group()["failover"]

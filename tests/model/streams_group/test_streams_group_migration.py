@@ -7,21 +7,21 @@ from dataclasses import replace
 
 import pytest
 
-from model.consumer.state import (ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE,
+from groupcheck.model.consumer.state import (ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE,
                                   UNKNOWN_MEMBER_ID)
-from model.consumer.state import Group as ClassicGroup
-from model.consumer.state import GroupMember, Heartbeat, JoinGroup, SyncGroup
-from model.streams_group.coordinator import Cluster, Config
-from model.streams_group.group import Group, mask_of, new_group, task_ids_of, task_index
-from model.streams_group.migration import (ClassicGroupMetadata, MigratingGroup, StreamsAssignment,
+from groupcheck.model.consumer.state import Group as ClassicGroup
+from groupcheck.model.consumer.state import GroupMember, Heartbeat, JoinGroup, SyncGroup
+from groupcheck.model.streams_group.coordinator import Cluster, Config
+from groupcheck.model.streams_group.group import Group, mask_of, new_group, task_ids_of, task_index
+from groupcheck.model.streams_group.migration import (ClassicGroupMetadata, MigratingGroup, StreamsAssignment,
                                            StreamsSubscription, streams_heartbeat, streams_of)
-from model.streams_group.migration_classic import (classic_heartbeat, classic_join, classic_leave,
+from groupcheck.model.streams_group.migration_classic import (classic_heartbeat, classic_join, classic_leave,
                                                    classic_sync)
-from model.consumer.state import LeaveGroup
-from model.streams_group.records import StreamsGroupMetadata, replay
-from model.streams_group.state import (ERRORS, StreamsGroupHeartbeat, Subtopology, TaskIds, TaskOffset,
+from groupcheck.model.consumer.state import LeaveGroup
+from groupcheck.model.streams_group.records import StreamsGroupMetadata, replay
+from groupcheck.model.streams_group.state import (ERRORS, StreamsGroupHeartbeat, Subtopology, TaskIds, TaskOffset,
                                        TopicInfo, Topology)
-from model.streams_group.target import AssignmentConfigs
+from groupcheck.model.streams_group.target import AssignmentConfigs
 
 IDX = task_index({"0": 6})
 TOPOLOGY = Topology(0, (Subtopology("0", source_topics=("in",),
@@ -212,8 +212,8 @@ def test_warmups_reach_classic_members_as_standbys():
 
 def test_a_reported_standby_held_as_warmup_is_owned_as_warmup():
     """The JoinGroup's standbys, read back: "warm-ups are standby tasks in the classic protocol"."""
-    from model.streams_group.group import Member
-    from model.streams_group.migration_classic import _owned
+    from groupcheck.model.streams_group.group import Member
+    from groupcheck.model.streams_group.migration_classic import _owned
     d = Member("D", assigned=(0, M(1), M(4)), pending_revocation=(0, 0, M(2)))
     sub = StreamsSubscription("pD", (), T(1, 2, 4))
     assert _owned(streams_of(Run(kip_classic_group()).streams(c_join()).group), d, sub) == (0, M(1), M(2, 4))

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from model.scopes import ScopeError
-from model.streams_group import MODEL, member
-from model.streams_group.scope import StreamsGroupScope as S, from_dict, to_dict
+from groupcheck.model.scopes import ScopeError
+from groupcheck.model.streams_group import MODEL, member
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S, from_dict, to_dict
 
 ONE_PROCESS = S(processes=1, members_per_process=2, partitions=(2,))
 SESSION_TIMEOUT = S(processes=2, partitions=(2,), faults=("session_timeout",), budget=1)
@@ -96,7 +96,7 @@ def test_canonical_symmetry_is_pinned():
 
 def test_stale_topology_claim_is_pinned(monkeypatch):
     """An assignor that gives stale members new tasks (``may_take`` always true) is caught."""
-    import model.assignors.streams_group_placement as placement
+    import groupcheck.model.assignors.streams_group_placement as placement
     monkeypatch.setattr(placement, "may_take", lambda spec, m, t, role: True)
     scope = S(processes=2, faults=("session_timeout",), operations=("topology_update",), budget=2)
     report = bfs(MODEL, scope)
@@ -104,13 +104,13 @@ def test_stale_topology_claim_is_pinned(monkeypatch):
 
 
 def test_not_ready_claim_is_pinned(monkeypatch):
-    from model.streams_group import target
+    from groupcheck.model.streams_group import target
     real = target.new_target
 
     def ignores_readiness(group, configured, *a, **kw):
         return real(group, configured._replace(status=None), *a, **kw) if configured.number_of_tasks else real(
             group, configured, *a, **kw)
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     monkeypatch.setattr(cu, "new_target", ignores_readiness)
     report = bfs(MODEL, STATEFUL)
     assert report.violation is not None and report.violation.property in (
@@ -120,7 +120,7 @@ def test_not_ready_claim_is_pinned(monkeypatch):
 def test_caught_up_warmup_claim_is_pinned(monkeypatch):
     """An assignor that is not told the lags (so keeps a caught-up warm-up a warm-up) is
     caught by warmup_caught_up_resolved."""
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     real = cu.new_target
     monkeypatch.setattr(cu, "new_target", lambda group, configured, configs, assignor, lags, **kw: real(
         group, configured, configs, assignor, {}, **kw))
@@ -131,7 +131,7 @@ def test_caught_up_warmup_claim_is_pinned(monkeypatch):
 
 def test_shutdown_claim_is_pinned(monkeypatch):
     """SHUTDOWN_APPLICATION sent only to the member that asked for it is caught."""
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     real = cu._response
     monkeypatch.setattr(cu, "_response", lambda g, u, m, configured, shutdown: real(
         g, u, m, configured, shutdown if shutdown == m.member_id else None))
@@ -142,7 +142,7 @@ def test_shutdown_claim_is_pinned(monkeypatch):
 def test_bump_list_claim_is_pinned(monkeypatch):
     """A coordinator that bumps the group epoch whenever a member reports task offsets (not
     only when a warm-up reached acceptable.recovery.lag) is caught."""
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     monkeypatch.setattr(cu, "_warmup_reasons", lambda u, lags: ["task offsets reported"] if lags else [])
     report = bfs(MODEL, STATEFUL)
     assert report.violation is not None and report.violation.property == "epoch_bumped_for_a_listed_reason"
@@ -160,9 +160,9 @@ def test_an_owned_task_outside_the_topology_is_prescribed_invalid_request(monkey
     scope = S(processes=1, partitions=(1,), operations=("topic_change",), budget=2)
     report = bfs(MODEL, scope)
     assert report.violation is None and report.states == 803
-    import model.streams_group.coordinator_update as cu
+    import groupcheck.model.streams_group.coordinator_update as cu
     monkeypatch.setattr(cu, "validate_tasks", lambda request, number_of_tasks: None)
-    cu_step = __import__("importlib").import_module("model.streams_group.step")
+    cu_step = __import__("importlib").import_module("groupcheck.model.streams_group.step")
     cu_step._heartbeat.cache_clear()
     try:
         report = bfs(MODEL, scope)
@@ -188,9 +188,9 @@ def test_a_coordinator_lowering_a_member_epoch_is_reported():
     """member_epoch_never_decreases's coordinator clause: a step whose group holds a member
     at a lower epoch (not 0, not -2) breaks it; the same group object (a step that left
     the group alone) and a failover do not."""
-    from model.streams_group.world import Action
-    from model.streams_group.properties import member_epoch_never_decreases as claim
-    from model.streams_group.properties import _members
+    from groupcheck.model.streams_group.world import Action
+    from groupcheck.model.streams_group.properties import member_epoch_never_decreases as claim
+    from groupcheck.model.streams_group.properties import _members
 
     seen = []
     bfs(MODEL, ONE_PROCESS, on_state=seen.append)

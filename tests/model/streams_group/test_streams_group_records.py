@@ -6,14 +6,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from model.streams_group.group import (MEMBER_STABLE, NO_TASKS, UNRELEASED, UNREVOKED, Group,
+from groupcheck.model.streams_group.group import (MEMBER_STABLE, NO_TASKS, UNRELEASED, UNREVOKED, Group,
                                        Member, group_state, new_group, task_index)
-from model.streams_group.records import (CurrentMemberAssignmentValue, OffsetCommit, ReplayError,
+from groupcheck.model.streams_group.records import (CurrentMemberAssignmentValue, OffsetCommit, ReplayError,
                                          StreamsGroupCurrentMemberAssignment, StreamsGroupMemberMetadata,
                                          StreamsGroupMetadata, StreamsGroupTargetAssignmentMember,
                                          StreamsGroupTargetAssignmentMetadata, StreamsGroupTopology,
                                          diff, member_metadata_value, replay, target_value)
-from model.streams_group.state import (ASSIGNING, DEAD, EMPTY, NOT_READY, RECONCILING, STABLE, Endpoint,
+from groupcheck.model.streams_group.state import (ASSIGNING, DEAD, EMPTY, NOT_READY, RECONCILING, STABLE, Endpoint,
                                        Subtopology, Topology)
 
 INDEX = task_index({"0": 2, "1": 1})        # ("0",0) ("0",1) ("1",0): bits 0, 1, 2

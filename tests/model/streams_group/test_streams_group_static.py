@@ -7,9 +7,9 @@ that the static member will rejoin"); Kafka's streams path ships it since KAFKA-
 The World driver checks replay(log) == live group after every heartbeat."""
 import pytest
 
-from model.streams_group.coordinator import Cluster, session_timeout
-from model.streams_group.records import replay
-from model.streams_group.state import ERRORS
+from groupcheck.model.streams_group.coordinator import Cluster, session_timeout
+from groupcheck.model.streams_group.records import replay
+from groupcheck.model.streams_group.state import ERRORS
 from tests.helpers.streams_group_clients import Client, World, fresh, stateless
 
 CLUSTER = Cluster((("in", 9),))

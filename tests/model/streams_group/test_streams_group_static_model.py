@@ -8,11 +8,11 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from model.scopes import ScopeError
-from model.streams_group import MODEL, coordinator, member
-from model.streams_group.scope import StreamsGroupScope as S, from_dict, with_profile
-from model.streams_group.step import init_states, step
-from model.streams_group.world import FAILED, MEMBER
+from groupcheck.model.scopes import ScopeError
+from groupcheck.model.streams_group import MODEL, coordinator, member
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S, from_dict, with_profile
+from groupcheck.model.streams_group.step import init_states, step
+from groupcheck.model.streams_group.world import FAILED, MEMBER
 
 STATIC = S(processes=2, static=True, operations=("roll",), faults=("crash",), budget=1)   # the reference scope
 ROLL = S(processes=2, static=True, operations=("roll",), budget=1)

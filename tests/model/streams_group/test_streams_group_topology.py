@@ -11,12 +11,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from model.streams_group.state import (INCORRECTLY_PARTITIONED_TOPICS, MISSING_INTERNAL_TOPICS,
+from groupcheck.model.streams_group.state import (INCORRECTLY_PARTITIONED_TOPICS, MISSING_INTERNAL_TOPICS,
                                        MISSING_SOURCE_TOPICS, STALE_TOPOLOGY, CopartitionGroup, Status, Subtopology,
                                        TopicInfo, Topology)
-from model.streams_group.topology import (ACCEPT, INITIALIZE, KEEP_GROUP, REJECT, UPDATE, configure, decide_join,
+from groupcheck.model.streams_group.topology import (ACCEPT, INITIALIZE, KEEP_GROUP, REJECT, UPDATE, configure, decide_join,
                                           join_rows, select, stale_status, summarize)
-from model.streams_group.validation import Error
+from groupcheck.model.streams_group.validation import Error
 
 KIP, K41, K45 = "kip-1071", "kafka-4.1", "kafka-4.5"
 NOT_SUPPORTED = Error("INVALID_REQUEST", "Topology updates are not supported yet.")

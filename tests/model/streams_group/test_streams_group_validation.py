@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from model.streams_group.profiles import PROFILES
-from model.streams_group.state import (ERRORS, CopartitionGroup, StreamsGroupHeartbeat, Subtopology, TaskIds,
+from groupcheck.model.streams_group.profiles import PROFILES
+from groupcheck.model.streams_group.state import (ERRORS, CopartitionGroup, StreamsGroupHeartbeat, Subtopology, TaskIds,
                                        TaskOffset, TopicInfo, Topology)
-from model.streams_group.validation import Error, rules, validate, validate_tasks
+from groupcheck.model.streams_group.validation import Error, rules, validate, validate_tasks
 
 KIP, K41, K45 = "kip-1071", "kafka-4.1", "kafka-4.5"
 ALL = (KIP, K41, K45)

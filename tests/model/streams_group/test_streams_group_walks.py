@@ -6,7 +6,7 @@ import pytest
 
 from groupcheck.checker import walks
 from groupcheck.reference_scopes import streams_group
-from model.streams_group import MODEL
+from groupcheck.model.streams_group import MODEL
 
 SCOPES = streams_group()
 

@@ -12,10 +12,10 @@ The witness is therefore marked on the target, where the promotion is decided (`
 from __future__ import annotations
 
 from groupcheck.checker import bfs
-from model.streams_group import MODEL
-from model.streams_group.scope import StreamsGroupScope as S
-from model.streams_group.step import actions, settled, step
-from model.streams_group.world import MEMBER, WARMUP_PROMOTED
+from groupcheck.model.streams_group import MODEL
+from groupcheck.model.streams_group.scope import StreamsGroupScope as S
+from groupcheck.model.streams_group.step import actions, settled, step
+from groupcheck.model.streams_group.world import MEMBER, WARMUP_PROMOTED
 
 WARM = S(processes=2, stateful=True, warmups=1)
 

@@ -12,7 +12,7 @@ from kafka.protocol.consumer.metadata import (
     ConsumerProtocolSubscription as KpSubscription,
 )
 
-from model.wire.consumer_protocol import (
+from groupcheck.model.wire.consumer_protocol import (
     HIGHEST_VERSION,
     Assignment,
     Subscription,
@@ -21,7 +21,7 @@ from model.wire.consumer_protocol import (
     encode_assignment,
     encode_subscription,
 )
-from model.wire.errors import DecodeError
+from groupcheck.model.wire.errors import DecodeError
 
 VERSIONS = range(HIGHEST_VERSION + 1)
 FAST = settings(max_examples=60, deadline=None)

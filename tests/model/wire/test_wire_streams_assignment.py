@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.wire.errors import DecodeError
-from model.wire.streams_metadata import (
+from groupcheck.model.wire.errors import DecodeError
+from groupcheck.model.wire.streams_metadata import (
     LATEST_SUPPORTED_VERSION,
     NO_NEXT_REBALANCE,
     UNKNOWN,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.protocol.schemas import StructField
 
-from model.streams_group.state import (
+from groupcheck.model.streams_group.state import (
     CopartitionGroup,
     Endpoint,
     EndpointToPartitions,
@@ -26,9 +26,9 @@ from model.streams_group.state import (
     TopicPartitions,
     Topology,
 )
-from model.wire import streams_group_heartbeat as codec
-from model.wire.errors import DecodeError
-from model.wire.streams_group_heartbeat import (
+from groupcheck.model.wire import streams_group_heartbeat as codec
+from groupcheck.model.wire.errors import DecodeError
+from groupcheck.model.wire.streams_group_heartbeat import (
     REQUEST,
     RESPONSE,
     Array,

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.streams_classic import MODEL
-from model.streams_classic import releases as rel
-from model.streams_classic.member import subscribe
-from model.streams_classic.scope import Config, StreamsScope
-from model.streams_classic.state import ASSIGNMENT_ERROR, State
-from model.streams_classic.step import fresh
-from model.wire.streams_metadata import (
+from groupcheck.model.streams_classic import MODEL
+from groupcheck.model.streams_classic import releases as rel
+from groupcheck.model.streams_classic.member import subscribe
+from groupcheck.model.streams_classic.scope import Config, StreamsScope
+from groupcheck.model.streams_classic.state import ASSIGNMENT_ERROR, State
+from groupcheck.model.streams_classic.step import fresh
+from groupcheck.model.wire.streams_metadata import (
     EARLIEST_PROBEABLE_VERSION,
     LATEST_SUPPORTED_VERSION,
     UNKNOWN,

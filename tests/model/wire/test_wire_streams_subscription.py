@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.wire.errors import DecodeError
-from model.wire.streams_metadata import (
+from groupcheck.model.wire.errors import DecodeError
+from groupcheck.model.wire.streams_metadata import (
     LATEST_SUPPORTED_VERSION,
     SubscriptionInfo,
     decode_subscription_info,
