@@ -38,17 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from groupcheck.checker import bfs, resident, walks  # noqa: E402
-from groupcheck.protocols import get  # noqa: E402
+from groupcheck.protocols import PROTOCOLS, get  # noqa: E402
 from groupcheck.scope_input import build_scopes, overrides  # noqa: E402
 from groupcheck.model.streams_classic.plans import upgrade_scope  # noqa: E402
-from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS  # noqa: E402
-from groupcheck.properties.known_bugs import VARIANTS  # noqa: E402
 from groupcheck.properties.stateful import hunt  # noqa: E402
-from groupcheck.properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS  # noqa: E402
-from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS  # noqa: E402
-
-TABLES = {"consumer": VARIANTS, "streams-classic": STREAMS_VARIANTS, "streams-group": STREAMS_GROUP_VARIANTS,
-          "consumer-group": CONSUMER_GROUP_VARIANTS + FINDINGS}
 RATE_SCOPES = {"consumer": lambda: get("consumer").default_scopes()["cooperative"],
                "streams-classic": lambda: upgrade_scope("2.4", "3.9", 1, instances=3, tasks=3),
                "streams-group": lambda: get("streams-group").default_scopes()["topology-update"],
@@ -83,9 +76,9 @@ def _shrink(job: tuple[str, str, int]) -> tuple[str, int | None, int | None, int
     from hypothesis.internal.conjecture import engine
     engine.MAX_SHRINKING_SECONDS = SHRINK_CAP
     name, key, seed = job
-    v = next(x for x in TABLES[name] if x.key == key)
+    v = next(x for x in get(name).variants if x.key == key)
     started = time.perf_counter()
-    h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
+    h = hunt(get(name).model, v.buggy_scope(), seed=seed, max_examples=300, steps=v.hunt_steps,
              shrink=True)
     if h.property is None:
         return key, None, None, None, time.perf_counter() - started
@@ -98,12 +91,12 @@ SHRINK_CAP = 90
 def variants(lines: list[str], name: str, seeds: int, shrink: bool) -> None:
     model = get(name).model
     rows, jobs = [], []
-    for v in TABLES[name]:
+    for v in get(name).variants:
         r = bfs(model, v.buggy_scope())
         shortest = len(r.violation.path) - 1 if r.violation else None
         times, found, best = [], 0, None
         for seed in range(seeds):
-            h = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=getattr(v, "hunt_steps", 100),
+            h = hunt(model, v.buggy_scope(), seed=seed, max_examples=300, steps=v.hunt_steps,
                      shrink=False)
             if h.property is not None:
                 found += 1
@@ -227,7 +220,7 @@ def memory(lines: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 seeds, no shrinking")
-    parser.add_argument("--protocol", choices=["all", "none", *TABLES], default="all")
+    parser.add_argument("--protocol", choices=["all", "none", *PROTOCOLS], default="all")
     parser.add_argument("--memory", action="store_true", help="add BFS memory on the large consumer example "
                         "(about 3 minutes of CPU)")
     parser.add_argument("--memory-run", choices=["fingerprints", "exact"], help=argparse.SUPPRESS)
@@ -238,11 +231,11 @@ def main() -> None:
     started = time.perf_counter()
     lines = [f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, Python {platform.python_version()}, "
              "one core per process.", ""]
-    for name in TABLES:
+    for name in PROTOCOLS:
         if args.protocol in ("all", name):
             lines += [f"### {name}", ""]
             bfs_rates(lines, name)
-            if not TABLES[name]:            # no known-bug variants (nor Hypothesis suite) yet
+            if not get(name).variants:      # no known-bug variants (nor Hypothesis suite) yet
                 continue
             variants(lines, name, seeds=2 if args.quick else 5, shrink=not args.quick)
             if name == "streams-classic":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from groupcheck.reference_scopes import consumer
+from groupcheck.protocols.consumer import reference_scopes
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.consumer.state import COMPLETING
 from groupcheck.model.consumer.step import canonical, within_bounds
@@ -57,7 +57,7 @@ def census(scope) -> tuple[int, Counter]:
 
 
 def main() -> int:
-    for name, scope in consumer().items():
+    for name, scope in reference_scopes().items():
         n, counts = census(scope)
         print(f"{name} ({n:,} states): " + ("; ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "-"))
         sys.stdout.flush()

@@ -1,5 +1,5 @@
 """Consumer-group known bugs are caught, and the reference is not blamed for them
-(``properties/consumer_group_known_bugs.py``): the reference passes each variant's scope
+(``properties/known_bugs/consumer_group.py``): the reference passes each variant's scope
 exhaustively, BFS finds the variant with the named property within seconds, and a seeded
 Hypothesis state machine (no shrinking: detection only) finds it with a property that catches
 it. The findings (Kafka's own rules) are caught in Kafka's scope and pass with the model's fix."""
@@ -17,15 +17,15 @@ from groupcheck.model.consumer_group import MODEL
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope, validate
 from groupcheck.model.core import first_violation, replay
 from groupcheck.model.scopes import ScopeError
-from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS, FINDINGS, consumer_group_variant
+from groupcheck.properties.known_bugs.consumer_group import FINDINGS, VARIANTS, variant
 from groupcheck.properties.stateful import hunt
 
-IDS = [v.key for v in CONSUMER_GROUP_VARIANTS]
-HUNTED = [v for v in CONSUMER_GROUP_VARIANTS if v.hypothesis_finds]
+IDS = [v.key for v in VARIANTS]
+HUNTED = [v for v in VARIANTS if v.hypothesis_finds]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
 def test_reference_passes_the_variant_scope(v):
     report = bfs(MODEL, v.reference_scope())
     assert report.violation is None, report.violation
@@ -33,7 +33,7 @@ def test_reference_passes_the_variant_scope(v):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
 def test_bfs_catches_the_variant_quickly(v):
     start = time.perf_counter()
     report = bfs(MODEL, v.buggy_scope())
@@ -57,13 +57,13 @@ def test_hypothesis_catches_the_variant(v):
 
 
 def test_there_are_at_least_five_variants_each_named_after_a_jira():
-    assert len(CONSUMER_GROUP_VARIANTS) >= 5
-    assert all(v.key.startswith("KAFKA-") for v in CONSUMER_GROUP_VARIANTS)
-    assert len({v.behaviour.switches for v in CONSUMER_GROUP_VARIANTS}) == len(CONSUMER_GROUP_VARIANTS)
+    assert len(VARIANTS) >= 5
+    assert all(v.key.startswith("KAFKA-") for v in VARIANTS)
+    assert len({v.behaviour.switches for v in VARIANTS}) == len(VARIANTS)
 
 
 def _shortest(key):
-    v = consumer_group_variant(key)
+    v = variant(key)
     return v, bfs(MODEL, v.buggy_scope()).violation
 
 
@@ -75,7 +75,7 @@ def test_kafka_19233_counterexample_is_a_fenced_rejoin():
 @pytest.mark.slow
 def test_kafka_19233_as_shipped_by_4_1_is_a_rejoin_loop():
     """Kafka 4.1 ships the bug: no switch, the profile itself breaks the liveness claim."""
-    v = consumer_group_variant("KAFKA-19233")
+    v = variant("KAFKA-19233")
     report = bfs(MODEL, replace(v.reference_scope(), profile="kafka-4.1"))
     assert report.violation.property == "converges_within_k"
     assert "JOINING" in report.violation.message
@@ -111,7 +111,7 @@ def test_the_unreconciled_assignment_finding_double_owns_a_partition():
     """Beyond the commit: with the commit claim set aside the same scope puts one partition on
     two live clients (no fault, a partition added and a member joining)."""
     from groupcheck.model.consumer_group.properties import PROPERTIES
-    v = consumer_group_variant("unreconciled-assignment-released")
+    v = variant("unreconciled-assignment-released")
     model = replace(MODEL, properties=tuple(p for p in PROPERTIES if p.name != "commits_only_by_owner"))
     report = bfs(model, v.buggy_scope())
     assert report.violation.property == "no_double_ownership"
@@ -120,7 +120,7 @@ def test_the_unreconciled_assignment_finding_double_owns_a_partition():
 
 def test_the_main_job_requires_each_variant_and_finding():
     jobs = {j.name: j.expect for j in expected_jobs(get("consumer-group"))}
-    assert jobs == {v.key: v.expect for v in CONSUMER_GROUP_VARIANTS + FINDINGS}
+    assert jobs == {v.key: v.expect for v in VARIANTS + FINDINGS}
 
 
 def test_an_unknown_switch_is_refused_with_its_field():

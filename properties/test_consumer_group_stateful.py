@@ -1,7 +1,7 @@
 """KIP-848 consumer groups under Hypothesis: every property after every step.
 
 The generic machine (``properties/stateful.py``) over ``model.consumer_group.MODEL`` and each
-reference scope (``groupcheck.reference_scopes.consumer_group``): each case draws the
+reference scope (``groupcheck.protocols.consumer_group.reference_scopes``): each case draws the
 interleaving of heartbeats, handling, deliveries and reconciliations, which kinds of fault or
 operation the case may use (swarm testing) and when the first may strike. Examples per scope
 are capped (``EXAMPLES``) so the file stays well under a minute.
@@ -19,14 +19,14 @@ import sys
 
 import pytest
 
-from groupcheck.reference_scopes import consumer_group
+from groupcheck.protocols.consumer_group import reference_scopes
 from groupcheck.model.consumer_group import MODEL, member
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
 from groupcheck.model.core import first_violation, replay
-from groupcheck.properties.consumer_group_known_bugs import CONSUMER_GROUP_VARIANTS
+from groupcheck.properties.known_bugs.consumer_group import VARIANTS
 from groupcheck.properties.stateful import capped, hunt, hunt_until_found
 
-SCOPES = consumer_group()
+SCOPES = reference_scopes()
 EXAMPLES, STEPS = 30, 60
 
 
@@ -100,7 +100,7 @@ def test_a_member_keeping_revoked_partitions_is_found_by_bfs(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v", CONSUMER_GROUP_VARIANTS, ids=[v.key for v in CONSUMER_GROUP_VARIANTS])
+@pytest.mark.parametrize("v", VARIANTS, ids=[v.key for v in VARIANTS])
 def test_the_reference_survives_a_hunt_in_each_variant_scope(v):
     found = hunt(MODEL, v.reference_scope(), seed=0, max_examples=25, steps=60, shrink=False)
     assert found.property is None, found

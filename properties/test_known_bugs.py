@@ -1,7 +1,7 @@
 """Known bugs are caught, and the reference is not blamed for them.
 
-For every variant of both protocols (``known_bugs.VARIANTS`` for the consumer group,
-``streams_known_bugs.STREAMS_VARIANTS`` for Kafka Streams): the reference model passes
+For every variant of both protocols (``known_bugs/consumer.py`` for the consumer group,
+``known_bugs/streams_classic.py`` for Kafka Streams): the reference model passes
 the variant's scope exhaustively; BFS finds the bug with the named property; and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it too, for the
 variants Hypothesis reaches at this budget. KAFKA-13406 (a 57-step interleaving of
@@ -19,11 +19,11 @@ import pytest
 from groupcheck.checker import bfs
 from groupcheck.model.consumer import MODEL as CONSUMER
 from groupcheck.model.streams_classic import MODEL as STREAMS
-from groupcheck.properties.known_bugs import VARIANTS
+from groupcheck.properties.known_bugs import consumer as consumer_bugs
+from groupcheck.properties.known_bugs import streams_classic as streams_bugs
 from groupcheck.properties.stateful import hunt
-from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS
 
-CASES = [(CONSUMER, v) for v in VARIANTS] + [(STREAMS, v) for v in STREAMS_VARIANTS]
+CASES = [(CONSUMER, v) for v in consumer_bugs.VARIANTS] + [(STREAMS, v) for v in streams_bugs.VARIANTS]
 IDS = [f"{model.name}:{v.key}" for model, v in CASES]
 HUNTED = [(m, v) for m, v in CASES if v.hypothesis_finds]
 
@@ -59,12 +59,12 @@ def test_hypothesis_catches_the_variant(model, v):
 
 
 def test_there_are_at_least_six_consumer_variants_each_named_after_a_jira_or_kip():
-    assert len(VARIANTS) >= 6
-    assert all(v.key.startswith(("KAFKA-", "KIP-")) for v in VARIANTS)
-    assert sum(v.hypothesis_finds for v in VARIANTS) >= 7
+    assert len(consumer_bugs.VARIANTS) >= 6
+    assert all(v.key.startswith(("KAFKA-", "KIP-")) for v in consumer_bugs.VARIANTS)
+    assert sum(v.hypothesis_finds for v in consumer_bugs.VARIANTS) >= 7
 
 
 def test_the_four_streams_bugs_the_issue_names_are_there_and_all_are_hunted():
-    keys = {v.key for v in STREAMS_VARIANTS}
+    keys = {v.key for v in streams_bugs.VARIANTS}
     assert {"KAFKA-6054", "KAFKA-8649", "KIP-268-no-downgrade", "KIP-268-no-final-rebalance"} <= keys
-    assert all(v.hypothesis_finds for v in STREAMS_VARIANTS)
+    assert all(v.hypothesis_finds for v in streams_bugs.VARIANTS)

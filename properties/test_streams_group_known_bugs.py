@@ -1,5 +1,5 @@
 """Streams-group known bugs are caught, and the reference is not blamed for them
-(``properties/streams_group_known_bugs.py``): the reference passes each variant's scope
+(``properties/known_bugs/streams_group.py``): the reference passes each variant's scope
 exhaustively, BFS finds the variant with the named property, within a few seconds, and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it with the same
 property. Each counterexample shows the JIRA's symptom. The findings (Kafka's own rules)
@@ -18,21 +18,21 @@ from groupcheck.model.scopes import ScopeError
 from groupcheck.model.streams_group import MODEL
 from groupcheck.model.streams_group.scope import StreamsGroupScope, validate
 from groupcheck.properties.stateful import hunt
-from groupcheck.properties.streams_group_known_bugs import FINDINGS, STREAMS_GROUP_VARIANTS, streams_group_variant
+from groupcheck.properties.known_bugs.streams_group import FINDINGS, VARIANTS, variant
 
-IDS = [v.key for v in STREAMS_GROUP_VARIANTS]
-HUNTED = [v for v in STREAMS_GROUP_VARIANTS if v.hypothesis_finds]
+IDS = [v.key for v in VARIANTS]
+HUNTED = [v for v in VARIANTS if v.hypothesis_finds]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
 def test_reference_passes_the_variant_scope(v):
     report = bfs(MODEL, v.reference_scope())
     assert report.violation is None, report.violation
     assert report.complete
 
 
-@pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
 def test_bfs_catches_the_variant_quickly(v):
     start = time.perf_counter()
     report = bfs(MODEL, v.buggy_scope())
@@ -57,10 +57,10 @@ def test_hypothesis_catches_the_variant(v):
 
 
 def test_there_are_at_least_six_variants_each_named_after_a_jira_and_all_are_hunted():
-    assert len(STREAMS_GROUP_VARIANTS) >= 6
-    assert all(v.key.startswith("KAFKA-") for v in STREAMS_GROUP_VARIANTS)
-    assert all(v.hypothesis_finds for v in STREAMS_GROUP_VARIANTS)
-    assert len({v.behaviour.switches for v in STREAMS_GROUP_VARIANTS}) == len(STREAMS_GROUP_VARIANTS)
+    assert len(VARIANTS) >= 6
+    assert all(v.key.startswith("KAFKA-") for v in VARIANTS)
+    assert all(v.hypothesis_finds for v in VARIANTS)
+    assert len({v.behaviour.switches for v in VARIANTS}) == len(VARIANTS)
 
 
 def _walk(scope, path):
@@ -79,12 +79,12 @@ def _first_broken(scope, path):
 
 
 def _shortest(key):
-    v = streams_group_variant(key)
+    v = variant(key)
     return v, bfs(MODEL, v.buggy_scope()).violation
 
 
 def test_kafka_19233_counterexample_is_a_fenced_rejoin():
-    v = streams_group_variant("KAFKA-19233")
+    v = variant("KAFKA-19233")
     report = bfs(MODEL, v.buggy_scope())
     assert "epoch 0 heartbeat answered FENCED_MEMBER_EPOCH, prescribed NONE" in str(report.violation)
 
@@ -135,7 +135,7 @@ def test_kafka_19190_counterexample_drops_a_shutdown_sent_on_leave():
 
 
 def test_kafka_20254_counterexample_is_an_offline_migration_then_a_failover():
-    v = streams_group_variant("KAFKA-20254")
+    v = variant("KAFKA-20254")
     report = bfs(MODEL, v.buggy_scope())
     assert "Group app is not a streams group." in str(report.violation)
     scope, path = v.buggy_scope(), report.violation.path
@@ -163,7 +163,7 @@ def test_a_finding_is_kafkas_behaviour_and_the_fix_passes(v):
 
 def test_the_main_job_requires_each_variant_and_finding():
     jobs = {j.name: j.expect for j in expected_jobs(get("streams-group"))}
-    assert jobs == {v.key: v.expect for v in STREAMS_GROUP_VARIANTS + FINDINGS}
+    assert jobs == {v.key: v.expect for v in VARIANTS + FINDINGS}
 
 
 def test_an_unknown_switch_is_refused_with_its_field():

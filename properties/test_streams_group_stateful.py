@@ -1,7 +1,7 @@
 """KIP-1071 streams groups under Hypothesis: every property after every step.
 
 The generic machine (``properties/stateful.py``) over ``model.streams_group.MODEL`` and
-each reference scope (``groupcheck.reference_scopes.streams_group``): each case draws
+each reference scope (``groupcheck.protocols.streams_group.reference_scopes``): each case draws
 the interleaving of heartbeats, handling and deliveries, which kinds of fault or
 operation the case may use (swarm testing) and when the first may strike. The number
 of examples per scope is capped (``EXAMPLES``) so the file stays well under a minute;
@@ -11,7 +11,7 @@ Two rules broken for a test's duration must be found, the shrunk counterexample 
 the property that catches it: a coordinator that ignores KIP-1071's blocking rule (an
 active task handed on while its previous owner still runs it), and a client that
 acknowledges before closing its revoked active tasks (``member.KEEP_REVOKED_FOR_TESTS``).
-The known-bug variants (``properties/streams_group_known_bugs.py``) are hunted over the
+The known-bug variants (``properties/known_bugs/streams_group.py``) are hunted over the
 same machine in ``test_streams_group_known_bugs.py``; here the reference must survive a
 hunt in each variant's scope (with its operations: redeploy, poll_timeout, shutdown_leave).
 """
@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import pytest
 
-from groupcheck.reference_scopes import streams_group
+from groupcheck.protocols.streams_group import reference_scopes
 from groupcheck.model.core import first_violation, replay
 from groupcheck.model.streams_group import MODEL, member
 from groupcheck.model.streams_group.scope import StreamsGroupScope as S
 from groupcheck.properties.stateful import capped, hunt, hunt_until_found
-from groupcheck.properties.streams_group_known_bugs import STREAMS_GROUP_VARIANTS
+from groupcheck.properties.known_bugs.streams_group import VARIANTS
 
-SCOPES = streams_group()
+SCOPES = reference_scopes()
 EXAMPLES, STEPS = 60, 80
 
 
@@ -88,7 +88,7 @@ def test_a_member_acknowledging_before_closing_revoked_tasks_is_found(monkeypatc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v", STREAMS_GROUP_VARIANTS, ids=[v.key for v in STREAMS_GROUP_VARIANTS])
+@pytest.mark.parametrize("v", VARIANTS, ids=[v.key for v in VARIANTS])
 def test_the_reference_survives_a_hunt_in_each_variant_scope(v):
     found = hunt(MODEL, v.reference_scope(), seed=0, max_examples=40, steps=60, shrink=False)
     assert found.property is None, found

@@ -94,14 +94,19 @@ def _engine(engine: str, master: str, exact: bool) -> None:
         raise fail(f"--master: {e}") from None
 
 
+def _takes(flag: str) -> str:
+    """The protocols whose rooms take a scope flag (``Protocol.flags``), for its help."""
+    return ", ".join(name for name, p in PROTOCOLS.items() if flag in p.flags)
+
+
 def check(
     protocol: Optional[str] = typer.Argument(None, help=f"one of: {', '.join(PROTOCOLS)} (default: the main job)"),
     profile: Optional[str] = typer.Option(None, help="behaviour profile, e.g. kafka-3.5+ (see `groupcheck list`)"),
     scope: Optional[str] = typer.Option(None, "--scope", help="scope as JSON, or @file.json"),
-    members: Optional[int] = typer.Option(None, help="consumer: number of consumers"),
-    partitions: Optional[str] = typer.Option(None, help="consumer: partitions per topic, e.g. 2,1"),
-    instances: Optional[int] = typer.Option(None, help="streams-classic: number of Kafka Streams instances"),
-    tasks: Optional[int] = typer.Option(None, help="streams-classic: number of tasks"),
+    members: Optional[int] = typer.Option(None, help=f"{_takes('members')}: number of consumers"),
+    partitions: Optional[str] = typer.Option(None, help=f"{_takes('partitions')}: partitions per topic, e.g. 2,1"),
+    instances: Optional[int] = typer.Option(None, help=f"{_takes('instances')}: number of Kafka Streams instances"),
+    tasks: Optional[int] = typer.Option(None, help=f"{_takes('tasks')}: number of tasks"),
     max_generation: Optional[int] = typer.Option(None, help="explore up to this generation"),
     budget: Optional[int] = typer.Option(None, help="faults and operations per run"),
     faults: Optional[str] = typer.Option(None, help="e.g. crash,pause,lose_response,timeout"),

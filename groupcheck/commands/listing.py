@@ -8,7 +8,7 @@ from groupcheck.model.scopes import behaviour_diff
 
 from ..checker import CHECKER_CLAIMS, CHECKER_DOCS
 from ..console import out
-from ..protocols import PROTOCOLS, Protocol, get
+from ..protocols import PROTOCOLS, Protocol
 
 # what each behaviour profile stands for, in one line (the rules it changes are derived)
 MEANING = {
@@ -24,10 +24,8 @@ MEANING = {
 
 
 def _variants() -> dict[str, tuple]:
-    """Known-bug variants per protocol (``Protocol.variants``: none when installed
-    without properties/)."""
-    found = {name: get(name).variants() for name in PROTOCOLS}
-    return {name: v for name, v in found.items() if v}
+    """Known-bug variants per protocol that has some (``Protocol.variants``)."""
+    return {name: p.variants for name, p in PROTOCOLS.items() if p.variants}
 
 
 def _profiles(p: Protocol, variants: tuple) -> Table:
@@ -61,12 +59,11 @@ def _properties(p: Protocol) -> None:
 def command() -> None:
     """Protocols, behaviour profiles, properties and known-bug variants."""
     variants = _variants()
-    for name in PROTOCOLS:
-        p = get(name)
+    for name, p in PROTOCOLS.items():
         out.print(f"\n[bold]{name}[/]  profiles: {', '.join(p.profiles)}")
         _properties(p)
         out.print(_profiles(p, variants.get(name, ())))
-        for title, columns, rows in p.reference():
+        for title, columns, rows in (p.reference() if p.reference is not None else []):
             table = Table(title=title)
             for col in columns:
                 table.add_column(col, overflow="fold")

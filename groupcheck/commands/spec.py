@@ -50,7 +50,7 @@ def _names(bundle: manifest.Bundle):
     model = bundle.model
     report.figures = {"actions": f"{len(names.actions)}/{len(model.action_kinds)}",
                       "properties": f"{len(names.properties)}/{len(model.properties)}",
-                      "variants": f"{len(names.variants)}/{len(bundle.protocol.variants())}"}
+                      "variants": f"{len(names.variants)}/{len(bundle.protocol.variants)}"}
     report.seconds = time.perf_counter() - started
     return report
 
@@ -145,7 +145,7 @@ def trace(path: Path = typer.Argument(..., help="an ITF trace written by groupch
     except traces.ReplayError as e:
         raise fail(str(e)) from None
     bundle = _bundle(rec.protocol.name)
-    by_scope = {v.key: v for v in rec.protocol.variants()}
+    by_scope = {v.key: v for v in rec.protocol.variants}
     variant = next((v for v in bundle.variants if v.key in by_scope
                     and rec.scope in (by_scope[v.key].buggy_scope(), bundle.variant_scope(v))), None)
     try:

@@ -118,9 +118,9 @@ def _print(rows: list[dict], seconds: float, out_dir: Path) -> None:
 def _generate(directory: Path, groups: int, seed: int, protocols: str, force: bool) -> None:
     from ..tracecheck import fleet
     protos = tuple(p.strip() for p in protocols.split(",") if p.strip())
-    unknown = [p for p in protos if p not in fleet.SCOPES]
+    unknown = [p for p in protos if p not in fleet.known()]
     if unknown or not protos:
-        raise fail(f"--protocols: the fleet knows {', '.join(fleet.SCOPES)}; got {protocols!r}")
+        raise fail(f"--protocols: the fleet knows {', '.join(fleet.known())}; got {protocols!r}")
     if groups < 1:
         raise fail("--groups must be at least 1")
     directory = folder_for_command(directory, force=force, option="--generate")

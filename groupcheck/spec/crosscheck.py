@@ -409,7 +409,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
     from groupcheck.checker import bfs
     started = time.perf_counter()
     report = Report(f"{bundle.protocol.name} {variant.key}")
-    known = {v.key: v for v in bundle.protocol.variants()}
+    known = {v.key: v for v in bundle.protocol.variants}
     if variant.key not in known:
         report.problems.append(f"the model has no variant {variant.key}")
         return report

@@ -135,7 +135,7 @@ def check(bundle: Bundle, action_names: tuple[str, ...]) -> Names:
     properties, p = _compare("property", "properties", list(kinds_of), invariants + steps + seen, out["properties"])
     problems += p
 
-    keys = [v.key for v in bundle.protocol.variants()]
+    keys = [v.key for v in bundle.protocol.variants]
     variants, p = _compare("variant", "variants", keys, [v.key for v in bundle.variants], out["variants"])
     problems += p
     for v in bundle.variants:

@@ -15,12 +15,12 @@ from typing import Any, Callable
 from groupcheck.model.scopes import shorten
 
 from ..files import InputError, read_text
-from ..protocols import Protocol, get
+from ..protocols import PROTOCOLS, Protocol, get
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
-# the modules a manifest's "mapping" may name: groupcheck's own, never a module the folder names
-MAPPINGS = tuple(f"groupcheck.spec.mapping.{m}" for m in ("consumer", "consumer_group", "streams_classic",
-                                                           "streams_group"))
+# the modules a manifest's "mapping" may name: groupcheck's own, as the protocols' rooms register
+# them (``Protocol.spec_mapping``), never a module the folder names
+MAPPINGS = tuple(sorted(p.spec_mapping for p in PROTOCOLS.values() if p.spec_mapping is not None))
 
 
 class ManifestError(ValueError):
@@ -85,7 +85,7 @@ class Bundle:
         """The scope a variant is checked at: the manifest's, else the model's own for the bug."""
         if variant.scope is not None:
             return variant.scope
-        return next(v for v in self.protocol.variants() if v.key == variant.key).buggy_scope()
+        return next(v for v in self.protocol.variants if v.key == variant.key).buggy_scope()
 
 
 def folders() -> dict[str, Path]:

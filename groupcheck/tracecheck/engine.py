@@ -46,7 +46,7 @@ def judge(g: Group, max_states: int, max_seconds: float | None, budget=None) -> 
     history = []
     for e in g.events:
         try:
-            history.append(observation(g.protocol, e))
+            history.append(observation(protocol, e))
         except UnknownKind as bad:
             row.update(verdict="error", error=f"seq {e['seq']}: {bad}")
             return row

@@ -1,13 +1,13 @@
 """Synthetic fleets: many groups' histories, some from known-bug variants, some corrupted.
 
 Each group's history is the observations (``observe.py``) of one seeded random walk of
-the model (``checker.walk``, swarm kinds) under a scope:
+the model (``checker.walk``, swarm kinds) under a scope its room names (``Protocol.fleet``):
 
 * ``walk``: a reference scope of the protocol; the history is valid and breaks nothing;
-* ``bug:<KEY>``: the scope of a known-bug variant (``properties/*known_bugs.py``); the walk
+* ``bug:<KEY>``: the scope of a known-bug variant (``properties/known_bugs/``); the walk
   is one that breaks the variant's property (the first of up to ``BUG_TRIES`` seeded walks
   that does, else the checker's shortest counterexample), so the history is valid and
-  breaks it where the break is observable (the variants in ``BUGS`` are);
+  breaks it where the break is observable (the variants its room's ``Fleet.bugs`` names are);
 * ``corrupt:drop`` / ``corrupt:alter``: a ``walk`` history with one event dropped, or one
   callback's kind swapped (assigned <-> revoked, lost -> assigned, commit -> revoked); meant
   to be invalid (a drop may still be explained by another interleaving: the manifest says
@@ -28,22 +28,22 @@ from .. import protocols
 from ..checker import Claims, Moves, bfs, swarm_kinds, walk
 from ..outputs import atomic_write_text
 from .history import Group, write_jsonl, write_parquet
-from .observe import observer
 
-# per protocol: the reference scope clean walks use, and known-bug variants whose break shows
-SCOPES = {"consumer-group": "join-leave", "consumer": "cooperative", "streams-group": "one-process"}
-BUGS = {"consumer-group": ("KAFKA-16147", "KAFKA-20442", "unreconciled-assignment-released"),
-        "consumer": ("KAFKA-7026", "KAFKA-13419", "KIP-429-old-leader"),
-        "streams-group": ("KAFKA-19233", "KAFKA-19190")}
+# the protocols a fleet holds by default (each room's ``fleet`` says what it makes of one)
 PROTOCOLS = ("consumer-group", "consumer")
 LENGTH = 120
 BUG_TRIES = 300
 SWAP = {"assigned": "revoked", "revoked": "assigned", "lost": "assigned", "commit": "revoked"}
 
 
+def known() -> tuple[str, ...]:
+    """The protocols whose rooms say what a fleet makes of them (``Protocol.fleet``)."""
+    return tuple(name for name, p in protocols.PROTOCOLS.items() if p.fleet is not None)
+
+
 def observations(protocol: str, model, scope, path: list[int]) -> list[dict]:
     first, steps = replay(model, scope, path)
-    observe = observer(protocol, model, scope)
+    observe = protocols.get(protocol).observer(model, scope)
     out: list[dict] = []
     for s in steps:
         out.extend(observe(s.prev, s.action, s.next, s.events))
@@ -99,9 +99,9 @@ def generate(out_dir: Path, groups: int, seed: int = 0, protos: tuple[str, ...] 
         if (protocol, key) not in walkers:
             p = protocols.get(protocol)
             if key is None:
-                scope = p.default_scopes()[SCOPES[protocol]]
+                scope = p.default_scopes()[p.fleet.scope]
             else:
-                scope = next(v.buggy_scope() for v in p.variants() if v.key == key)
+                scope = next(v.buggy_scope() for v in p.variants if v.key == key)
             walkers[(protocol, key)] = _Walker(protocol, p.model, scope)
         return walkers[(protocol, key)]
 
@@ -113,9 +113,9 @@ def generate(out_dir: Path, groups: int, seed: int = 0, protos: tuple[str, ...] 
         roll = group_rng.random()
         injected = "walk"
         if roll < bug_share:
-            key = group_rng.choice(BUGS[protocol])
+            key = group_rng.choice(protocols.get(protocol).fleet.bugs)
             w = walker(protocol, key)
-            expect = next(v.expect for v in protocols.get(protocol).variants() if v.key == key)
+            expect = next(v.expect for v in protocols.get(protocol).variants if v.key == key)
             path = _bug_path(w, expect, group_rng)
             injected = f"bug:{key}"
         else:

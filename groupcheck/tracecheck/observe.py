@@ -1,6 +1,8 @@
 """What a recorder can see of a model step: the observations, as JSON-ready dicts.
 
-Per protocol:
+Each protocol's room (``groupcheck/protocols/<package>.py``) gives its observer and the
+kinds it emits (``Protocol.observer``, ``Protocol.observed``); the pieces they share are
+here. Per protocol:
 
 ``consumer-group``
     the client's rebalance callbacks, ``{"kind": "revoked" | "assigned" | "lost",
@@ -25,10 +27,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from groupcheck.model import partitions as bits
 from groupcheck.model.scopes import shorten
 
-CALLBACKS = ("revoked", "assigned", "lost", "commit")
 BOOK = ("group", "seq", "protocol", "scope", "ts")     # the fields of a line that are not the observation ("ts": a recorder's timestamp, not compared)
 
 
@@ -43,29 +43,18 @@ def to_json(x: Any) -> Any:
     return x
 
 
-_CALLBACK = ("client", "partitions", "epoch")
-# per protocol, the kinds of observation the model emits and the fields it compares; a
-# recorder's other fields (a host, a thread name) are not the model's and are dropped
-FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "consumer": {k: ("client", "partitions") for k in ("assigned", "revoked", "lost")},
-    "consumer-group": {"assigned": _CALLBACK, "revoked": _CALLBACK, "lost": _CALLBACK,
-                       "commit": _CALLBACK + ("error",), "record": ("type", "record")},
-    "streams-group": {k: ("client", "text") for k in ("handle", "expire", "session_timeout")},
-    "streams-classic": {k: ("client", "text") for k in ("assign", "receive", "failed", "leader_failed", "shutdown")},
-}
-
-
 class UnknownKind(ValueError):
     """An event whose kind the protocol's model never emits."""
 
 
-def observation(protocol: str, event: dict) -> dict:
+def observation(protocol, event: dict) -> dict:
     """The part of a recorded event the model's observation is compared with: its kind and
-    the fields of that kind; an unknown kind raises UnknownKind naming it and the known."""
-    known = FIELDS[protocol]
+    the fields of that kind (``protocol.observed``); an unknown kind raises UnknownKind
+    naming it and the known."""
+    known = protocol.observed
     kind = event.get("kind")
     if not isinstance(kind, str) or kind not in known:
-        raise UnknownKind(f"unknown event kind {shorten(json.dumps(kind))} for {protocol}; known kinds: "
+        raise UnknownKind(f"unknown event kind {shorten(json.dumps(kind))} for {protocol.name}; known kinds: "
                           f"{', '.join(known)}")
     return {k: event[k] for k in ("kind",) + known[kind] if k in event}
 
@@ -76,58 +65,19 @@ def key(observation: dict) -> str:
                       separators=(",", ":"))
 
 
-def _client(slot: int) -> str | None:
+def client(slot: int) -> str | None:
+    """The client a model slot stands for, as a recorder names it: slot 0 is C1."""
     return f"C{slot + 1}" if slot >= 0 else None
 
 
-def _consumer(model, scope) -> Callable:
-    def observe(prev, action, nxt, events) -> list[dict]:
-        return [{"kind": e.kind, "client": _client(e.slot), "partitions": bits.names(e.partitions, scope.stride)}
-                for e in events if e.kind in ("assigned", "revoked", "lost")]
-    return observe
-
-
-def _consumer_group(model, scope) -> Callable:
-    from groupcheck.model.consumer_group.render import _parts
-
-    def is_callbacks(data) -> bool:
-        return bool(data) and all(isinstance(c, tuple) and c and c[0] in CALLBACKS for c in data)
-
-    def observe(prev, action, nxt, events) -> list[dict]:
-        out = []
-        for e in events:
-            data = e.data
-            if is_callbacks(data):
-                client = nxt.clients[e.slot] if 0 <= e.slot < len(nxt.clients) else None
-                for c in data:
-                    o = {"kind": c[0], "client": _client(e.slot), "partitions": _parts(scope, c[1])}
-                    if c[0] == "commit":
-                        o["epoch"], o["error"] = c[2], c[3]
-                    elif getattr(client, "epoch", None) is not None:
-                        o["epoch"] = client.epoch
-                    out.append(o)
-            elif isinstance(data, tuple) and len(data) == 4 and isinstance(data[2], tuple):
-                for r in data[2]:
-                    out.append({"kind": "record", "type": type(r).__name__, "record": to_json(r)})
-        return out
-    return observe
-
-
-def _described(model, scope) -> Callable:
+def described(model, scope) -> Callable:
+    """The observer of a protocol whose events the story shows: each event ``describe_event``
+    gives a line for, ``{"kind", "client", "text"}``."""
     def observe(prev, action, nxt, events) -> list[dict]:
         out = []
         for e in events:
             text = model.describe_event(scope, e)
             if text is not None:
-                out.append({"kind": e.kind, "client": _client(getattr(e, "slot", -1)), "text": text})
+                out.append({"kind": e.kind, "client": client(getattr(e, "slot", -1)), "text": text})
         return out
     return observe
-
-
-OBSERVERS = {"consumer": _consumer, "consumer-group": _consumer_group,
-             "streams-group": _described, "streams-classic": _described}
-
-
-def observer(protocol: str, model, scope) -> Callable[[Any, Any, Any, tuple], list[dict]]:
-    """``observe(prev, action, next, events) -> [observation, ...]`` for one scope."""
-    return OBSERVERS[protocol](model, scope)

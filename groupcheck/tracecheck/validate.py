@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from groupcheck.model.core import Model, check_state, check_step, replay
 
-from .observe import key, observer
+from .. import protocols
+from .observe import key
 
 # the flip-check in tests/checker/test_tracecheck.py turns this off by hand to see the invalid case fail
 COMPARE = True
@@ -70,7 +71,7 @@ def validate(protocol: str, model: Model, scope, history: list[dict], *, max_sta
     a ``checker.Budget`` interrupted (SIGINT, SIGTERM) ends it ``unknown``, cut
     ``interrupted``."""
     started = time.perf_counter()
-    observe = observer(protocol, model, scope)
+    observe = protocols.get(protocol).observer(model, scope)
     want = [key(o) for o in history]
     n = len(want)
     ids: dict = {}                     # (state, pos) -> node number

@@ -6,7 +6,7 @@ from dataclasses import replace
 from groupcheck.checker import TICK, Budget, bfs, walk, walks
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.core import check_state, replay
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 
 def test_bfs_counterexample_is_shortest_and_replays_to_the_violation():

@@ -17,7 +17,7 @@ from groupcheck.frontier import BLOCK, Frontier
 from groupcheck.visited import MERGE_AFTER, Visited
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.core import first_violation, replay
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 SMALL = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)     # 4,252 states
 

@@ -9,8 +9,8 @@ from groupcheck.checker import bfs
 from groupcheck.model.consumer import MODEL as CONSUMER
 from groupcheck.model.core import Model, replay
 from groupcheck.model.streams_classic import MODEL as STREAMS
-from groupcheck.properties.known_bugs import variant
-from groupcheck.properties.streams_known_bugs import streams_variant
+from groupcheck.properties.known_bugs.consumer import variant
+from groupcheck.properties.known_bugs import streams_classic as streams_bugs
 
 
 def _last(model, scope, path):
@@ -35,7 +35,7 @@ def test_consumer_state_names_the_group_and_every_consumer():
 
 
 def test_streams_state_names_the_group_and_every_thread():
-    v = streams_variant("KAFKA-8649")
+    v = streams_bugs.variant("KAFKA-8649")
     scope = replace(v.buggy_scope(), threads=2)
     path = bfs(STREAMS, scope).violation.path
     state = _last(STREAMS, scope, path)

@@ -14,7 +14,7 @@ from groupcheck.cli import app
 from groupcheck.regression import Found, first_violation, violation_along
 from groupcheck.model.consumer.scope import to_dict
 from groupcheck.model.core import Model
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 runner = CliRunner()
 BUG = variant("KIP-429-no-withholding")

@@ -12,7 +12,7 @@ from groupcheck.checker import bfs
 from groupcheck.cli import app
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.scopes import profile_label
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 runner = CliRunner()
 BUGGY = variant("KIP-429-no-withholding").buggy_scope()

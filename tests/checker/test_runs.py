@@ -14,7 +14,7 @@ from groupcheck.console import Limits
 from groupcheck.protocols import PROTOCOLS, Job, get, shipped_jobs
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.streams_classic import MODEL as STREAMS
-from groupcheck.properties.known_bugs import REF, variant
+from groupcheck.properties.known_bugs.consumer import REF, variant
 
 runner = CliRunner()
 NO_WALKS = runs.Settings(walks=0)
@@ -155,8 +155,7 @@ def _small_consumer(monkeypatch, variants):
     """`groupcheck check` over the consumer alone, with one small reference scope."""
     full = get("consumer")
     small = {"tiny": replace(full.default_scopes()["cooperative"], max_generation=2, budget=0)}
-    monkeypatch.setitem(PROTOCOLS, "consumer", lambda: replace(full, default_scopes=lambda: dict(small),
-                                                               variants=lambda: variants))
+    monkeypatch.setitem(PROTOCOLS, "consumer", replace(full, default_scopes=lambda: dict(small), variants=variants))
     monkeypatch.delitem(PROTOCOLS, "streams-classic")
     monkeypatch.delitem(PROTOCOLS, "streams-group")
     monkeypatch.delitem(PROTOCOLS, "consumer-group")
@@ -174,7 +173,7 @@ def test_the_main_job_catches_known_bugs_as_expected_and_writes_them_apart(monke
 
 def test_the_main_job_fails_loudly_when_a_known_bug_is_not_caught(monkeypatch, tmp_path):
     v = variant("KIP-429-no-withholding")
-    gone = replace(v, key="BUG-GONE", behaviour=REF)       # the bug's rule has disappeared from the model
+    gone = replace(v, key="BUG-GONE", buggy=replace(v.buggy_scope(), behaviour=REF))   # the bug's rule has gone
     _small_consumer(monkeypatch, (v, gone))
     result, text = run("check", "--walks", "0", "--out", str(tmp_path))
     assert result.exit_code == 1, result.output
@@ -218,7 +217,7 @@ def test_each_profile_ships_the_known_bugs_whose_behaviour_it_has():
 
 
 def test_a_profile_that_ships_a_known_bug_shows_it_as_a_violation(monkeypatch, tmp_path):
-    _small_consumer(monkeypatch, get("consumer").variants())
+    _small_consumer(monkeypatch, get("consumer").variants)
     result, text = run("check", "consumer", "--profile", "kafka-2.4-2.8", "--walks", "0", "--out", str(tmp_path))
     assert result.exit_code == 1, result.output
     assert "consumer/KAFKA-12984" in text and "which kafka-2.4-2.8 ships" in text

@@ -29,7 +29,7 @@ def reference(protocol: str, name: str):
 
 def buggy(protocol: str, key: str):
     p = protocols.get(protocol)
-    v = next(v for v in p.variants() if v.key == key)
+    v = next(v for v in p.variants if v.key == key)
     return p.model, v.buggy_scope(), v.expect
 
 
@@ -134,7 +134,7 @@ def test_local_engine_verdicts_match_what_the_generator_injected(fleet_dir):
             assert r["verdict"] == "valid" and r["violations"] == [], r
         elif what.startswith("bug:"):
             key = what.split(":")[1]
-            expect = next(v.expect for v in protocols.get(r["protocol"]).variants() if v.key == key)
+            expect = next(v.expect for v in protocols.get(r["protocol"]).variants if v.key == key)
             assert r["verdict"] == "valid" and expect in r["violations"], r
         elif what.startswith("corrupt:alter"):
             assert r["verdict"] == "invalid", r

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from groupcheck.cli import app
 from groupcheck.model.consumer import MODEL
 from groupcheck.model.consumer.scope import to_dict
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 runner = CliRunner()
 TINY = ["--members", "2", "--budget", "0", "--max-generation", "2", "--walks", "5"]

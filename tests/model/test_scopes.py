@@ -11,8 +11,8 @@ from groupcheck.model import scopes
 from groupcheck.model.consumer import scope as consumer
 from groupcheck.model.scopes import ScopeError, profile_label
 from groupcheck.model.streams_classic import scope as streams
-from groupcheck.properties.known_bugs import VARIANTS
-from groupcheck.properties.streams_known_bugs import STREAMS_VARIANTS
+from groupcheck.properties.known_bugs import consumer as consumer_bugs
+from groupcheck.properties.known_bugs import streams_classic as streams_bugs
 
 
 @pytest.mark.parametrize("d, message", [
@@ -66,9 +66,9 @@ def _all_scopes():
             yield p.model, scope
             for profile in p.profiles:
                 yield p.model, p.with_profile(scope, profile)
-    for v in VARIANTS:
+    for v in consumer_bugs.VARIANTS:
         yield get("consumer").model, v.buggy_scope()
-    for v in STREAMS_VARIANTS:
+    for v in streams_bugs.VARIANTS:
         yield get("streams-classic").model, v.buggy_scope()
 
 
@@ -112,7 +112,7 @@ def test_profile_label_names_every_override(make, label):
 
 
 def test_known_bug_variants_are_never_labelled_as_a_plain_profile():
-    for v in VARIANTS + STREAMS_VARIANTS:
+    for v in consumer_bugs.VARIANTS + streams_bugs.VARIANTS:
         scope = v.buggy_scope()
         label = profile_label(scope)
         if scope.behaviour in scope.known_profiles.values():      # a release's shipped bug

@@ -70,7 +70,7 @@ def _folder(tmp_path, monkeypatch, *, actions_out=None, properties_out=None, var
             "properties": properties_out if properties_out is not None else
             {p.name: "not yet" for p in CONSUMER.properties if p.name not in props},
             "variants": variants_out if variants_out is not None else
-            {v.key: "not yet" for v in get("consumer").variants()},
+            {v.key: "not yet" for v in get("consumer").variants},
         },
     }
     data.update(extra or {})

@@ -199,7 +199,7 @@ def test_a_trace_through_a_step_the_spec_leaves_out_exits_2_naming_the_step(tmp_
     from groupcheck.checker import bfs
     from groupcheck.protocols import get
     protocol = get("consumer-group")
-    bug = next(v for v in protocol.variants() if v.key == "unreconciled-assignment-released")
+    bug = next(v for v in protocol.variants if v.key == "unreconciled-assignment-released")
     found = bfs(protocol.model, bug.buggy_scope())
     trace = tmp_path / "cx.itf.json"
     trace.write_text(json.dumps(traces.build(protocol.model, bug.buggy_scope(), found.violation.path, {})))

@@ -13,7 +13,7 @@ from groupcheck.checker import bfs
 from groupcheck.model.core import replay
 from groupcheck.spec import crosscheck, manifest
 from tests.spec.spec_edits import assert_change_caught, changed_bundle, spec_trace
-from groupcheck.properties.known_bugs import variant
+from groupcheck.properties.known_bugs.consumer import variant
 
 BUNDLE = manifest.load("consumer")
 

@@ -139,8 +139,8 @@ def test_a_known_bug_trace_is_a_behaviour_of_its_variant(tmp_path):
     """groupcheck spec trace on the KAFKA-8649 counterexample groupcheck writes: a behaviour
     of the variant module (not of the base spec), step by step."""
     from groupcheck.checker import bfs
-    from groupcheck.properties.streams_known_bugs import streams_variant
-    scope = streams_variant("KAFKA-8649").buggy_scope()
+    from groupcheck.properties.known_bugs.streams_classic import variant
+    scope = variant("KAFKA-8649").buggy_scope()
     assert scope == VARIANTS["KAFKA-8649"].scope
     found = bfs(BUNDLE.model, scope)
     assert found.violation.property == "used_version_supported"

@@ -152,7 +152,7 @@ def test_the_lost_response_finding_is_a_behaviour_of_the_spec():
     active task for a member whose client does not run it."""
     from groupcheck.checker import bfs
     from groupcheck.protocols import get
-    finding = next(v for v in get("streams-group").variants() if v.key == "lost-response-strands-task")
+    finding = next(v for v in get("streams-group").variants if v.key == "lost-response-strands-task")
     scope = finding.buggy_scope()
     found = bfs(MODEL, scope)
     assert found.violation.property == "can_settle"

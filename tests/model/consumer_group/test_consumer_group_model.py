@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from groupcheck.reference_scopes import consumer_group
+from groupcheck.protocols.consumer_group import reference_scopes
 from groupcheck.model.consumer_group import MODEL
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
 from groupcheck.model.consumer_group.scope import from_dict, to_dict, with_profile
@@ -35,7 +35,7 @@ def test_tiny_scopes_state_counts_are_pinned(scope, states):
 def test_reference_scopes_hold_and_reach_their_witnesses():
     from groupcheck.protocols import get
     protocol = get("consumer-group")
-    for name, scope in consumer_group().items():
+    for name, scope in reference_scopes().items():
         report = bfs(MODEL, scope)
         assert report.violation is None, (name, report.violation)
         far = protocol.out_of_reach(scope)
@@ -74,7 +74,7 @@ def test_no_symmetry_between_clients_the_assignors_break_ties_by_member_id():
 
 
 def test_itf_and_text_render_every_state_of_a_walk():
-    scope = consumer_group()["static-roll"]
+    scope = reference_scopes()["static-roll"]
     state = MODEL.init_states(scope)[0]
     for i in range(40):
         acts = MODEL.actions(scope, state)
@@ -90,7 +90,7 @@ def test_itf_and_text_render_every_state_of_a_walk():
 
 
 def test_scope_round_trips_and_bad_input_names_the_field():
-    scope = consumer_group()["regex-failover"]
+    scope = reference_scopes()["regex-failover"]
     assert from_dict(json.loads(json.dumps(to_dict(scope)))) == scope
     for bad, message in [
         ({"members": 5}, r"scope.members: 5 is outside 1..4"),

@@ -11,16 +11,16 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from groupcheck.reference_scopes import consumer_group
+from groupcheck.protocols.consumer_group import reference_scopes
 from groupcheck.model.consumer_group import MODEL, migration, migration_classic
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
 from groupcheck.model.consumer_group.scope import from_dict
 from groupcheck.model.core import replay
 from groupcheck.model.scopes import ScopeError
-from groupcheck.properties.consumer_group_known_bugs import FINDINGS
+from groupcheck.properties.known_bugs.consumer_group import FINDINGS
 
-UPGRADE = consumer_group()["online-upgrade"]
-DOWNGRADE = consumer_group()["online-downgrade"]
+UPGRADE = reference_scopes()["online-upgrade"]
+DOWNGRADE = reference_scopes()["online-downgrade"]
 
 
 @pytest.mark.slow

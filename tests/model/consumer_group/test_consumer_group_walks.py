@@ -8,10 +8,10 @@ from typer.testing import CliRunner
 
 from groupcheck.checker import walks
 from groupcheck.cli import app
-from groupcheck.reference_scopes import consumer_group
+from groupcheck.protocols.consumer_group import reference_scopes
 from groupcheck.model.consumer_group import MODEL
 
-SCOPES = consumer_group()
+SCOPES = reference_scopes()
 runner = CliRunner()
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from groupcheck.reference_scopes import streams_group
+from groupcheck.protocols.streams_group import reference_scopes
 from groupcheck.model.consumer.state import PREPARING, STABLE as CLASSIC_STABLE
 from groupcheck.model.consumer.state import Group as ClassicGroup
 from groupcheck.model.scopes import ScopeError
@@ -23,7 +23,7 @@ from groupcheck.model.streams_group.world import FAILED, MEMBER
 
 from tests.helpers.streams_group_drive import drive, rt
 
-ONLINE = streams_group()["online-migration"]
+ONLINE = reference_scopes()["online-migration"]
 
 
 def test_the_online_migration_reference_scope_holds_and_completes():

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.checker import bfs
-from groupcheck.reference_scopes import streams_group
+from groupcheck.protocols.streams_group import reference_scopes
 from groupcheck.model.streams_group import MODEL, failover as failover_module
 from groupcheck.model.streams_group.group import UNREVOKED
 from groupcheck.model.streams_group.migration import MigratingGroup
@@ -19,7 +19,7 @@ from groupcheck.model.streams_group.scope import StreamsGroupScope as S
 from groupcheck.model.streams_group.state import SHUTDOWN_APPLICATION
 from tests.helpers.streams_group_drive import drive, rt
 
-FAILOVER = streams_group()["failover"]
+FAILOVER = reference_scopes()["failover"]
 
 
 @pytest.mark.slow
@@ -58,7 +58,7 @@ def test_a_request_in_flight_is_answered_by_the_new_coordinator():
 
 
 def test_failover_keeps_the_classic_members_of_a_migrating_group():
-    scope = replace(streams_group()["online-migration"], operations=("failover",), budget=1)
+    scope = replace(reference_scopes()["online-migration"], operations=("failover",), budget=1)
     state, _ = drive(scope, rt(1))
     assert isinstance(state.group, MigratingGroup)
     after, _ = drive(scope, [("failover", 0)], state)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from groupcheck.checker import walks
-from groupcheck.reference_scopes import streams_group
+from groupcheck.protocols.streams_group import reference_scopes
 from groupcheck.model.streams_group import MODEL
 
-SCOPES = streams_group()
+SCOPES = reference_scopes()
 
 
 @pytest.mark.slow

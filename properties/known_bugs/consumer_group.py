@@ -1,5 +1,5 @@
 """Known bugs of KIP-848 consumer groups, as rules switched away from the reference
-(``model/consumer_group``). Same shape as ``streams_group_known_bugs.py``: each variant is a
+(``model/consumer_group``). Same shape as ``streams_group.py``: each variant is a
 reference scope with rules switched (``ConsumerGroupScope.switches``: the coordinator's
 ``coordinator_update.SWITCHES``, the client's ``member.CLIENT_SWITCHES``), the smallest scope in
 which it shows, and the property expected to catch it. The reference passes every variant's
@@ -11,39 +11,26 @@ or a profile); with it the same scope passes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Optional
-
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope, Rules
-from groupcheck.properties.streams_group_known_bugs import GroupVariant as _StreamsVariant
+
+from . import Variant, lookup, with_rules
 
 
-@dataclass(frozen=True)
-class GroupVariant(_StreamsVariant):
-    """``streams_group_known_bugs.GroupVariant`` over a ConsumerGroupScope, with a finding's fix
-    given as a profile (``fix_profile``) as well as switches."""
-
-    fix_profile: Optional[str] = None
-
-    def fixed_scope(self) -> ConsumerGroupScope:
-        return replace(self.scope, switches=self.fix, profile=self.fix_profile or self.scope.profile)
-
-
-def _variant(key, title, switches, scope, expect, doc, **kw) -> GroupVariant:
+def _variant(*, switches: tuple[str, ...], scope, **fields) -> Variant:
     """The scope's own switches (the model's candidate fix of a finding, where the scope would
     show that finding first) stay on in the buggy scope too."""
-    return GroupVariant(key, title, Rules(scope.profile, scope.switches + tuple(switches)), scope, expect, doc, **kw)
+    return with_rules(rules=Rules(scope.profile, scope.switches + tuple(switches)), scope=scope, **fields)
 
 
 S = ConsumerGroupScope
 
-CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
+VARIANTS: tuple[Variant, ...] = (
     _variant(
-        "KAFKA-19233", "an epoch-0 rejoin from a known member is fenced",
-        ("kafka-19233",), S(partitions=(1,), faults=("lose_response",), budget=2, profile="kafka-4.3",
-                            switches=("report-target-while-reconciling",)),
-        "join_epoch_is_rejoin",
-        "apache/kafka PR #21305 (merged 2026-01-14, 4.3): before it, throwIfConsumerGroupMemberEpochIsInvalid "
+        key="KAFKA-19233", title="an epoch-0 rejoin from a known member is fenced",
+        switches=("kafka-19233",), scope=S(partitions=(1,), faults=("lose_response",), budget=2, profile="kafka-4.3",
+                                           switches=("report-target-while-reconciling",)),
+        expect="join_epoch_is_rejoin",
+        doc="apache/kafka PR #21305 (merged 2026-01-14, 4.3): before it, throwIfConsumerGroupMemberEpochIsInvalid "
         "also checked an epoch-0 heartbeat, so a member the coordinator still held past epoch 1 (FENCED_MEMBER_EPOCH "
         "removes nothing) was fenced again on its rejoin with the same member id (KIP-1082), and on every retry, "
         "until its session timed out. Here two lost responses put the member two epochs behind. Kafka 4.0-4.2 "
@@ -53,10 +40,10 @@ CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         also=("error_as_profile_prescribes", "converges_within_k"), hunt_steps=30,
     ),
     _variant(
-        "KAFKA-16375", "a reconciliation under way survives a fence and is applied after the rejoin",
-        ("kafka-16375",), S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
-        "join_epoch_is_rejoin",
-        "apache/kafka PR #15579 (3.8.0) 'Fix for rejoin while reconciling': a reconciliation (commit -> "
+        key="KAFKA-16375", title="a reconciliation under way survives a fence and is applied after the rejoin",
+        switches=("kafka-16375",), scope=S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
+        expect="join_epoch_is_rejoin",
+        doc="apache/kafka PR #15579 (3.8.0) 'Fix for rejoin while reconciling': a reconciliation (commit -> "
         "onPartitionsRevoked -> onPartitionsAssigned) started before the member was fenced was not abandoned "
         "(rejoinedWhileReconciliationInProgress), so the stale assignment was applied after the rejoin: the "
         "member runs partitions of an assignment from before its latest join. Here its session times out while "
@@ -64,20 +51,20 @@ CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         also=("no_double_ownership", "callbacks_in_order"),
     ),
     _variant(
-        "KAFKA-16251", "a fenced member rejoins before onPartitionsLost completed",
-        ("kafka-16251",), S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
-        "join_epoch_is_rejoin",
-        "apache/kafka PR #15392 (3.8.0) 'Fix for not sending heartbeat while fenced': the member kept "
+        key="KAFKA-16251", title="a fenced member rejoins before onPartitionsLost completed",
+        switches=("kafka-16251",), scope=S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
+        expect="join_epoch_is_rejoin",
+        doc="apache/kafka PR #15392 (3.8.0) 'Fix for not sending heartbeat while fenced': the member kept "
         "heartbeating (and rejoined) while its onPartitionsLost callback ran; fixed, FENCED sends nothing and "
         "rejoins with epoch 0 only once the callback completed and the assignment is cleared. Here the fenced "
         "member's join heartbeat leaves while it still runs its partitions.",
         also=("no_double_ownership",),
     ),
     _variant(
-        "KAFKA-16249", "an acknowledged revocation is lost when the heartbeat meets a new target",
-        ("kafka-16249",), S(partitions=(1,), faults=("session_timeout",), budget=2, profile="kafka-4.1"),
-        "converges_within_k",
-        "apache/kafka PR #15364 (3.8.0) 'Improve reconciliation state machine': 3.7.0's "
+        key="KAFKA-16249", title="an acknowledged revocation is lost when the heartbeat meets a new target",
+        switches=("kafka-16249",), scope=S(partitions=(1,), faults=("session_timeout",), budget=2, profile="kafka-4.1"),
+        expect="converges_within_k",
+        doc="apache/kafka PR #15364 (3.8.0) 'Improve reconciliation state machine': 3.7.0's "
         "CurrentAssignmentBuilder restarted reconciliation from assigned ∪ pending revocation whenever a new "
         "target epoch was seen, ignoring the owned partitions the same heartbeat reported; 'As the member is "
         "supposed to only report its own partitions when they change, the member is stuck' until the rebalance "
@@ -87,10 +74,10 @@ CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         hypothesis_finds=False,
     ),
     _variant(
-        "KAFKA-16147", "a partition is assigned to two members at the same time",
-        ("kafka-16249", "kafka-16147"), S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
-        "revoke_before_reassign",
-        "apache/kafka PR #15212 (3.8.0): 3.7.0's ConsumerGroup#maybeUpdatePartitionEpoch removed the old "
+        key="KAFKA-16147", title="a partition is assigned to two members at the same time",
+        switches=("kafka-16249", "kafka-16147"), scope=S(faults=("session_timeout",), budget=1, profile="kafka-4.1"),
+        expect="revoke_before_reassign",
+        doc="apache/kafka PR #15212 (3.8.0): 3.7.0's ConsumerGroup#maybeUpdatePartitionEpoch removed the old "
         "pending-revocation epochs after adding the new assigned ones, so a partition moving from a member's "
         "pending revocation back to its assigned set lost its owner in the partition-epoch map and another "
         "member was given it. The move needs 3.7's KAFKA-16249 rule too (both are in the kafka-3.7 profile), "
@@ -98,22 +85,22 @@ CONSUMER_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         also=("no_double_ownership", "converges_within_k"),
     ),
     _variant(
-        "KAFKA-20442", "an emptied group keeps group epoch > assignment epoch",
-        ("kafka-20442",), S(operations=("leave",), budget=2, profile="kafka-4.3"),
-        "empty_epochs_equal",
-        "apache/kafka PR #22045 (2026-04, 4.3) 'Update consumer group assignment epoch when last member "
+        key="KAFKA-20442", title="an emptied group keeps group epoch > assignment epoch",
+        switches=("kafka-20442",), scope=S(operations=("leave",), budget=2, profile="kafka-4.3"),
+        expect="empty_epochs_equal",
+        doc="apache/kafka PR #22045 (2026-04, 4.3) 'Update consumer group assignment epoch when last member "
         "leaves': removing the last member bumped the group epoch and wrote no target-assignment metadata, so "
         "the EMPTY group kept groupEpoch > assignmentEpoch. Here both members leave.",
     ),
 )
 
 
-FINDINGS: tuple[GroupVariant, ...] = (
-    GroupVariant(
-        "unreconciled-assignment-released", "a partition assigned but not yet reconciled is released on a stale owned list",
-        Rules("kip-848"), S(partitions=(1,), operations=("topic_change",), budget=1),
-        "commits_only_by_owner",
-        "The coordinator takes a heartbeat's owned partitions as the truth (CurrentAssignmentBuilder#"
+FINDINGS: tuple[Variant, ...] = (
+    with_rules(
+        key="unreconciled-assignment-released", title="a partition assigned but not yet reconciled is released on a stale owned list",
+        rules=Rules("kip-848"), scope=S(partitions=(1,), operations=("topic_change",), budget=1),
+        expect="commits_only_by_owner",
+        doc="The coordinator takes a heartbeat's owned partitions as the truth (CurrentAssignmentBuilder#"
         "ownsRevokedPartitions); the Java client reports its reconciled local assignment "
         "(HeartbeatState: 'TopicPartitions - sent ... with the first heartbeat after a new assignment from the "
         "server was reconciled') while the next assignment is still being reconciled in poll. A partition "
@@ -126,23 +113,23 @@ FINDINGS: tuple[GroupVariant, ...] = (
         also=("no_double_ownership", "callbacks_in_order"),
         fix=("report-target-while-reconciling",), hypothesis_finds=False,
     ),
-    GroupVariant(
-        "static-own-id-rejoin", "a static member's retried join is refused as UNRELEASED_INSTANCE_ID",
-        Rules("kafka-4.3"), S(members=1, partitions=(1,), faults=("lose_response",), budget=1, static=True,
-                              profile="kafka-4.3"),
-        "join_epoch_is_rejoin",
-        "apache/kafka #23542 (open, 2026-09): a static member whose join response was lost sends epoch 0 again "
+    with_rules(
+        key="static-own-id-rejoin", title="a static member's retried join is refused as UNRELEASED_INSTANCE_ID",
+        rules=Rules("kafka-4.3"), scope=S(members=1, partitions=(1,), faults=("lose_response",), budget=1, static=True,
+                                          profile="kafka-4.3"),
+        expect="join_epoch_is_rejoin",
+        doc="apache/kafka #23542 (open, 2026-09): a static member whose join response was lost sends epoch 0 again "
         "with its own member id; GroupMetadataManager treats it as a replacement of the instance id's owner, "
         "which has not left, and answers UNRELEASED_INSTANCE_ID, fatal in the Java client "
         "(ConsumerHeartbeatRequestManager). Kafka 4.3 accepts the same rejoin from a dynamic member "
         "(KAFKA-19233's fix). The model's candidate fix is the kip-848 profile's static_rejoin_in_place.",
         fix_profile="kip-848", hypothesis_finds=False,
     ),
-    GroupVariant(
-        "upgrade-trusts-last-sync", "the online upgrade hands on a partition a cooperative classic member still runs",
-        Rules("kip-848"), S(classic=2, partitions=(1,), operations=("downgrade",), budget=1),
-        "no_double_ownership",
-        "ConsumerGroup#fromClassicGroup takes each classic member's assignment from its last SyncGroup "
+    with_rules(
+        key="upgrade-trusts-last-sync", title="the online upgrade hands on a partition a cooperative classic member still runs",
+        rules=Rules("kip-848"), scope=S(classic=2, partitions=(1,), operations=("downgrade",), budget=1),
+        expect="no_double_ownership",
+        doc="ConsumerGroup#fromClassicGroup takes each classic member's assignment from its last SyncGroup "
         "(ClassicGroupMember#assignment) as the partitions it holds. A cooperative classic member whose "
         "SyncGroup response revoking a partition it has not read yet still runs that partition, and its "
         "JoinGroup reported it in ownedPartitions; the upgrade counts it as free and the first consumer-protocol "
@@ -155,12 +142,5 @@ FINDINGS: tuple[GroupVariant, ...] = (
 )
 
 
-def consumer_group_variant(key: str) -> GroupVariant:
-    for v in CONSUMER_GROUP_VARIANTS + FINDINGS:
-        if v.key == key:
-            return v
-    raise KeyError(f"unknown consumer-group variant {key!r}; known: "
-                   f"{', '.join(v.key for v in CONSUMER_GROUP_VARIANTS + FINDINGS)}")
-
-
-__all__ = ["CONSUMER_GROUP_VARIANTS", "FINDINGS", "GroupVariant", "consumer_group_variant"]
+def variant(key: str) -> Variant:
+    return lookup(VARIANTS + FINDINGS, key, "unknown consumer-group variant")

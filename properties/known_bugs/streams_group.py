@@ -1,5 +1,5 @@
 """Known bugs of KIP-1071 streams groups, as rules switched away from the reference
-(``model/streams_group``). Same shape as ``known_bugs.py``: each variant is a reference
+(``model/streams_group``). Same shape as ``consumer.py``: each variant is a reference
 scope with one of the coordinator's rules switched (``StreamsGroupScope.switches``, names
 of ``coordinator_update.SWITCHES``), the smallest scope in which it shows, and the
 property expected to catch it. The reference passes every variant's scope.
@@ -10,51 +10,23 @@ Kafka); with it the same scope passes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from groupcheck.model.streams_group.scope import Rules, StreamsGroupScope
 
-
-@dataclass(frozen=True)
-class GroupVariant:
-    key: str            # JIRA key, or the finding's name
-    title: str
-    behaviour: Rules    # the scope's profile and the switched rules
-    scope: StreamsGroupScope   # the reference scope (no switch)
-    expect: str         # the property BFS's shortest counterexample violates
-    doc: str
-    also: tuple[str, ...] = ()
-    hypothesis_finds: bool = True      # hunted by properties/test_streams_group_known_bugs.py
-    fix: tuple[str, ...] = ()          # findings: the switches that make the scope pass
-    # steps per Hypothesis case when hunting it: a bug that needs its faults early (two lost
-    # join responses in a row) is found by many short cases sooner than by a few long ones
-    hunt_steps: int = 100
-
-    @property
-    def caught_by(self) -> tuple[str, ...]:
-        return (self.expect,) + self.also
-
-    def buggy_scope(self) -> StreamsGroupScope:
-        return replace(self.scope, profile=self.behaviour.profile, switches=self.behaviour.switches)
-
-    def reference_scope(self) -> StreamsGroupScope:
-        return self.scope
-
-    def fixed_scope(self) -> StreamsGroupScope:
-        return replace(self.scope, switches=self.fix)
+from . import Variant, lookup, with_rules
 
 
-def _variant(key, title, switch, scope, expect, doc, **kw) -> GroupVariant:
-    return GroupVariant(key, title, Rules(scope.profile, (switch,)), scope, expect, doc, **kw)
+def _variant(*, switch: str, scope, **fields) -> Variant:
+    """The bug's rule, ``switch``, on at the scope's own profile."""
+    return with_rules(rules=Rules(scope.profile, (switch,)), scope=scope, **fields)
 
 
-STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
+VARIANTS: tuple[Variant, ...] = (
     _variant(
-        "KAFKA-19233", "an epoch-0 rejoin from a known member is fenced",
-        "kafka-19233",
-        StreamsGroupScope(processes=2, partitions=(1,), profile="kafka-4.1", faults=("lose_response",), budget=2),
-        "error_as_profile_prescribes",
-        "apache/kafka PR #21312 (merged 2026-01): before it, throwIfStreamsGroupMemberEpochIsInvalid also "
+        key="KAFKA-19233", title="an epoch-0 rejoin from a known member is fenced",
+        switch="kafka-19233",
+        scope=StreamsGroupScope(processes=2, partitions=(1,), profile="kafka-4.1", faults=("lose_response",), budget=2),
+        expect="error_as_profile_prescribes",
+        doc="apache/kafka PR #21312 (merged 2026-01): before it, throwIfStreamsGroupMemberEpochIsInvalid also "
         "checked an epoch-0 heartbeat, so a member the coordinator still held at a higher epoch (shipped "
         "Kafka keeps a fenced member: nothing is written on FENCED_MEMBER_EPOCH) was answered "
         "FENCED_MEMBER_EPOCH again on its rejoin, and again on every retry. Two lost responses fence a "
@@ -62,11 +34,11 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         hunt_steps=30,
     ),
     _variant(
-        "KAFKA-21370", "a redeploy under the same topology epoch is answered INVALID_REQUEST",
-        "kafka-21370",
-        StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("redeploy",), budget=1),
-        "error_as_profile_prescribes",
-        "KIP-1071 (Request Handling 2.iii): \"If ER=EG, check if topology metadata in the request is equal to "
+        key="KAFKA-21370", title="a redeploy under the same topology epoch is answered INVALID_REQUEST",
+        switch="kafka-21370",
+        scope=StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("redeploy",), budget=1),
+        expect="error_as_profile_prescribes",
+        doc="KIP-1071 (Request Handling 2.iii): \"If ER=EG, check if topology metadata in the request is equal to "
         "the topology metadata of the group, otherwise fail with STREAMS_INVALID_TOPOLOGY_EPOCH\". Up to 4.4 "
         "GroupMetadataManager#maybeUpdateTopology answers any topology other than the group's, the same "
         "epoch included, with INVALID_REQUEST \"Topology updates are not supported yet.\"; KAFKA-21370 (4.5) "
@@ -75,11 +47,11 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "stores added under topology epoch 0 (operation redeploy).",
     ),
     _variant(
-        "KAFKA-19335", "a member that rejoined takes the leave response's epoch -1",
-        "kafka-19335",
-        StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("poll_timeout",), budget=1),
-        "member_epoch_never_decreases",
-        "apache/kafka PR #19818 (merged 2025-05), clients/.../StreamsMembershipManager#onHeartbeatSuccess: a "
+        key="KAFKA-19335", title="a member that rejoined takes the leave response's epoch -1",
+        switch="kafka-19335",
+        scope=StreamsGroupScope(processes=1, partitions=(1,), profile="kafka-4.5", operations=("poll_timeout",), budget=1),
+        expect="member_epoch_never_decreases",
+        doc="apache/kafka PR #19818 (merged 2025-05), clients/.../StreamsMembershipManager#onHeartbeatSuccess: a "
         "member leaves (LEAVING, the leave heartbeat goes out, UNSUBSCRIBED) and rejoins on the next poll "
         "(JOINING, epoch 0) before the leave heartbeat's response arrives; the response's member epoch -1 "
         "was taken as the member's epoch, so the join heartbeat went out with epoch -1 and its topology, "
@@ -91,11 +63,11 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         also=("join_epoch_is_rejoin",),
     ),
     _variant(
-        "KAFKA-20870", "the client reports only the owned-task lists that changed; no revocation is acknowledged",
-        "kafka-20870",
-        StreamsGroupScope(processes=2, partitions=(2,), profile="kip-1071"),
-        "converges_within_k",
-        "apache/kafka PR #23002 (KAFKA-20870): the coordinator reads the three owned-task lists of a "
+        key="KAFKA-20870", title="the client reports only the owned-task lists that changed; no revocation is acknowledged",
+        switch="kafka-20870",
+        scope=StreamsGroupScope(processes=2, partitions=(2,), profile="kip-1071"),
+        expect="converges_within_k",
+        doc="apache/kafka PR #23002 (KAFKA-20870): the coordinator reads the three owned-task lists of a "
         "StreamsGroupHeartbeat as a report only when all three are non-null, so a change confined to one "
         "role must resend the other two lists; KIP-1071 does not say so (\"Any other information that has "
         "not changed since the last heartbeat can be omitted\"), and a client that omits each unchanged "
@@ -106,12 +78,12 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "outright (\"If one task-type is non-null, all must be non-null.\"), so the scope is the KIP's.",
     ),
     _variant(
-        "KAFKA-20899", "a standby goes to the process that already runs the task as active",
-        "kafka-20899",
-        StreamsGroupScope(processes=2, partitions=(1,), stateful=True, standbys=1, profile="kafka-4.5",
-                          faults=("session_timeout",), budget=1),
-        "standby_not_with_active",
-        "apache/kafka PR #23096 (merged 2026-08), group-coordinator/.../streams/assignor/StickyTaskAssignor#"
+        key="KAFKA-20899", title="a standby goes to the process that already runs the task as active",
+        switch="kafka-20899",
+        scope=StreamsGroupScope(processes=2, partitions=(1,), stateful=True, standbys=1, profile="kafka-4.5",
+                                faults=("session_timeout",), budget=1),
+        expect="standby_not_with_active",
+        doc="apache/kafka PR #23096 (merged 2026-08), group-coordinator/.../streams/assignor/StickyTaskAssignor#"
         "findPrevMemberWithLeastLoad: the previous standby holders were scanned from members.get(0) as the "
         "first candidate, and only the others were checked for a process that already holds the task. "
         "KIP-1071: \"A stateful task (in the various roles) cannot be assigned to two clients with the "
@@ -119,12 +91,12 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "standby pass hands T0's standby back to m1, its first previous holder.",
     ),
     _variant(
-        "KAFKA-19190", "a shutdown request sent on the leave heartbeat is dropped",
-        "kafka-19190",
-        StreamsGroupScope(processes=2, partitions=(1,), profile="kafka-4.5", operations=("shutdown_leave",),
-                          budget=1),
-        "shutdown_request_kept",
-        "apache/kafka PR #19544 (merged 2025-04): with the streams protocol an application did not shut down "
+        key="KAFKA-19190", title="a shutdown request sent on the leave heartbeat is dropped",
+        switch="kafka-19190",
+        scope=StreamsGroupScope(processes=2, partitions=(1,), profile="kafka-4.5", operations=("shutdown_leave",),
+                                budget=1),
+        expect="shutdown_request_kept",
+        doc="apache/kafka PR #19544 (merged 2025-04): with the streams protocol an application did not shut down "
         "on SHUTDOWN_APPLICATION, partly because the request was sometimes sent only with the leave "
         "heartbeat and GroupMetadataManager's leave path ignored it. KIP-1071 puts the flag exactly there: "
         "\"A flag to request shutdown of the whole application (only if the member epoch is the group "
@@ -132,11 +104,11 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
         "m1 never gets SHUTDOWN_APPLICATION.",
     ),
     _variant(
-        "KAFKA-20254", "after an offline migration the compacted log does not load",
-        "kafka-20254",
-        StreamsGroupScope(processes=1, classic=1, profile="kafka-4.5", operations=("failover",), budget=1),
-        "replay_gives_live_state",
-        "apache/kafka PR #21641 (merged 2026-03-05, in 4.2.1; 4.2.0 is affected): 'During replay of the "
+        key="KAFKA-20254", title="after an offline migration the compacted log does not load",
+        switch="kafka-20254",
+        scope=StreamsGroupScope(processes=1, classic=1, profile="kafka-4.5", operations=("failover",), budget=1),
+        expect="replay_gives_live_state",
+        doc="apache/kafka PR #21641 (merged 2026-03-05, in 4.2.1; 4.2.0 is affected): 'During replay of the "
         "__consumer_offsets topic, offset commit records can appear before streams group records, for "
         "example after log compaction. When OffsetMetadataManager replays an offset commit for a group that "
         "doesn't exist yet, it automatically creates a simple ClassicGroup to hold the offsets. When the "
@@ -150,13 +122,13 @@ STREAMS_GROUP_VARIANTS: tuple[GroupVariant, ...] = (
 )
 
 
-FINDINGS: tuple[GroupVariant, ...] = (
-    GroupVariant(
-        "lost-response-strands-task", "a lost response that handed on a task is never repeated",
-        Rules("kafka-4.5"),
-        StreamsGroupScope(processes=2, partitions=(2,), profile="kafka-4.5", faults=("lose_response",), budget=1),
-        "can_settle",
-        "Kafka's GroupMetadataManager#streamsGroupHeartbeat sets the task lists only when the member "
+FINDINGS: tuple[Variant, ...] = (
+    with_rules(
+        key="lost-response-strands-task", title="a lost response that handed on a task is never repeated",
+        rules=Rules("kafka-4.5"),
+        scope=StreamsGroupScope(processes=2, partitions=(2,), profile="kafka-4.5", faults=("lose_response",), budget=1),
+        expect="can_settle",
+        doc="Kafka's GroupMetadataManager#streamsGroupHeartbeat sets the task lists only when the member "
         "joins (epoch 0) or hasAssignedTasksChanged(member, updatedMember); unlike consumerGroupHeartbeat "
         "it has no isFullRequest case (KAFKA-16367). The client (StreamsGroupHeartbeatRequestManager) "
         "resets its sent fields after a failed heartbeat and re-sends its owned tasks, but no topology "
@@ -166,12 +138,12 @@ FINDINGS: tuple[GroupVariant, ...] = (
         "believes the member runs is run by nobody until the member's assignment changes again.",
         fix=("resend-when-owned-differs",), hypothesis_finds=False,
     ),
-    GroupVariant(
-        "create-topics-every-heartbeat", "Kafka 4.1 sends a CreateTopics for missing internal topics on every heartbeat",
-        Rules("kafka-4.1"),
-        StreamsGroupScope(processes=1, partitions=(1,), stateful=True, profile="kafka-4.1"),
-        "one_creation_in_flight",
-        "KIP-1071 (MISSING_INTERNAL_TOPICS): 'There can only be one such request in-flight at a time'. Kafka "
+    with_rules(
+        key="create-topics-every-heartbeat", title="Kafka 4.1 sends a CreateTopics for missing internal topics on every heartbeat",
+        rules=Rules("kafka-4.1"),
+        scope=StreamsGroupScope(processes=1, partitions=(1,), stateful=True, profile="kafka-4.1"),
+        expect="one_creation_in_flight",
+        doc="KIP-1071 (MISSING_INTERNAL_TOPICS): 'There can only be one such request in-flight at a time'. Kafka "
         "4.1's AutoTopicCreationManager#createStreamsInternalTopics (core, Scala) sends a CreateTopics for the "
         "missing internal topics of every heartbeat that lists them, whatever is in flight; apache/kafka PR "
         "#20663 (merged 2025-10, in 4.2: 'auto-topic creation back-off') skips topics in flight "
@@ -182,9 +154,5 @@ FINDINGS: tuple[GroupVariant, ...] = (
 )
 
 
-def streams_group_variant(key: str) -> GroupVariant:
-    for v in STREAMS_GROUP_VARIANTS + FINDINGS:
-        if v.key == key:
-            return v
-    known = ", ".join(v.key for v in STREAMS_GROUP_VARIANTS + FINDINGS)
-    raise KeyError(f"no streams-group known-bug variant {key!r}; known: {known}")
+def variant(key: str) -> Variant:
+    return lookup(VARIANTS + FINDINGS, key, "no streams-group known-bug variant")

@@ -1,0 +1,100 @@
+"""The consumer's known bugs and KIP-described hazards (``model/consumer``): each variant is
+the reference model with the rules of a buggy release (or a hazard a KIP describes)
+switched on through ``Behaviour``, plus the smallest scope in which the bug shows and the
+property expected to catch it. The reference (Kafka 3.5+) passes every one of these scopes.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from groupcheck.model.consumer.scope import PROFILES, Behaviour, Config, ConsumerScope
+
+from . import Variant, lookup, with_behaviour
+
+COOPERATIVE_STICKY = (Config(("cooperative-sticky",)),)
+
+REF = Behaviour()
+
+VARIANTS: tuple[Variant, ...] = (
+    with_behaviour(
+        key="KAFKA-7026", title="sticky assignor trusts stale userData: a partition gets two owners",
+        behaviour=replace(REF, claim_resolution="trust-all"),
+        scope=ConsumerScope(plan=(Config(("sticky",)),), faults=("pause",), budget=1, max_generation=4),
+        expect="no_double_ownership",
+        doc="Before KIP-341 (2.3) StickyAssignor's userData carried the previous assignment without a "
+        "generation, so an expelled member's stale claim was kept next to its new owner's.",
+    ),
+    with_behaviour(
+        key="KAFKA-12984", title="cooperative-sticky trusts stale ownedPartitions (Kafka 2.4-2.8)",
+        behaviour=PROFILES["kafka-2.4-2.8"],
+        scope=ConsumerScope(plan=COOPERATIVE_STICKY, faults=("pause",), budget=1, max_generation=4),
+        expect="lost_only_when_fenced",
+        doc="Kafka 2.4-2.8: a fenced consumer rejoins still claiming its partitions (KAFKA-12983) and "
+        "the leader trusts every claim regardless of generation (KAFKA-12984).",
+    ),
+    with_behaviour(
+        key="KAFKA-12983", title="a fenced consumer rejoins without calling onPartitionsLost",
+        behaviour=replace(REF, fenced_clears_owned=False),
+        scope=ConsumerScope(plan=COOPERATIVE_STICKY, faults=("pause",), budget=1, max_generation=4),
+        expect="lost_only_when_fenced",
+        doc="onJoinPrepare was skipped after resetStateAndGeneration, so ownedPartitions were not "
+        "cleared: KIP-429 says to \"re-join group with empty assigned partition\".",
+    ),
+    with_behaviour(
+        key="KAFKA-13406", title="validateCooperativeAssignment on the built-in assignor fails on a lagging claim (3.0.0)",
+        behaviour=PROFILES["kafka-3.0.0"],
+        scope=ConsumerScope(members=3, partitions=(2,), plan=COOPERATIVE_STICKY, faults=("lose_response",),
+                            budget=1, max_generation=5),
+        expect="converges_within_k",
+        doc="Kafka 3.0.0 dropped every claim of a lower generation and still ran "
+        "validateCooperativeAssignment on cooperative-sticky. A member whose JoinGroup response was "
+        "lost claims with the old generation; its partition is moved in one round, validation throws "
+        "and the round is wasted, so the group needs more rebalances than KIP-429 allows. (In the "
+        "model the retry succeeds once the labels catch up; the shipped bug, fed by KAFKA-12983's "
+        "duplicate claims, could fail every round.)",
+        hunt_steps=200,       # its 57-step interleaving; 0-2 of 5 seeds find it in 300 cases of 200 steps
+    ),
+    with_behaviour(
+        key="KAFKA-14639", title="lower-generation claims dropped: revoked and assigned in one round (Kafka 3.1-3.4)",
+        behaviour=PROFILES["kafka-3.1-3.4"],
+        scope=ConsumerScope(members=3, partitions=(1,), plan=COOPERATIVE_STICKY, faults=("lose_response",),
+                            budget=1, max_generation=4),
+        expect="no_double_ownership",
+        doc="Kafka 3.1-3.4 kept only the highest generation's claims, so a member one generation behind "
+        "(its JoinGroup response was lost) had its partition handed to another member in the same "
+        "round, while it still owned it.",
+        hunt_steps=200,       # no seed of 5 found it in 300 cases of 200 steps (2026-11-23), nor 2 of 800
+        hypothesis_finds=False,   # too rare for a bounded test (docs/known-gaps.md)
+    ),
+    with_behaviour(
+        key="KAFKA-13419", title="a late SyncGroup outcome applied after rejoining: generation N-1 partitions kept",
+        behaviour=replace(REF, apply_late_sync=True),
+        scope=ConsumerScope(plan=COOPERATIVE_STICKY, faults=("timeout",), budget=1, max_generation=5),
+        expect="no_double_ownership",
+        also=("settles_fully_owned", "revoke_before_reassign"),
+        doc="A member that gave up on its SyncGroup and rejoined then applies the old response: it owns "
+        "partitions the next leader never saw it claim (the out-of-date ownedPartitions of "
+        "KAFKA-13419).",
+    ),
+    with_behaviour(
+        key="KIP-429-old-leader", title="a leader on old code treats cooperative members as eager",
+        behaviour=replace(REF, leader_cooperative_aware=False),
+        scope=ConsumerScope(plan=COOPERATIVE_STICKY, faults=(), budget=0, max_generation=4),
+        expect="no_double_ownership",
+        doc="KIP-429: \"we want to avoid the situation where leader is on old byte-code and only "
+        "recognize eager ... and hence just go ahead and do the assignment while new versioned "
+        "members did not revoke their partitions before joining the group\".",
+    ),
+    with_behaviour(
+        key="KIP-429-no-withholding", title="the leader skips withholding maybe-revoking partitions",
+        behaviour=replace(REF, withhold=False),
+        scope=ConsumerScope(plan=COOPERATIVE_STICKY, faults=(), budget=0, max_generation=4),
+        expect="no_double_ownership",
+        doc="KIP-429: \"For maybe-revoking-partitions, check if the owner has changed. If yes, exclude "
+        "them from the assigned-partitions list to the new owner.\"",
+    ),
+)
+
+
+def variant(key: str) -> Variant:
+    return lookup(VARIANTS, key, "no known-bug variant")
