@@ -1,8 +1,8 @@
 """The scenarios the assignor role is driven through: named consumer scopes whose
 leader runs the target, each reaching a rule family the model knows matters.
 
-Like ``groupcheck/reference_scopes.py``, each scope's comment names what it is there
-for. Which scopes a target gets depends on the protocols it supports (the two-bounce
+Like the protocols' reference scopes (``groupcheck/protocols/``), each scope's comment
+names what it is there for. Which scopes a target gets depends on the protocols it supports (the two-bounce
 upgrade and the KIP-792 zombies need COOPERATIVE; subscription v0 carries no
 ownedPartitions, so COOPERATIVE cannot run on it).
 """

@@ -32,6 +32,9 @@ def test_the_wheel_holds_model_and_properties_only_under_groupcheck(wheel):
     assert "groupcheck/model/core.py" in names
     assert "groupcheck/model/consumer/step.py" in names
     assert "groupcheck/properties/stateful.py" in names
+    # the protocols' registry imports every room and its known bugs: both must be in the wheel
+    assert "groupcheck/protocols/consumer_group.py" in names
+    assert "groupcheck/properties/known_bugs/consumer_group.py" in names
 
 
 @pytest.mark.slow

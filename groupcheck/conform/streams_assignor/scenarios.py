@@ -2,8 +2,8 @@
 leader runs the target's placement, each reaching what a task assignor must handle.
 
 Every configuration is Kafka Streams 3.9 (KIP-924's TaskAssignor exists from 3.8): the
-placement is the target's, version negotiation Kafka's. Like
-``groupcheck/reference_scopes.py``, each scope's comment says what it is there for.
+placement is the target's, version negotiation Kafka's. Like the reference scopes
+(``groupcheck/protocols/streams_classic.py``), each scope's comment says what it is there for.
 """
 from __future__ import annotations
 
