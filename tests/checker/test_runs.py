@@ -155,10 +155,9 @@ def _small_consumer(monkeypatch, variants):
     """`groupcheck check` over the consumer alone, with one small reference scope."""
     full = get("consumer")
     small = {"tiny": replace(full.default_scopes()["cooperative"], max_generation=2, budget=0)}
+    for name in reversed(list(PROTOCOLS)):      # undone in reverse: the registry's order comes back
+        monkeypatch.delitem(PROTOCOLS, name)
     monkeypatch.setitem(PROTOCOLS, "consumer", replace(full, default_scopes=lambda: dict(small), variants=variants))
-    monkeypatch.delitem(PROTOCOLS, "streams-classic")
-    monkeypatch.delitem(PROTOCOLS, "streams-group")
-    monkeypatch.delitem(PROTOCOLS, "consumer-group")
 
 
 def test_the_main_job_catches_known_bugs_as_expected_and_writes_them_apart(monkeypatch, tmp_path):
