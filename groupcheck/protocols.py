@@ -94,7 +94,7 @@ def _consumer() -> Protocol:
 
     # a scope may name a user's own assignor (import path or entry point): groupcheck
     # registers it with the model's registry before the model reads the scope
-    model = replace(MODEL, scope_from_dict=lambda d: from_dict(register_plan_assignors(d)))
+    model = replace(MODEL, view=replace(MODEL.view, scope_from_dict=lambda d: from_dict(register_plan_assignors(d))))
 
     def text(scope) -> str:
         d = to_dict(scope)

@@ -6,7 +6,7 @@ README.md says what exists and what comes next.
 """
 from __future__ import annotations
 
-from ..core import Model
+from ..core import Model, View
 from . import scope as _scope
 from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
@@ -22,14 +22,16 @@ MODEL = Model(
     canonical=canonical,
     within_bounds=within_bounds,
     is_terminal_ok=is_terminal_ok,
-    default_scope=StreamsGroupScope,
-    scope_from_dict=_scope.from_dict,
-    scope_to_dict=_scope.to_dict,
-    state_to_itf=state_to_itf,
-    describe_action=describe_action,
-    describe_event=describe_event,
-    describe_state=describe_state,
-    owners=owners,
+    view=View(
+        default_scope=StreamsGroupScope,
+        scope_from_dict=_scope.from_dict,
+        scope_to_dict=_scope.to_dict,
+        state_to_itf=state_to_itf,
+        describe_action=describe_action,
+        describe_event=describe_event,
+        describe_state=describe_state,
+        owners=owners,
+    ),
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=PROGRESS,
