@@ -26,8 +26,7 @@ from typing import Any
 
 from groupcheck.model import assignors as registry
 from groupcheck.model.assignors import Assignor, Member
-from groupcheck.model.consumer import MODEL
-from groupcheck.model.consumer.client import protocol_of
+from groupcheck.model.consumer import MODEL, protocol_of
 from groupcheck.model.core import Model
 from groupcheck.model.partitions import bits
 

@@ -88,7 +88,8 @@ def _consumer(model, scope) -> Callable:
 
 
 def _consumer_group(model, scope) -> Callable:
-    from groupcheck.model.consumer_group.render import _parts
+    from groupcheck.model.consumer_group import Handled
+    from groupcheck.model.consumer_group import partition_names as _parts
 
     def is_callbacks(data) -> bool:
         return bool(data) and all(isinstance(c, tuple) and c and c[0] in CALLBACKS for c in data)
@@ -106,8 +107,8 @@ def _consumer_group(model, scope) -> Callable:
                     elif getattr(client, "epoch", None) is not None:
                         o["epoch"] = client.epoch
                     out.append(o)
-            elif isinstance(data, tuple) and len(data) == 4 and isinstance(data[2], tuple):
-                for r in data[2]:
+            elif isinstance(data, Handled):
+                for r in data.records:
                     out.append({"kind": "record", "type": type(r).__name__, "record": to_json(r)})
         return out
     return observe

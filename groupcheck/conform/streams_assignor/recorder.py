@@ -24,8 +24,7 @@ from typing import Any
 from groupcheck.model.assignors import streams_tasks as st
 from groupcheck.model.core import Model, Property
 from groupcheck.model.partitions import bits
-from groupcheck.model.streams_classic import MODEL
-from groupcheck.model.streams_classic.step import LEADER_FAILURE
+from groupcheck.model.streams_classic import LEADER_FAILURE, MODEL
 
 from ..adapter import AdapterError, Outcome
 from .. import recording as R
