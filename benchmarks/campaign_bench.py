@@ -47,7 +47,7 @@ def child(args) -> None:
 
     threading.Thread(target=sample, daemon=True).start()
     model = get(args.protocol).model
-    scope = model.scope_to_dict(model.default_scope())
+    scope = model.view.scope_to_dict(model.view.default_scope())
     started = time.perf_counter()
     master = None if args.engine == "local" else args.engine
     if master:

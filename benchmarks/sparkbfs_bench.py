@@ -57,7 +57,7 @@ def child(protocol: str, scope_name: str, engine: str, master: str) -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         sparkbfs.session(master)
         started = time.perf_counter()
-        report = sparkbfs.spark_bfs(protocol, p.model.scope_to_dict(scope), master=master)
+        report = sparkbfs.spark_bfs(protocol, p.model.view.scope_to_dict(scope), master=master)
     else:
         started = time.perf_counter()
         report = checker.bfs(p.model, scope)

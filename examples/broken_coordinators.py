@@ -4,8 +4,8 @@ and must be flagged by ``groupcheck conform --role group-coordinator`` with the 
 """
 from __future__ import annotations
 
-from groupcheck.model.consumer import coordinator as gc
-from groupcheck.model.consumer.state import ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS
+from groupcheck.model import consumer as gc
+from groupcheck.model.consumer import ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS
 
 from groupcheck.conform.coordinator.reference import ReferenceCoordinator
 
@@ -48,7 +48,7 @@ class EagerJoin(ReferenceCoordinator):
             return outcome
         joined = g._replace(members=tuple(m for m in g.members if m.joined))
         done = gc.maybe_complete_join(joined)
-        return gc._chain(outcome, done)
+        return gc.chain(outcome, done)
 
 
 class SilentSyncAbort(ReferenceCoordinator):

@@ -40,7 +40,7 @@ def first_violation(protocol: str, scope: dict, path: list[int]) -> Found | None
     """Replay ``path`` in ``protocol``'s model with the JSON ``scope``; the first claim
     broken along it, or None (``violation_along``)."""
     model = get(protocol).model
-    return violation_along(model, model.scope_from_dict(scope), path)
+    return violation_along(model, model.view.scope_from_dict(scope), path)
 
 
 def violation_along(model: Model, scope, path: list[int]) -> Found | None:

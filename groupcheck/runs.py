@@ -81,7 +81,7 @@ def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
         try:
             if settings.engine == "spark":
                 from . import sparkbfs
-                report = sparkbfs.spark_bfs(job.protocol.name, model.scope_to_dict(job.scope),
+                report = sparkbfs.spark_bfs(job.protocol.name, model.view.scope_to_dict(job.scope),
                                             master=settings.master, partitions=settings.spark_partitions,
                                             max_states=limits.max_states, budget=limits.budget, progress=tick,
                                             symmetry=settings.symmetry)

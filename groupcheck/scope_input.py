@@ -116,12 +116,12 @@ def build_scopes(protocol: Protocol, profile: str | None, given: dict) -> dict[s
     model = protocol.model
     try:
         if given:
-            base = model.scope_to_dict(model.default_scope())
+            base = model.view.scope_to_dict(model.view.default_scope())
             base.pop("behaviour", None)    # a field of some scopes (the consumer's), a property of others
             base.update(given)
             if profile is not None:
                 base["profile"] = profile
-            scopes = {"custom": model.scope_from_dict(base)}
+            scopes = {"custom": model.view.scope_from_dict(base)}
         else:
             scopes = protocol.default_scopes()
             if profile is not None:

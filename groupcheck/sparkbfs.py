@@ -82,7 +82,7 @@ def _context(ctx: tuple):
         from .api.custom import trust_scope
         d = json.loads(scope_json)
         trust_scope(d)            # the driver's own scope, checked there
-        scope = model.scope_from_dict(d)
+        scope = model.view.scope_from_dict(d)
         canonical = model.canonical
         key = (lambda s: fingerprint(canonical(scope, s))) if symmetry else fingerprint
         found = _CONTEXTS[ctx] = (model, scope, Claims(model), key)

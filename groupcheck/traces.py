@@ -25,9 +25,9 @@ def build(model: Model, scope, path: list[int], meta: dict) -> dict:
     ``#meta`` holds protocol, scope, path, ``meta``, and ``profile_label`` (the
     behaviour followed, overrides named) next to ``profile``."""
     first, steps = replay(model, scope, path)
-    states = [model.state_to_itf(scope, first)] + [model.state_to_itf(scope, s.next) for s in steps]
-    actions = ["init"] + [model.describe_action(scope, s.prev, s.action) for s in steps]
-    full = {"protocol": model.name, "scope": model.scope_to_dict(scope), "path": list(path)}
+    states = [model.view.state_to_itf(scope, first)] + [model.view.state_to_itf(scope, s.next) for s in steps]
+    actions = ["init"] + [model.view.describe_action(scope, s.prev, s.action) for s in steps]
+    full = {"protocol": model.name, "scope": model.view.scope_to_dict(scope), "path": list(path)}
     for key, value in meta.items():
         full[key] = value
         if key == "profile":
@@ -42,12 +42,12 @@ def story(model: Model, scope, path: list[int], violation: str | None = None) ->
     first, steps = replay(model, scope, path)
     lines = [f"{model.name} counterexample, {len(steps)} steps" + (f": {violation}" if violation else "")]
     for i, s in enumerate(steps, start=1):
-        lines.append(f"{i:3}. {model.describe_action(scope, s.prev, s.action)}")
+        lines.append(f"{i:3}. {model.view.describe_action(scope, s.prev, s.action)}")
         for e in s.events:
-            text = model.describe_event(scope, e)
+            text = model.view.describe_event(scope, e)
             if text is not None:
                 lines.append(f"       {text}")
-    last = model.describe_state(scope, steps[-1].next if steps else first)
+    last = model.view.describe_state(scope, steps[-1].next if steps else first)
     if last:
         lines.append(f"state after step {len(steps)}:" if steps else "initial state:")
         lines.extend("  " + line for line in last.splitlines())
@@ -163,7 +163,7 @@ def load(path: Path) -> Recorded:
     except ValueError as e:
         raise ReplayError(f"{path}: {e}") from None
     try:
-        scope = protocol.model.scope_from_dict(meta["scope"])
+        scope = protocol.model.view.scope_from_dict(meta["scope"])
     except UntrustedAssignor as e:
         raise Untrusted(f"{path}: #meta.{e}") from None
     except ValueError as e:       # a ScopeError naming scope.<field>

@@ -21,12 +21,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from groupcheck.model.streams_classic import MODEL
-from groupcheck.model.streams_classic.plans import upgrade_scope
-from groupcheck.model.streams_classic.releases import rebalance_protocol
-from groupcheck.model.streams_classic.scope import PROFILES, StreamsScope
-from groupcheck.model.streams_classic.state import UP
-from groupcheck.model.streams_classic.step import first_version, quiescent
+from groupcheck.model.streams_classic import (MODEL, PROFILES, UP, StreamsScope, first_version, quiescent,
+                                              rebalance_protocol, upgrade_scope)
 
 from . import checker, traces
 from .console import (

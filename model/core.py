@@ -8,7 +8,10 @@ TLA+'s Init/Next):
     step(scope, state, action)  -> (next state, events it emits)
     properties                  -> named claims (always / within-K / sometimes)
     canonical(scope, state)     -> a symmetry-reduced key
+    view                        -> how tools show it and read its scope (``View``)
 
+``Action``, ``Event`` and ``Scope`` are ``typing.Protocol``s: the attributes any tool may
+read of every protocol's values (tests/api/test_model_protocols.py checks them).
 States, actions and events are immutable and hashable. Nothing here reads a clock,
 ``random`` or the outside world, so a *path* ``[init index, action index, ...]``
 replays to the same states everywhere.
@@ -17,12 +20,43 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Hashable, Literal
+from typing import Any, Callable, Hashable, Literal, Protocol, runtime_checkable
 
 State = Any      # protocol-specific immutable value (NamedTuples)
-Action = Any     # protocol-specific immutable value; ``action.kind`` names its kind
-Event = Any      # protocol-specific immutable value emitted by ``step``
-Scope = Any      # protocol-specific frozen dataclass bounding the exploration
+
+
+@runtime_checkable
+class Action(Protocol):
+    """What tools read of any protocol's action (a NamedTuple in each package): its kind
+    (one of ``Model.action_kinds``) and the client slot it acts for (-1: none, e.g. a
+    coordinator failover). Everything else is the protocol's own."""
+
+    kind: str
+    slot: int
+
+
+@runtime_checkable
+class Event(Protocol):
+    """What tools read of any protocol's event (what ``step`` emits): its kind and the
+    client slot it concerns (-1: none). A protocol's events carry more (``note``,
+    ``partitions``, ``data``), read only through its ``View`` or its own package."""
+
+    kind: str
+    slot: int
+
+
+@runtime_checkable
+class Scope(Protocol):
+    """What tools read of any protocol's scope (a frozen dataclass bounding exploration):
+    the profile it runs and its rules (``behaviour``), the fault and operation kinds it
+    may inject and how many of them one run may spend (``budget``)."""
+
+    profile: str
+    behaviour: Any
+    faults: tuple[str, ...]
+    operations: tuple[str, ...]
+    budget: int
+
 
 Kind = Literal["always", "within", "sometimes"]
 On = Literal["state", "step"]
@@ -57,9 +91,43 @@ class Property:
         return (self.check.__doc__ or "").strip()
 
 
+def _no_state_text(scope: Scope, state: State) -> str:
+    return ""
+
+
+def _action_text(scope: Scope, state: State, action: Action) -> str:
+    return str(action)
+
+
+def _no_event_text(scope: Scope, event: Event) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class View:
+    """How tools show a protocol and read and write its scope; nothing here changes what
+    is explored. The scope I/O and ``state_to_itf`` have no sensible default; a story
+    without the protocol's texts shows each action as ``str(action)``, no events and no
+    closing state, and no ``owners``: the explorer shows no ownership timeline."""
+
+    default_scope: Callable[[], Scope]                 # the scope a reader's partial one fills
+    scope_from_dict: Callable[[dict], Scope]            # --scope, a trace's #meta (ScopeError)
+    scope_to_dict: Callable[[Scope], dict]
+    state_to_itf: Callable[[Scope, State], dict]        # a state as ITF (model/itf.py)
+    describe_action: Callable[[Scope, State, Action], str] = _action_text
+    describe_event: Callable[[Scope, Event], str | None] = _no_event_text   # None: not worth showing a reader
+    # the whole state in a few lines for a reader (a story ends with it); "" for none
+    describe_state: Callable[[Scope, State], str] = _no_state_text
+    # who owns what at a state, for the explorer's ownership timeline: {partition or task
+    # name: owner labels}, e.g. {"t0-0": ("C1",), "t0-1": ()}; every item of the scope appears.
+    # Labels are the model's texts' names; "P1 (standby)" / "P1 (warm-up)" mark a replica, not an owner
+    owners: Callable[[Scope, State], dict[str, tuple[str, ...]]] | None = None
+
+
 @dataclass(frozen=True)
 class Model:
-    """The bundle of pure functions a protocol package exports as ``MODEL``."""
+    """The bundle a protocol package exports as ``MODEL``: its rules, and its ``view``
+    (how tools show it and read its scope). Built by keyword."""
 
     name: str
     init_states: Callable[[Scope], tuple[State, ...]]
@@ -69,16 +137,14 @@ class Model:
     canonical: Callable[[Scope, State], Hashable]
     within_bounds: Callable[[Scope, State], bool]
     is_terminal_ok: Callable[[Scope, State], bool]
-    default_scope: Callable[[], Scope]
-    scope_from_dict: Callable[[dict], Scope]
-    scope_to_dict: Callable[[Scope], dict]
-    state_to_itf: Callable[[Scope, State], dict]
-    describe_action: Callable[[Scope, State, Action], str]
-    describe_event: Callable[[Scope, Event], str | None]   # None: not worth showing a reader
-    # the whole state in a few lines for a reader (a story ends with it); "" for none
-    describe_state: Callable[[Scope, State], str] = field(default=lambda scope, state: "")
+    view: View
     action_kinds: tuple[str, ...] = field(default=())
     fault_kinds: tuple[str, ...] = field(default=())   # kinds that spend the fault budget
+    # the protocol's own progress steps: swarm testing never leaves them out
+    progress_kinds: tuple[str, ...] = field(default=())
+    # the group has settled: nothing left to do (the checker's can_settle asks whether
+    # such a state stays reachable from every state without further faults)
+    settled: Callable[[Scope, State], bool] | None = None
 
     @cached_property
     def state_claims(self) -> tuple[Property, ...]:
@@ -89,15 +155,6 @@ class Model:
     def step_claims(self) -> tuple[Property, ...]:
         """The always/within claims checked on each transition, in ``properties`` order."""
         return tuple(p for p in self.properties if p.kind != "sometimes" and p.on == "step")
-    # the protocol's own progress steps: swarm testing never leaves them out
-    progress_kinds: tuple[str, ...] = field(default=())
-    # the group has settled: nothing left to do (the checker's can_settle asks whether
-    # such a state stays reachable from every state without further faults)
-    settled: Callable[[Scope, State], bool] | None = None
-    # who owns what at a state, for the explorer's ownership timeline: {partition or task
-    # name: owner labels}, e.g. {"t0-0": ("C1",), "t0-1": ()}; every item of the scope appears.
-    # Labels are the model's texts' names; "P1 (standby)" / "P1 (warm-up)" mark a replica, not an owner
-    owners: Callable[[Scope, State], dict[str, tuple[str, ...]]] | None = None
 
     def property(self, name: str) -> Property:
         for prop in self.properties:

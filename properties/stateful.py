@@ -126,7 +126,7 @@ def machine(model: Model, scope, swarm: bool = True, late: int = 0) -> type[Rule
             state, action = self.state, enabled[index]
             nxt, events = model.step(scope, state, action)
             self.path.append(index)
-            self.story.append(model.describe_action(scope, state, action))
+            self.story.append(model.view.describe_action(scope, state, action))
             self._check(Step(state, action, index, nxt, events), nxt)
             self.state = nxt
 

@@ -14,10 +14,9 @@ from groupcheck.model.assignors import PACKAGED, AssignorConfigError, lookup
 from groupcheck.model.assignors import rebalance_protocol as _rebalance_protocol
 from groupcheck.model.assignors.ownership import cooperative_violation, withhold
 from groupcheck.model.assignors.ownership import resolve_claims as _resolve_claims
-from groupcheck.model.consumer import selection
-from groupcheck.model.consumer.leader import claim_of, run_assignor
-from groupcheck.model.consumer.scope import PROFILES, Behaviour
-from groupcheck.model.consumer.state import Subscription as ModelSubscription
+from groupcheck.model.consumer import PROFILES, Behaviour, claim_of, run_assignor
+from groupcheck.model.consumer import select_protocol as _select_protocol
+from groupcheck.model.consumer import Subscription as ModelSubscription
 
 from .layout import (
     Layout,
@@ -172,11 +171,11 @@ def select_protocol(member_protocols: Mapping[str, Sequence[str]]) -> str | None
     """The group coordinator's vote (GroupMetadata#selectProtocol): among the protocols
     (assignor names) every member lists, each member votes for the first of its own;
     the most votes wins, a tie broken by name (Kafka: map order). None when the members
-    share none. Runs ``model.consumer.selection.select_protocol``."""
+    share none. Runs ``model.consumer``'s ``select_protocol``."""
     if not isinstance(member_protocols, Mapping):
         raise ApiError("member_protocols: expected a mapping of member id to its protocol names")
     lists = []
     for m in sorted(member_protocols):
         names = _sequence(member_protocols[m], f"member_protocols[{m!r}]")
         lists.append(tuple(_str(p, f"member_protocols[{m!r}][{i}]") for i, p in enumerate(names)))
-    return selection.select_protocol(lists)
+    return _select_protocol(lists)

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from groupcheck.model.streams_classic import releases as rel
-from groupcheck.model.streams_classic.leader import assign as leader_assign
-from groupcheck.model.streams_classic.scope import PROFILES, Config, StreamsScope
-from groupcheck.model.streams_classic.state import (
+from groupcheck.model import streams_classic as rel
+from groupcheck.model.streams_classic import PROFILES, Config, StreamsScope, fresh, leader_assign
+from groupcheck.model.streams_classic import (
     ASSIGNMENT_ERROR,
     OFF,
     PREPARING,
@@ -23,7 +22,6 @@ from groupcheck.model.streams_classic.state import (
     State,
     Subscription,
 )
-from groupcheck.model.streams_classic.step import fresh
 
 from .layout import checked_members
 from .values import (

@@ -67,7 +67,7 @@ def coverage_row(row: dict, first_seed: int) -> dict:
 def shrink_one(protocol: str, scope: dict, item: dict) -> dict:
     """A distinct violation with its shrunk path (a pure function, run as a Spark task)."""
     model = get(protocol).model
-    sc = model.scope_from_dict(scope)
+    sc = model.view.scope_from_dict(scope)
     s = shrink(model, sc, item["path"], item["property"])
     return {**item, "shrunk_path": s.path, "shrunk_depth": len(s.path) - 1, "shrunk_message": s.message,
             "replays": s.replays}

@@ -100,7 +100,7 @@ def write_traces(out: Path, results) -> None:
     """Each distinct violation's shrunk path as an ITF trace and a story; sets ``trace``."""
     protocol = get(results.protocol)
     model = protocol.model
-    scope = model.scope_from_dict(results.scope)
+    scope = model.view.scope_from_dict(results.scope)
     for d in results.distinct:
         path = d["shrunk_path"]
         meta = {"profile": getattr(scope, "profile", ""), "seed": d["seed"], "mode": "campaign",

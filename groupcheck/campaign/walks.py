@@ -63,7 +63,7 @@ def _setup(protocol: str, scope_json: str):
     model = get(protocol).model
     d = json.loads(scope_json)
     trust_scope(d)                # the driver's own scope, checked there (a Spark worker's first sight of it)
-    scope = model.scope_from_dict(d)
+    scope = model.view.scope_from_dict(d)
     return model, scope, Claims(model), model.init_states(scope), {}
 
 

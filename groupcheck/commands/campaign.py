@@ -41,7 +41,7 @@ def _scope(protocol: str | None, variant: str | None, profile: str | None, scope
     given = _overrides(p, scope, flags)
     if given:
         return p, build_scopes(p, profile, given)["custom"]
-    sc = p.model.default_scope()
+    sc = p.model.view.default_scope()
     try:
         return p, (p.with_profile(sc, profile) if profile is not None else sc)
     except ValueError as e:
@@ -103,7 +103,7 @@ def command(
              "plan": plan}
     trust_assignors(assignor)
     p, sc = _scope(protocol, variant, profile, scope, flags)
-    scope_dict = p.model.scope_to_dict(sc)
+    scope_dict = p.model.view.scope_to_dict(sc)
     run = out_dir or Path("groupcheck-out") / f"campaign-{p.name}-seed{seed}-{time.strftime('%Y%m%dT%H%M%S')}"
     run = folder_for_command(run, force=force)
     limits = Budget()

@@ -31,7 +31,7 @@ def _variants() -> dict[str, tuple]:
 def _profiles(p: Protocol, variants: tuple) -> Table:
     """Each profile: what it means, the rules it sets apart from the reference (the
     first profile), and the known bugs it ships (variants with exactly its behaviour)."""
-    behaviours = {name: p.with_profile(p.model.default_scope(), name).behaviour for name in p.profiles}
+    behaviours = {name: p.with_profile(p.model.view.default_scope(), name).behaviour for name in p.profiles}
     reference = p.profiles[0]
     table = Table(title=f"{p.name} behaviour profiles")
     for col in ("profile", "means", f"rules apart from {reference}", "known bugs it ships"):

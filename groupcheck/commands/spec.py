@@ -44,7 +44,7 @@ def _bundle(name: str) -> manifest.Bundle:
 def _names(bundle: manifest.Bundle):
     from ..spec import crosscheck
     started = time.perf_counter()
-    spec = crosscheck.load_spec(bundle, bundle.configs[0].scope if bundle.configs else bundle.model.default_scope())
+    spec = crosscheck.load_spec(bundle, bundle.configs[0].scope if bundle.configs else bundle.model.view.default_scope())
     names = link.check(bundle, spec.action_names)
     report = crosscheck.Report(f"{bundle.protocol.name} names", names.problems)
     model = bundle.model

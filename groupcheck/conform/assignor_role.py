@@ -26,8 +26,7 @@ from typing import Any
 
 from groupcheck.model import assignors as registry
 from groupcheck.model.assignors import Assignor, Member
-from groupcheck.model.consumer import MODEL
-from groupcheck.model.consumer.client import protocol_of
+from groupcheck.model.consumer import MODEL, protocol_of
 from groupcheck.model.core import Model
 from groupcheck.model.partitions import bits
 
@@ -182,11 +181,11 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
             if event.kind != "assign":
                 return f"{recorder.target.name}: {call.outcome.type}: {call.outcome.error} (step not taken, not judged)"
             return f"{recorder.target.name} assign ({event.mode}): {json.dumps(call.argument)} -> {json.dumps(call.answer)}"
-        return MODEL.describe_event(scope, event)
+        return MODEL.view.describe_event(scope, event)
 
     props = [R.skip_unanswered(p) for p in MODEL.properties]
     props += R.claim_properties(recorder, PER_INVOCATION, C.DOCS, "the per-invocation claims on the assignments "
                                 "that formed a stable starting group")
     props = tuple(p for p in props if p.name not in muted)
     return replace(MODEL, name="consumer", init_states=init_states, step=step, properties=props,
-                   describe_event=describe_event)
+                   view=replace(MODEL.view, describe_event=describe_event))

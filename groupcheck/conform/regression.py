@@ -49,7 +49,7 @@ def divergence_along(target: str, scope: dict, path: list[int], prop: str, role:
     recorder = r.recorder(r.resolve(target))
     try:
         model = r.conform_model(recorder)
-        sc = model.scope_from_dict(scope)
+        sc = model.view.scope_from_dict(scope)
         first, steps = replay(model, sc, path)
         last = steps[-1].next if steps else first
         if prop == "can_settle":

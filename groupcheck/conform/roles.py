@@ -30,8 +30,7 @@ class Role:
 
 
 def _assignor() -> Role:
-    from groupcheck.model.consumer import MODEL
-    from groupcheck.model.consumer.scope import to_dict
+    from groupcheck.model.consumer import MODEL, to_dict
 
     from .assignor_role import PER_INVOCATION, Recorder, conform_model
     from .scenarios import EXCLUDED, configurable, scopes

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from groupcheck.model.consumer import MODEL
-from groupcheck.model.consumer.scope import Behaviour, Config, ConsumerScope
+from groupcheck.model.consumer import MODEL, Behaviour, Config, ConsumerScope
 
 from .targets import COOPERATIVE, EAGER, Target
 
@@ -87,7 +86,7 @@ EXCLUDED: dict[str, frozenset[str]] = {
 def configurable(scope: ConsumerScope) -> str | None:
     """Why the model cannot run ``scope`` (a plan stage with no rebalance protocol in
     common, COOPERATIVE on subscription v0), or None."""
-    from groupcheck.model.consumer.scope import validate
+    from groupcheck.model.consumer import validate
     from groupcheck.model.scopes import ScopeError
     try:
         validate(scope)

@@ -89,7 +89,7 @@ def _name(session: Session, what: str, n: int = 1) -> str:
     file of that name in a folder."""
     found = session.first_violation()
     prop = found.property if found is not None and found.step <= session.depth else "no_violation"
-    digest = hashlib.sha256(json.dumps([session.model.scope_to_dict(session.scope), session.path],
+    digest = hashlib.sha256(json.dumps([session.model.view.scope_to_dict(session.scope), session.path],
                                        sort_keys=True).encode()).hexdigest()[:8]
     if what == "itf":
         return f"{session.protocol.name}-{prop}-{digest}{f'-{n}' if n > 1 else ''}.itf.json"

@@ -73,15 +73,15 @@ def scope_of(protocol: Protocol, given: dict | None = None, profile: str | None 
     if profile is not None and profile not in protocol.profiles:
         raise ExploreError(f"unknown profile {profile!r} for {protocol.name}; known: {', '.join(protocol.profiles)}")
     if not given:
-        scope = model.default_scope()
+        scope = model.view.default_scope()
         return protocol.with_profile(scope, profile) if profile else scope
-    base = model.scope_to_dict(model.default_scope())
+    base = model.view.scope_to_dict(model.view.default_scope())
     base.pop("behaviour", None)
     base.update(given)
     if profile is not None:
         base["profile"] = profile
     try:
-        return model.scope_from_dict(base)
+        return model.view.scope_from_dict(base)
     except ValueError as e:
         raise ExploreError(f"scope: {e}") from None
 
@@ -209,25 +209,25 @@ class Session:
             for i, a in enumerate(model.actions(scope, state)):
                 nxt, events = model.step(scope, state, a)
                 broken = self._claims.broken(scope, state, a, nxt, events)
-                moves.append(Move(i, model.describe_action(scope, state, a), a.kind, a.kind in faults,
+                moves.append(Move(i, model.view.describe_action(scope, state, a), a.kind, a.kind in faults,
                                   None if broken is None or broken[0] in already else broken))
         self._cache[key] = moves
         return moves
 
     def action_text(self) -> str:
         s = self.last_step
-        return self.model.describe_action(self.scope, s.prev, s.action) if s else "initial state"
+        return self.model.view.describe_action(self.scope, s.prev, s.action) if s else "initial state"
 
     def events(self) -> list[str]:
         """The step's events a reader is told of (callbacks, rebalance milestones)."""
         s = self.last_step
         if s is None:
             return []
-        shown = (self.model.describe_event(self.scope, e) for e in s.events)
+        shown = (self.model.view.describe_event(self.scope, e) for e in s.events)
         return [t for t in shown if t is not None]
 
     def itf_state(self, state=None) -> dict:
-        return traces.as_json(self.model.state_to_itf(self.scope, self.state if state is None else state))
+        return traces.as_json(self.model.view.state_to_itf(self.scope, self.state if state is None else state))
 
     def tables(self) -> list[state_tables.Table]:
         return state_tables.tables(self.itf_state())
@@ -320,7 +320,7 @@ class Session:
         without ``owners``."""
         first, steps = self._whole()
         states = [first] + [s.next for s in steps]
-        actions = ["init"] + [self.model.describe_action(self.scope, s.prev, s.action) for s in steps]
+        actions = ["init"] + [self.model.view.describe_action(self.scope, s.prev, s.action) for s in steps]
         marks = sorted((step, name) for name, (step, _) in self._broken_along().items())
         from .timeline import timeline       # plotly is imported only when a timeline is drawn
         return timeline(self.model, self.scope, states, actions, marks)
@@ -344,7 +344,7 @@ class Session:
         found = self._violation_on_path()
         path = self.path[: found.step + 1] if found else self.path
         return regression.render(f"groupcheck explore ({self.source})", self.protocol.name,
-                                 self.model.scope_to_dict(self.scope), path, found.property if found else None)
+                                 self.model.view.scope_to_dict(self.scope), path, found.property if found else None)
 
     def export_itf(self, path: str | Path) -> Path:
         from groupcheck.model import itf

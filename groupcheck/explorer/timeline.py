@@ -139,9 +139,9 @@ def _natural(item: str) -> list:
 def timeline(model, scope, states: list, actions: list[str], violations=()) -> Timeline | None:
     """The timeline of ``states`` (the action into each in ``actions``); None when the
     model has no ``owners``."""
-    if model.owners is None:
+    if model.view.owners is None:
         return None
-    found = [model.owners(scope, s) for s in states]
+    found = [model.view.owners(scope, s) for s in states]
     items = tuple(sorted({item for at in found for item in at}, key=_natural))   # one that comes or goes: () where absent
     owners = tuple({item: tuple(at.get(item, ())) for item in items} for at in found)
     return Timeline(items, owners, tuple(actions), tuple(violations))

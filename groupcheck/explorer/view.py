@@ -20,7 +20,7 @@ def history(session) -> list[dict]:
     """Every step of the path and the way ahead: its number and action."""
     first, steps = session._whole()
     return [{"step": 0, "action": "initial state"}] + [
-        {"step": i, "action": session.model.describe_action(session.scope, s.prev, s.action)}
+        {"step": i, "action": session.model.view.describe_action(session.scope, s.prev, s.action)}
         for i, s in enumerate(steps, start=1)]
 
 
@@ -31,7 +31,7 @@ def view(session) -> dict:
         "readonly": False,
         "protocol": session.protocol.name,
         "source": session.source,
-        "scope": session.model.scope_to_dict(session.scope),
+        "scope": session.model.view.scope_to_dict(session.scope),
         "scope_text": session.protocol.scope_text(session.scope),
         "profile_label": profile_label(session.scope),
         "path": session.path,

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from groupcheck.model import partitions as bits
-from groupcheck.model.consumer import MODEL
-from groupcheck.model.consumer.scope import PROFILES, Config, ConsumerScope, from_dict, to_dict, with_profile
+from groupcheck.model.consumer import MODEL, PROFILES, Config, ConsumerScope, from_dict, to_dict, with_profile
 from groupcheck.properties.known_bugs import consumer as known_bugs
 
 from ..api.custom import register_plan_assignors
@@ -92,7 +91,7 @@ PROTOCOL = Protocol(
     package="consumer",
     # a scope may name a user's own assignor (import path or entry point): groupcheck
     # registers it with the model's registry before the model reads the scope
-    model=replace(MODEL, scope_from_dict=lambda d: from_dict(register_plan_assignors(d))),
+    model=replace(MODEL, view=replace(MODEL.view, scope_from_dict=lambda d: from_dict(register_plan_assignors(d)))),
     default_scopes=reference_scopes,
     profiles=tuple(PROFILES),
     with_profile=with_profile,

@@ -8,11 +8,9 @@ scope's comment says which).
 """
 from __future__ import annotations
 
-from groupcheck.model.consumer_group import MODEL
-from groupcheck.model.consumer_group.profiles import PROFILES
-from groupcheck.model.consumer_group.render import _parts
-from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
-from groupcheck.model.consumer_group.scope import with_profile
+from groupcheck.model.consumer_group import MODEL, PROFILES, Handled, with_profile
+from groupcheck.model.consumer_group import ConsumerGroupScope as S
+from groupcheck.model.consumer_group import partition_names as _parts
 from groupcheck.properties.known_bugs import consumer_group as known_bugs
 
 from ..tracecheck.observe import client, to_json
@@ -103,8 +101,8 @@ def observer(model, scope):
                     elif getattr(member, "epoch", None) is not None:
                         o["epoch"] = member.epoch
                     out.append(o)
-            elif isinstance(data, tuple) and len(data) == 4 and isinstance(data[2], tuple):
-                for r in data[2]:
+            elif isinstance(data, Handled):
+                for r in data.records:
                     out.append({"kind": "record", "type": type(r).__name__, "record": to_json(r)})
         return out
     return observe

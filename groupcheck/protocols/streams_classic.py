@@ -11,10 +11,8 @@ import re
 from dataclasses import replace
 
 from groupcheck.model.scopes import shown_repr
-from groupcheck.model.streams_classic import MODEL
-from groupcheck.model.streams_classic import releases as rel
-from groupcheck.model.streams_classic.scope import PROFILES, Config, StreamsScope, with_profile
-from groupcheck.model.streams_classic.step import first_version
+from groupcheck.model import streams_classic as rel
+from groupcheck.model.streams_classic import MODEL, PROFILES, Config, StreamsScope, first_version, with_profile
 from groupcheck.properties.known_bugs import streams_classic as known_bugs
 
 from ..tracecheck.observe import described

@@ -7,10 +7,8 @@ members, online migration and coordinator failover (each scope's comment says wh
 """
 from __future__ import annotations
 
-from groupcheck.model.streams_group import MODEL
-from groupcheck.model.streams_group.profiles import PROFILES
-from groupcheck.model.streams_group.scope import StreamsGroupScope as S
-from groupcheck.model.streams_group.scope import with_profile
+from groupcheck.model.streams_group import MODEL, PROFILES, with_profile
+from groupcheck.model.streams_group import StreamsGroupScope as S
 from groupcheck.properties.known_bugs import streams_group as known_bugs
 
 from ..tracecheck.observe import described

@@ -209,7 +209,7 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
             says = prop.check(scope, s, action, t, events)
             holds = spec.holds_step(prop.name, to_spec(s), to_spec(t))
             if (says is None) != holds:
-                wrong_steps.append(f"step claim {prop.name} on {model.describe_action(scope, s, action)}: the model "
+                wrong_steps.append(f"step claim {prop.name} on {model.view.describe_action(scope, s, action)}: the model "
                                    f"says {'it holds' if says is None else repr(says)}, the spec "
                                    f"{'TRUE' if holds else 'FALSE'}")
             elif says is not None:
@@ -217,16 +217,16 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
         name = camel(action.kind)
         if variant is not None:
             if not any(u == to_spec(t) for _, u in steps(to_spec(s))):
-                unsatisfied.append(f"{model.describe_action(scope, s, action)}: not a step of {variant.next}")
+                unsatisfied.append(f"{model.view.describe_action(scope, s, action)}: not a step of {variant.next}")
             return
         if name not in names:
-            unsatisfied.append(f"the model takes {action.kind} ({model.describe_action(scope, s, action)}), "
+            unsatisfied.append(f"the model takes {action.kind} ({model.view.describe_action(scope, s, action)}), "
                                f"which the spec has no action {name} for")
             return
         if (name, to_spec(t)) not in steps(to_spec(s)):
             by = [n for n, u in steps(to_spec(s)) if u == to_spec(t)]
             also = f"; the step satisfies {', '.join(sorted(set(by)))} instead" if by else ""
-            unsatisfied.append(f"{model.describe_action(scope, s, action)}: the step does not satisfy {name}{also}")
+            unsatisfied.append(f"{model.view.describe_action(scope, s, action)}: the step does not satisfy {name}{also}")
 
     mg = model_graph(model, scope, limit, on_edge)
     report.figures["model states"] = len(mg.order)
@@ -243,8 +243,8 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
         img = to_spec(s)
         if img in images and len(clashes) < SHOWN:
             clashes.append(f"two model states map to one spec state (the mapping must keep every field): "
-                           f"{model.describe_state(scope, images[img]) or images[img]!s} and "
-                           f"{model.describe_state(scope, s) or s!s}")
+                           f"{model.view.describe_state(scope, images[img]) or images[img]!s} and "
+                           f"{model.view.describe_state(scope, s) or s!s}")
         images.setdefault(img, s)
     report.add("clashes", clashes)
 
@@ -316,12 +316,12 @@ def _verdicts(bundle: Bundle, spec: Spec, scope, states: list, to_spec, report: 
                 if (says is not None) != holds and len(wrong) < 50:
                     wrong.append(f"witness {prop.name}: the model {'finds' if says else 'does not find'} it at a "
                                  f"state where the spec's predicate is {'TRUE' if holds else 'FALSE'} "
-                                 f"({model.describe_state(scope, s) or s})")
+                                 f"({model.view.describe_state(scope, s) or s})")
             elif says is not None and not holds:
                 broken.add(prop.name)
             elif (says is None) != holds and len(wrong) < 50:
                 wrong.append(f"invariant {prop.name}: the model says {'it holds' if says is None else repr(says)}, "
-                             f"the spec {'TRUE' if holds else 'FALSE'} ({model.describe_state(scope, s) or s})")
+                             f"the spec {'TRUE' if holds else 'FALSE'} ({model.view.describe_state(scope, s) or s})")
     report.figures["properties compared"] = len(linked)
     report.figures["witnesses reached"] = sorted(found_model)
     report.figures["invariants broken on both sides"] = sorted(broken)
@@ -353,19 +353,19 @@ def validate_path(bundle: Bundle, scope, path: list[int], spec: Spec, *, named: 
     for i, st in enumerate(steps, start=1):
         left_out = bundle.leaves_out["actions"].get(st.action.kind)
         if left_out is not None:       # a step the spec does not state: the trace cannot be judged from here
-            raise OutsideSpec(f"step {i} ({model.describe_action(scope, st.prev, st.action)}) is a "
+            raise OutsideSpec(f"step {i} ({model.view.describe_action(scope, st.prev, st.action)}) is a "
                               f"{st.action.kind}, which the spec leaves out: {left_out}")
         try:
             nxt = as_state(spec, bundle, scope, st.next)
         except OutsideSpec as e:
-            raise OutsideSpec(f"step {i} ({model.describe_action(scope, st.prev, st.action)}) reaches a state "
+            raise OutsideSpec(f"step {i} ({model.view.describe_action(scope, st.prev, st.action)}) reaches a state "
                               f"the spec does not state: {e}") from None
         for prop in on_steps:
             says = prop.check(scope, st.prev, st.action, st.next, st.events)
             if (says is None) != spec.holds_step(prop.name, prev, nxt):
                 problems.append(f"step {i}: step claim {prop.name} is {'FALSE' if says is None else 'TRUE'} in the "
                                 f"spec, the model says {'it holds' if says is None else repr(says)}")
-        said = model.describe_action(scope, st.prev, st.action)
+        said = model.view.describe_action(scope, st.prev, st.action)
         if named:
             name = camel(st.action.kind)
             if name not in spec.action_names:
@@ -430,7 +430,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
         report.problems.append("the counterexample's first state does not satisfy Init")
     for i, st in enumerate(steps, start=1):
         if not any(u == mapped[i] for _, u in spec.successors(mapped[i - 1])):
-            report.problems.append(f"step {i} ({bundle.model.describe_action(scope, st.prev, st.action)}) "
+            report.problems.append(f"step {i} ({bundle.model.view.describe_action(scope, st.prev, st.action)}) "
                                    f"is not a step of {variant.next}")
             break
     # a claim on states is judged at each state, a claim on steps on each step

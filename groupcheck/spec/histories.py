@@ -61,7 +61,7 @@ def judge(g: history.Group, max_states: int = 200_000, max_seconds: float | None
         return v
     bundle = manifest.load(g.protocol)
     model = bundle.model
-    scope = model.scope_from_dict(g.scope)
+    scope = model.view.scope_from_dict(g.scope)
     path = json.loads(row["path"])
     try:
         spec = crosscheck.load_spec(bundle, scope)

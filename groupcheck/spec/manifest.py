@@ -111,9 +111,9 @@ def _need(data: dict, key: str, kind: type, where: str):
 def _scope(protocol: Protocol, value: Any, where: str):
     if not isinstance(value, dict):
         raise ManifestError(f"{where}: expected a scope object")
-    base = protocol.model.scope_to_dict(protocol.model.default_scope())
+    base = protocol.model.view.scope_to_dict(protocol.model.view.default_scope())
     try:
-        return protocol.model.scope_from_dict({**base, **value})
+        return protocol.model.view.scope_from_dict({**base, **value})
     except ValueError as e:
         raise ManifestError(f"{where}: {e}") from None
 

@@ -39,7 +39,7 @@ def judge(g: Group, max_states: int, max_seconds: float | None, budget=None) -> 
                seconds=0.0)
     try:
         protocol = protocols.get(g.protocol)
-        scope = protocol.model.scope_from_dict(g.scope)
+        scope = protocol.model.view.scope_from_dict(g.scope)
     except Exception as e:       # an unknown protocol, a scope the model rejects
         row.update(verdict="error", error=shorten(f"{type(e).__name__}: {e}", 400))
         return row

@@ -129,7 +129,7 @@ def generate(out_dir: Path, groups: int, seed: int = 0, protos: tuple[str, ...] 
             events, how = corrupt(events, group_rng)
             injected = f"corrupt:{how}"
         name = f"g{n:05d}"
-        scope = w.model.scope_to_dict(w.scope)
+        scope = w.model.view.scope_to_dict(w.scope)
         lines = [{"group": name, "seq": i, "protocol": protocol, "scope": scope, **e} for i, e in enumerate(events)]
         assert lines, f"{name}: the walk observed nothing"
         out.append(Group(name, protocol, scope, lines))

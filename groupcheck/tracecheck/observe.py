@@ -76,7 +76,7 @@ def described(model, scope) -> Callable:
     def observe(prev, action, nxt, events) -> list[dict]:
         out = []
         for e in events:
-            text = model.describe_event(scope, e)
+            text = model.view.describe_event(scope, e)
             if text is not None:
                 out.append({"kind": e.kind, "client": client(getattr(e, "slot", -1)), "text": text})
         return out

@@ -50,6 +50,7 @@ def callback(slot: int, which: str, partitions: int) -> Event:
 
 
 def protocol_of(scope: ConsumerScope, c: Consumer) -> str:
+    """The consumer's RebalanceProtocol (EAGER or COOPERATIVE) for its configured assignors (KIP-429)."""
     return rebalance_protocol(scope.plan[c.config].assignors)
 
 
@@ -122,6 +123,9 @@ def fenced(scope: ConsumerScope, c: Consumer, error: str) -> Consumer:
 
 
 def receive(scope: ConsumerScope, state: State, slot: int) -> Handled:
+    """The consumer handles the response at the head of its inbox (AbstractCoordinator's
+    JoinGroupResponseHandler, SyncGroupResponseHandler, HeartbeatResponseHandler); a
+    response it no longer awaits is dropped."""
     c = state.consumers[slot]
     resp, rest = c.inbox[0], c.inbox[1:]
     kind = resp.kind.removesuffix("Response")

@@ -32,6 +32,7 @@ class Event(NamedTuple):
 
 
 def new_group() -> Group:
+    """A group the coordinator has just created: Empty, generation 0, no members."""
     return Group(EMPTY, 0, "", NO_MEMBER, (), (), 1)
 
 
@@ -88,6 +89,7 @@ def maybe_complete_join(group: Group) -> Outcome:
 
 
 def _chain(first: Outcome, second: Outcome) -> Outcome:
+    """``first`` then ``second``: the second's group, both outcomes' responses and events in order."""
     return Outcome(second.group, first.out + second.out, first.events + second.events)
 
 

@@ -81,12 +81,21 @@ class Action(NamedTuple):
     arg: int = 0
 
 
+class Handled(NamedTuple):
+    """What handling a request (or a coordinator-side change) left: an ``Event``'s ``data``."""
+
+    request: object          # the ConsumerGroupHeartbeat or classic request; None for a coordinator step
+    response: object         # its response (a classic request: the responses); None when none
+    records: tuple           # the records written, in order (replay checks them)
+    events: tuple            # the coordinator's outcome events, e.g. ("new_target", ...)
+
+
 class Event(NamedTuple):
     kind: str
     slot: int
     note: str
-    # handle: (request, response, records, outcome events); reconcile / close / fenced: the
-    # callbacks run, (("commit", mask, epoch, error), ("revoked", mask), ("assigned", mask), ("lost", mask))
+    # handle and coordinator steps: a ``Handled``; reconcile / close / fenced: the callbacks run,
+    # (("commit", mask, epoch, error), ("revoked", mask), ("assigned", mask), ("lost", mask))
     data: tuple = ()
 
 

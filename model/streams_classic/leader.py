@@ -78,6 +78,8 @@ def _check_round(scope: StreamsScope, state: State, leader: int) -> None:
 
 
 def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> Outcome:
+    """StreamsPartitionAssignor#assign as the group leader runs it: decode the subscriptions
+    (version probing, KIP-268), then the task assignor, then encode each member's assignment."""
     _check_round(scope, state, leader)
     cfg = scope.plan[state.instances[leader // scope.threads].stage]
     own = rel.release(cfg.release)

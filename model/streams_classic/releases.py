@@ -94,6 +94,7 @@ ALIASES = {"2.6": "2.6.1"}
 
 
 def release(name: str) -> Release:
+    """The Kafka Streams release called ``name`` (an alias resolved); KeyError naming the known ones."""
     name = ALIASES.get(name, name)
     if name not in RELEASES:
         raise KeyError(f"unknown Kafka Streams release {name!r}; known: {', '.join(RELEASES)}")

@@ -37,12 +37,15 @@ def config(scope: StreamsScope, state: State, slot: int):
 
 
 def first_version(scope: StreamsScope, stage: int) -> int:
+    """The SubscriptionInfo version a thread of plan stage ``stage`` sends first (upgrade.from
+    honoured when the profile does)."""
     cfg = scope.plan[stage]
     uf = cfg.upgrade_from if scope.behaviour.honour_upgrade_from else None
     return rel.subscription_version(cfg.release, uf)
 
 
 def fresh(scope: StreamsScope, stage: int, status: str) -> Member:
+    """A stream thread as it starts: no assignment, sending ``first_version``."""
     return Member(status, first_version(scope, stage), -1, 0, 0, 0, 0, 0, 0, None, None, -1)
 
 

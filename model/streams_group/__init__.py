@@ -2,16 +2,23 @@
 epochs on the shared epoch core (``model/epochs/``), topology epochs and fencing,
 NOT_READY states, reconciliation of active, standby and warm-up tasks.
 
-README.md says what exists and what comes next.
+README.md says what exists and what comes next. The names below (``__all__``) are what
+tools may import from this package; its modules are its own business
+(tests/api/test_public_api.py holds groupcheck/ to that).
 """
 from __future__ import annotations
 
-from ..core import Model
+from ..core import Model, View
 from . import scope as _scope
+from .components import Cluster, heartbeat, new_group, new_target, on_response
+from .group import Group
+from .profiles import PROFILES
 from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
-from .scope import StreamsGroupScope
+from .scope import StreamsGroupScope, from_dict, to_dict, validate, with_profile
 from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, is_terminal_ok, settled, step, within_bounds
+from .step import index as scope_task_index
+from .world import State
 
 MODEL = Model(
     name="streams-group",
@@ -22,16 +29,27 @@ MODEL = Model(
     canonical=canonical,
     within_bounds=within_bounds,
     is_terminal_ok=is_terminal_ok,
-    default_scope=StreamsGroupScope,
-    scope_from_dict=_scope.from_dict,
-    scope_to_dict=_scope.to_dict,
-    state_to_itf=state_to_itf,
-    describe_action=describe_action,
-    describe_event=describe_event,
-    describe_state=describe_state,
-    owners=owners,
+    view=View(
+        default_scope=StreamsGroupScope,
+        scope_from_dict=_scope.from_dict,
+        scope_to_dict=_scope.to_dict,
+        state_to_itf=state_to_itf,
+        describe_action=describe_action,
+        describe_event=describe_event,
+        describe_state=describe_state,
+        owners=owners,
+    ),
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=PROGRESS,
     settled=settled,
 )
+
+__all__ = [
+    # the model, its scope and profiles
+    "MODEL", "StreamsGroupScope", "PROFILES", "from_dict", "to_dict", "validate", "with_profile",
+    # its state, as the spec mapping reads it; the task index a scope's group holds
+    "State", "Group", "scope_task_index",
+    # the conformance components (components.py)
+    "Cluster", "heartbeat", "new_group", "new_target", "on_response",
+]

@@ -42,8 +42,9 @@ def test_a_fresh_venv_imports_groupcheck_model_and_no_top_level_model(wheel, tmp
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = str(env_dir / "bin" / "python")
+    # a clean environment: a PYTHONPATH naming a checkout would make pip see groupcheck as installed already
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=600,
-                   capture_output=True)
+                   capture_output=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     probe = ("import importlib.util, groupcheck.model.core as core; print(core.__file__); "
              "print(importlib.util.find_spec('model'), importlib.util.find_spec('properties'))")
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120,

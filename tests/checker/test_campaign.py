@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _variant(key: str):
     job = variant_job(key)
-    return job.protocol.name, job.protocol.model, job.scope, job.protocol.model.scope_to_dict(job.scope)
+    return job.protocol.name, job.protocol.model, job.scope, job.protocol.model.view.scope_to_dict(job.scope)
 
 
 def test_a_walk_is_a_function_of_its_inputs_whatever_the_grouping():
-    scope = get("consumer").model.scope_to_dict(get("consumer").model.default_scope())
+    scope = get("consumer").model.view.scope_to_dict(get("consumer").model.view.default_scope())
     whole = run_walks("consumer", scope, range(20), 40)
     grouped = run_walks("consumer", scope, range(12, 20), 40) + run_walks("consumer", scope, [5, 3, 0, 1, 2, 4], 40) \
         + run_walks("consumer", scope, range(6, 12), 40)
@@ -41,7 +41,7 @@ def test_a_walk_is_a_function_of_its_inputs_whatever_the_grouping():
     assert len({tuple(r["fingerprints"]) for r in whole}) > 10        # the seeds do differ
     assert all(r["fingerprints"] and r["steps"] > 0 for r in whole)
     model = get("consumer").model
-    sc = model.scope_from_dict(scope)
+    sc = model.view.scope_from_dict(scope)
     inits = {fingerprint(model, sc, s) for s in model.init_states(sc)}
     assert all(inits & set(r["fingerprints"]) for r in whole)          # each walk starts at an initial state
 
@@ -49,7 +49,7 @@ def test_a_walk_is_a_function_of_its_inputs_whatever_the_grouping():
 @pytest.mark.parametrize("protocol", ["consumer", "consumer-group", "streams-classic", "streams-group"])
 def test_fingerprints_agree_across_processes_with_other_string_hashes(protocol):
     model = get(protocol).model
-    scope = model.scope_to_dict(model.default_scope())
+    scope = model.view.scope_to_dict(model.view.default_scope())
     here = run_walks(protocol, scope, range(3), 30)
     code = ("import json, sys; from groupcheck.campaign.walks import run_walks; "
             f"print(json.dumps(run_walks({protocol!r}, json.loads(sys.argv[1]), range(3), 30)))")

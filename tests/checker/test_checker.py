@@ -67,14 +67,14 @@ def test_a_spent_budget_stops_bfs_and_walks_and_names_the_limit():
 
 
 def test_an_unspent_budget_changes_nothing():
-    scope = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)    # 4,252 states
+    scope = replace(MODEL.view.default_scope(), faults=("pause",), max_generation=2)    # 4,252 states
     report = bfs(MODEL, scope, budget=Budget(max_seconds=3600, max_memory=2**40))
     assert report.complete and report.cut is None and report.states == bfs(MODEL, scope).states
 
 
 def test_bfs_reports_progress_every_tick():
     seen = []
-    scope = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)
+    scope = replace(MODEL.view.default_scope(), faults=("pause",), max_generation=2)
     report = bfs(MODEL, scope, progress=lambda n, d: seen.append((n, d)))
     assert len(seen) >= report.states // (10 * TICK)
     assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(seen, seen[1:]))

@@ -19,7 +19,7 @@ from groupcheck.model.consumer import MODEL
 from groupcheck.model.core import first_violation, replay
 from groupcheck.properties.known_bugs.consumer import variant
 
-SMALL = replace(MODEL.default_scope(), faults=("pause",), max_generation=2)     # 4,252 states
+SMALL = replace(MODEL.view.default_scope(), faults=("pause",), max_generation=2)     # 4,252 states
 
 
 def test_the_collision_probability_is_reported_as_tlc_does():

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 from groupcheck.checker import bfs
 from groupcheck.liveness import Graph, stuck
-from groupcheck.model.core import Model
+from groupcheck.model.core import Model, View
 
 
 def test_stuck_finds_the_states_that_reach_no_good_state():
@@ -35,9 +35,9 @@ def toy(settled=lambda scope, s: s == 3, faults=("kick",)) -> Model:
         actions=lambda scope, s: tuple(Act(k) for k, _ in EDGES[s]),
         step=lambda scope, s, a: (dict(EDGES[s])[a.kind], ()),
         properties=(), canonical=lambda scope, s: s, within_bounds=lambda scope, s: True,
-        is_terminal_ok=lambda scope, s: s == 3, default_scope=dict, scope_from_dict=dict,
-        scope_to_dict=dict, state_to_itf=lambda scope, s: {"s": s},
-        describe_action=lambda scope, s, a: a.kind, describe_event=lambda scope, e: None,
+        is_terminal_ok=lambda scope, s: s == 3,
+        view=View(default_scope=dict, scope_from_dict=dict, scope_to_dict=dict, state_to_itf=lambda scope, s: {"s": s},
+                  describe_action=lambda scope, s, a: a.kind),
         action_kinds=("settle", "rebalance", "kick"), fault_kinds=faults, settled=settled)
 
 

@@ -86,11 +86,13 @@ def test_a_trace_recording_no_violation_needs_fixed(trace, tmp_path):
 
 def test_a_path_ending_where_nothing_is_enabled_is_a_deadlock():
     """As the checker reports it: no action enabled at a state that is not a fine end."""
-    stuck = Model("stuck", lambda sc: (0,), lambda sc, s: (), None, (), None, lambda sc, s: True,
-                  lambda sc, s: False, None, None, None, None, None, None)
+    def one_state(name, terminal_ok):
+        return Model(name=name, init_states=lambda sc: (0,), actions=lambda sc, s: (), step=None, properties=(),
+                     canonical=None, within_bounds=lambda sc, s: True, is_terminal_ok=lambda sc, s: terminal_ok,
+                     view=None)
+    stuck = one_state("stuck", False)
     assert violation_along(stuck, None, [0]) == Found("no_deadlock", "no action is enabled", 0)
-    done = Model("done", lambda sc: (0,), lambda sc, s: (), None, (), None, lambda sc, s: True,
-                 lambda sc, s: True, None, None, None, None, None, None)
+    done = one_state("done", True)
     assert violation_along(done, None, [0]) is None
 
 

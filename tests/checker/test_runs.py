@@ -120,7 +120,7 @@ def test_a_witness_out_of_the_scopes_reach_is_shown_but_does_not_weaken_it():
 
 def test_weakness_counts_every_witness_the_protocol_does_not_rule_out():
     consumer = get("consumer")
-    scope = replace(consumer.model.default_scope(), faults=("crash",), max_generation=2)   # no pause: no zombie
+    scope = replace(consumer.model.view.default_scope(), faults=("crash",), max_generation=2)   # no pause: no zombie
     held = runs.run_job(Job(consumer, "crash", scope), NO_WALKS, limits())
     assert held.verdict == "held"
     blind = replace(consumer, out_of_reach=lambda s: {})

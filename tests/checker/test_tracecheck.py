@@ -166,7 +166,7 @@ def test_the_cli_writes_the_verdict_table_and_the_report_and_exits_1(fleet_dir, 
 def test_the_cli_exits_0_when_every_history_is_valid_and_3_when_a_bound_cuts(tmp_path):
     model, scope = reference("consumer-group", "join-leave")
     path, _, _ = walk(model, scope, 1, 80)
-    lines = [{"group": "g", "seq": i, "protocol": "consumer-group", "scope": model.scope_to_dict(scope), **e}
+    lines = [{"group": "g", "seq": i, "protocol": "consumer-group", "scope": model.view.scope_to_dict(scope), **e}
              for i, e in enumerate(history_of("consumer-group", scope, path))]
     f = tmp_path / "h.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -230,7 +230,7 @@ def test_bad_options_exit_2(tmp_path, monkeypatch, args, message):
 def test_a_recorders_timestamp_is_not_compared(tmp_path):
     model, scope = reference("consumer-group", "join-leave")
     path, _, _ = walk(model, scope, 7, 80)
-    lines = [{"group": "g", "seq": i, "ts": 1000 + i, "protocol": "consumer-group", "scope": model.scope_to_dict(scope), **e}
+    lines = [{"group": "g", "seq": i, "ts": 1000 + i, "protocol": "consumer-group", "scope": model.view.scope_to_dict(scope), **e}
              for i, e in enumerate(history_of("consumer-group", scope, path))]
     f = tmp_path / "h.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -258,7 +258,7 @@ def _bug_history(tmp_path, group: str) -> Path:
     """A history of KAFKA-20442 (valid, breaking empty_epochs_equal) under group id ``group``."""
     model, scope, _ = buggy("consumer-group", "KAFKA-20442")
     path = bfs(model, scope).violation.path
-    lines = [{"group": group, "seq": i, "protocol": "consumer-group", "scope": model.scope_to_dict(scope), **e}
+    lines = [{"group": group, "seq": i, "protocol": "consumer-group", "scope": model.view.scope_to_dict(scope), **e}
              for i, e in enumerate(history_of("consumer-group", scope, path))]
     f = tmp_path / "h.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))

@@ -82,6 +82,16 @@ def test_the_tutorial_runs_as_written(tmp_path):
     assert len(test.examples) >= 4
 
 
+def test_the_model_api_page_runs_as_written():
+    """docs/model-api.md's Python (the model, its view, the Protocols) runs as written."""
+    text = "\n".join(blocks(page("model-api.md"), "python"))
+    test = doctest.DocTestParser().get_doctest(text, {}, "docs: the model API", "docs/model-api.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+    assert len(test.examples) >= 6
+
+
 # The tools pages' commands that run in seconds: run as written (in a folder with examples/
 # and specs/), each with the exit code its line gives.
 QUICK = {

@@ -370,7 +370,7 @@ def test_markup_in_the_timeline_labels_shows_as_text(page, serve, counterexample
     f, path, _ = counterexamples["consumer"]
     s = open_trace(f)
     seen = [{EVIL_IMG: (EVIL_SCRIPT,)}, {EVIL_IMG: (EVIL_SCRIPT, EVIL_LINK)}]
-    tl = timeline(replace(s.model, owners=lambda scope, state: seen[state]), s.scope, [0, 1],
+    tl = timeline(replace(s.model, view=replace(s.model.view, owners=lambda scope, state: seen[state])), s.scope, [0, 1],
                   ["init", EVIL_IMG], [(1, EVIL_LINK)])
     page.goto(serve(lambda: open_trace(f)))
     ready(page)

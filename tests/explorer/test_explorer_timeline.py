@@ -123,7 +123,7 @@ def test_replicas_are_drawn_but_are_not_owners():
     s = _at_violation("KAFKA-20899")                 # a standby on the process that runs the task
     assert "P2 (standby)" in s.timeline().owners[s.depth]["T0"]
     seen = [{"T0": ("P1", "P2 (standby)"), "T1": ("P2", "P1 (warm-up)")}, {"T0": ("P1", "P2"), "T1": ("P2",)}]
-    tl = timeline(replace(s.model, owners=lambda scope, state: seen[state]), s.scope, [0, 1], ["init", "x"])
+    tl = timeline(replace(s.model, view=replace(s.model.view, owners=lambda scope, state: seen[state])), s.scope, [0, 1], ["init", "x"])
     assert tl.doubles() == [(1, "T0")]               # a replica beside the owner is no second owner
     by_name = {t.name: t for t in tl.figure().data}
     assert set(by_name) == {"P1", "P2 (standby)", "P1 (warm-up)", "P2"}
@@ -156,7 +156,7 @@ def test_the_chart_has_a_trace_per_owner_and_a_line_per_violating_step():
 def test_items_that_come_and_go_are_rows_throughout():
     s = open_variant("KAFKA-13419")
     seen = [{"t0-10": ("C1",), "t0-2": ()}, {"t0-2": ("C1", "C2")}]
-    model = replace(s.model, owners=lambda scope, state: seen[state])
+    model = replace(s.model, view=replace(s.model.view, owners=lambda scope, state: seen[state]))
     tl = timeline(model, s.scope, [0, 1], ["init", "x"], [(1, "p")])
     assert tl.items == ("t0-2", "t0-10")
     assert tl.owners == ({"t0-2": (), "t0-10": ("C1",)}, {"t0-2": ("C1", "C2"), "t0-10": ()})
@@ -166,7 +166,7 @@ def test_items_that_come_and_go_are_rows_throughout():
 
 def test_no_timeline_for_a_model_without_owners():
     s = open_variant("KAFKA-13419")
-    assert timeline(replace(s.model, owners=None), s.scope, [s.state], ["init"]) is None
+    assert timeline(replace(s.model, view=replace(s.model.view, owners=None)), s.scope, [s.state], ["init"]) is None
 
 
 HOSTILE_ITEM = '<img src=x onerror="window.pwned=1">'
@@ -178,7 +178,7 @@ def test_labels_made_of_data_are_text_to_plotly_and_rich():
     (the browser side: test_explorer_e2e.py); rich reads [red]: data reaches it escaped too."""
     s = open_variant("KAFKA-13419")
     seen = [{HOSTILE_ITEM: (HOSTILE_OWNER,)}, {HOSTILE_ITEM: (HOSTILE_OWNER, "C3")}]
-    tl = timeline(replace(s.model, owners=lambda scope, state: seen[state]), s.scope, [0, 1],
+    tl = timeline(replace(s.model, view=replace(s.model.view, owners=lambda scope, state: seen[state])), s.scope, [0, 1],
                   ["init", "<script>window.pwned=2</script>"], [(1, "<i>p</i>")])
     fig = tl.figure_json()
     assert fig["layout"]["yaxis"]["ticktext"] == ['&lt;img src=x onerror="window.pwned=1"&gt;']

@@ -75,8 +75,8 @@ def _all_scopes():
 def test_every_scope_survives_json_and_back():
     checked = 0
     for model, scope in _all_scopes():
-        d = json.loads(json.dumps(model.scope_to_dict(scope)))
-        assert model.scope_from_dict(d) == scope, scope
+        d = json.loads(json.dumps(model.view.scope_to_dict(scope)))
+        assert model.view.scope_from_dict(d) == scope, scope
         checked += 1
     assert checked > 30
 

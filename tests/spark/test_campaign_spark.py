@@ -28,7 +28,7 @@ def spark():
 @pytest.fixture(scope="module")
 def variant():
     job = variant_job("KAFKA-20442")
-    return job.protocol.name, job.protocol.model.scope_to_dict(job.scope)
+    return job.protocol.name, job.protocol.model.view.scope_to_dict(job.scope)
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ def _both(protocol: str, scope):
     model = get(protocol).model
     local = checker.bfs(model, scope)
     # a bounded search: were states seen before not told apart, it would loop, not hang the suite
-    on_spark = sparkbfs.spark_bfs(protocol, model.scope_to_dict(scope), master="local[2]", partitions=2,
+    on_spark = sparkbfs.spark_bfs(protocol, model.view.scope_to_dict(scope), master="local[2]", partitions=2,
                                   max_states=4 * local.states)
     return local, on_spark
 
@@ -65,7 +65,7 @@ def test_cli_engine_spark_reports_the_in_process_state_count(spark):
     protocol = get("streams-group")
     scope = protocol.default_scopes()["one-process"]
     expected = checker.bfs(protocol.model, scope).states
-    result = CliRunner().invoke(app, ["check", "streams-group", "--scope", json.dumps(protocol.model.scope_to_dict(scope)),
+    result = CliRunner().invoke(app, ["check", "streams-group", "--scope", json.dumps(protocol.model.view.scope_to_dict(scope)),
                                       "--engine", "spark", "--master", "local[2]", "--walks", "0",
                                       "--max-states", str(4 * expected)])
     assert result.exit_code == 0, result.output

@@ -91,7 +91,7 @@ def test_a_trace_outside_what_the_spec_states_exits_2_naming_why(tmp_path):
     from groupcheck.checker import walk
     from groupcheck.protocols import get
     model = get("consumer").model
-    scope = model.scope_from_dict({**model.scope_to_dict(model.default_scope()), "partitions": [1, 1]})
+    scope = model.view.scope_from_dict({**model.view.scope_to_dict(model.view.default_scope()), "partitions": [1, 1]})
     path, _, _ = walk(model, scope, 1, 12)
     trace = tmp_path / "outside.itf.json"
     trace.write_text(json.dumps(traces.build(model, scope, path, {})))
@@ -111,7 +111,7 @@ def _history(tmp_path, name, groups):
         model = get(protocol).model
         for seq, o in enumerate(observations(protocol, model, scope, path)):
             lines.append(json.dumps({"group": group, "seq": seq, "protocol": protocol,
-                                     "scope": model.scope_to_dict(scope), **o}))
+                                     "scope": model.view.scope_to_dict(scope), **o}))
     out = tmp_path / name
     out.write_text("\n".join(lines) + "\n")
     return out
@@ -164,7 +164,7 @@ def get_consumer_scope():
     """The classic consumer's default scope (cooperative-sticky, two topics): outside Consumer.tla."""
     from groupcheck.protocols import get
     model = get("consumer").model
-    return model.scope_from_dict({**model.scope_to_dict(model.default_scope()), "partitions": [1, 1]})
+    return model.view.scope_from_dict({**model.view.scope_to_dict(model.view.default_scope()), "partitions": [1, 1]})
 
 
 def test_a_history_the_model_explains_but_a_changed_spec_rejects_is_not_a_behaviour(tmp_path, monkeypatch):

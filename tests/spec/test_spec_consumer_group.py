@@ -24,8 +24,8 @@ def _changed_spec(tmp_path, old: str, new: str, module: str | None = None) -> ma
 
 # a scope small enough to explore twice in a test: one consumer, two partitions, one stall
 # (the pinned stall scope has 5,742 states)
-TINY_STALL = manifest.Config("tiny-stall", BUNDLE.model.scope_from_dict(
-    {**BUNDLE.model.scope_to_dict(BUNDLE.model.default_scope()),
+TINY_STALL = manifest.Config("tiny-stall", BUNDLE.model.view.scope_from_dict(
+    {**BUNDLE.model.view.scope_to_dict(BUNDLE.model.view.default_scope()),
      "members": 1, "partitions": [2], "faults": ["stall"], "budget": 1}), 75)
 
 

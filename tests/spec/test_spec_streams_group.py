@@ -22,8 +22,8 @@ def _config(name):
 
 
 def _scope(**fields):
-    base = MODEL.scope_to_dict(MODEL.default_scope())
-    return MODEL.scope_from_dict({**base, **fields})
+    base = MODEL.view.scope_to_dict(MODEL.view.default_scope())
+    return MODEL.view.scope_from_dict({**base, **fields})
 
 
 def _shortest_path(scope, reached) -> list[int]:

@@ -8,8 +8,8 @@ closed TCP connection drops them). Subclasses change one rule through ``handle``
 """
 from __future__ import annotations
 
-from groupcheck.model.consumer import coordinator as gc
-from groupcheck.model.consumer.state import NO_MEMBER
+from groupcheck.model import consumer as gc
+from groupcheck.model.consumer import NO_MEMBER
 
 from ..adapter import Hello, Outcome, validate
 from . import wire
@@ -53,7 +53,7 @@ class ReferenceCoordinator:
         if reason == "session_timeout":
             out = gc.Outcome(group, (), ())
             for mid in members:
-                out = gc._chain(out, gc.remove_member(out.group, mid, "session timeout"))
+                out = gc.chain(out, gc.remove_member(out.group, mid, "session timeout"))
             return out
         if reason == "rebalance_timeout":
             return gc.rebalance_timeout(group, members)

@@ -14,12 +14,8 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
-from groupcheck.model.consumer import MODEL, client
-from groupcheck.model.consumer import coordinator as gc
-from groupcheck.model.consumer.actions import unreachable
-from groupcheck.model.consumer.step import dispatch
-from groupcheck.model.consumer.scope import ConsumerScope
-from groupcheck.model.consumer.state import DOWN, EMPTY, NO_MEMBER, LeaveGroup
+from groupcheck.model.consumer import (DOWN, EMPTY, MODEL, NO_MEMBER, ConsumerScope, LeaveGroup, handle_request,
+                                       rebalance_timeout, remove_member, sends_leave_group, unreachable)
 
 SCOPES = {
     "two-members": ConsumerScope(members=2, partitions=(2,), budget=1, max_generation=4,
@@ -94,21 +90,21 @@ def call_of(scope, state, action) -> tuple[Call | None, tuple]:
     if kind == "deliver":
         req = state.consumers[slot].outbox[0]
         return Call("request", slot, req), handle(group, slot, req).out
-    if kind == "bounce" and client.sends_leave_group(state.consumers[slot]):
+    if kind == "bounce" and sends_leave_group(state.consumers[slot]):
         req = LeaveGroup(member_id=state.consumers[slot].member_id)
         return Call("request", slot, req), handle(group, slot, req).out
     if kind == "session_timeout":
         return Call("advance", reason="session_timeout", members=(action.arg,)), \
-            gc.remove_member(group, action.arg, "session timeout").out
+            remove_member(group, action.arg, "session timeout").out
     if kind == "rebalance_timeout":
         late = tuple(m.member_id for m in group.members if not m.joined and unreachable(state, m.slot, m.member_id))
-        return Call("advance", reason="rebalance_timeout", members=late), gc.rebalance_timeout(group, late).out
+        return Call("advance", reason="rebalance_timeout", members=late), rebalance_timeout(group, late).out
     if kind == "crash":
         return Call("disconnect", slot, member_id=state.consumers[slot].member_id), ()
     return None, ()
 
 
-handle = dispatch   # one request to a coordinator module's handlers (the model's own dispatch)
+handle = handle_request   # one request to the model coordinator's handlers
 
 
 def model_steps(scope: ConsumerScope, path: list[int]) -> list[ModelStep]:

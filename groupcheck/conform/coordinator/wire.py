@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from groupcheck.model.consumer.state import Heartbeat, JoinGroup, LeaveGroup, Subscription, SyncGroup
+from groupcheck.model.consumer import Heartbeat, JoinGroup, LeaveGroup, Subscription, SyncGroup
 
 
 def metadata(sub) -> str:

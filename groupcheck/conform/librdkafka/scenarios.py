@@ -36,8 +36,7 @@ from __future__ import annotations
 import random
 import time
 
-from groupcheck.model.consumer import MODEL
-from groupcheck.model.consumer.scope import Config, ConsumerScope
+from groupcheck.model.consumer import MODEL, Config, ConsumerScope
 
 from .client import Group
 from .mock import API_KEYS, ERROR_CODES

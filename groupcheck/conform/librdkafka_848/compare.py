@@ -22,9 +22,8 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from groupcheck.model.consumer_group import coordinator as model_coordinator
-from groupcheck.model.consumer_group.group import new_group, partition_index
-from groupcheck.model.consumer_group.state import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions
+from groupcheck.model import consumer_group as model_coordinator
+from groupcheck.model.consumer_group import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions, new_group, partition_index
 
 from ...outputs import atomic_write_text
 from ..librdkafka.mock import MockCluster
@@ -245,7 +244,7 @@ def compare(name: str, profile: str = "kafka-4.1") -> dict:
 
 def main(profile: str, out: Path, say: Callable[[str], None] = print) -> int:
     """Every scenario; the table; exit 1 when a difference the protocol fixes was seen."""
-    from groupcheck.model.consumer_group.profiles import PROFILES
+    from groupcheck.model.consumer_group import PROFILES
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     results = [compare(n, profile) for n in SCENARIOS]

@@ -24,8 +24,7 @@ from typing import Any
 from groupcheck.model.assignors import streams_tasks as st
 from groupcheck.model.core import Model, Property
 from groupcheck.model.partitions import bits
-from groupcheck.model.streams_classic import MODEL
-from groupcheck.model.streams_classic.step import LEADER_FAILURE
+from groupcheck.model.streams_classic import LEADER_FAILURE, MODEL
 
 from ..adapter import AdapterError, Outcome
 from .. import recording as R
@@ -205,10 +204,11 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
             if event.kind != "assign":
                 return f"{recorder.target.name}: {call.outcome.type}: {call.outcome.error} (step not taken, not judged)"
             return f"{recorder.target.name} assign: {json.dumps(call.argument)} -> {json.dumps(call.answer)}"
-        return MODEL.describe_event(scope, event)
+        return MODEL.view.describe_event(scope, event)
 
     props = [_not_the_targets_rejection(R.skip_unanswered(p)) for p in MODEL.properties]
     props += R.claim_properties(recorder, PER_INVOCATION, C.DOCS, "the per-invocation claims on the task "
                                 "assignments that formed a stable starting group")
     props = tuple(p for p in props if p.name not in muted)
-    return replace(MODEL, init_states=init_states, step=step, properties=props, describe_event=describe_event)
+    return replace(MODEL, init_states=init_states, step=step, properties=props,
+                   view=replace(MODEL.view, describe_event=describe_event))

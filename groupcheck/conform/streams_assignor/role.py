@@ -1,8 +1,7 @@
 """The streams-assignor role as the conformance driver runs it (``roles.Role``)."""
 from __future__ import annotations
 
-from groupcheck.model.streams_classic import MODEL
-from groupcheck.model.streams_classic.scope import to_dict
+from groupcheck.model.streams_classic import MODEL, to_dict
 
 from ..roles import Role
 from .recorder import PER_INVOCATION, Recorder, conform_model

@@ -7,7 +7,7 @@ placement is the target's, version negotiation Kafka's. Like the reference scope
 """
 from __future__ import annotations
 
-from groupcheck.model.streams_classic.scope import Config, StreamsScope
+from groupcheck.model.streams_classic import Config, StreamsScope
 
 from .recorder import task_assignor_name
 
@@ -64,7 +64,7 @@ def excluded(name: str, target) -> frozenset[str]:
 
 def configurable(scope: StreamsScope) -> str | None:
     from groupcheck.model.scopes import ScopeError
-    from groupcheck.model.streams_classic.scope import validate
+    from groupcheck.model.streams_classic import validate
     try:
         validate(scope)
     except ScopeError as e:

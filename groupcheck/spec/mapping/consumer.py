@@ -10,7 +10,7 @@ spec leaves out must keep their starting values: ``variables`` refuses a state w
 does not, naming it."""
 from __future__ import annotations
 
-from groupcheck.model.consumer.state import State
+from groupcheck.model.consumer import State
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset

@@ -12,7 +12,7 @@ assignor, regexes, the rebalance timeout, classic members) must keep their start
 ``variables`` refuses a state where one does not, naming it."""
 from __future__ import annotations
 
-from groupcheck.model.consumer_group.world import State
+from groupcheck.model.consumer_group import State
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from groupcheck.model.streams_classic import releases as rel
-from groupcheck.model.streams_classic.step import CAP, LEADER_FAILURE
+from groupcheck.model import streams_classic as rel
+from groupcheck.model.streams_classic import CAP, LEADER_FAILURE
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset

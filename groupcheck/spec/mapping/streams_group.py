@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from groupcheck.model.streams_group.group import Group
-from groupcheck.model.streams_group.world import State
+from groupcheck.model.streams_group import Group, State
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset
@@ -95,7 +94,7 @@ def _configs(configs) -> object:
 
 @lru_cache(maxsize=1 << 14)   # one group meets many client states
 def _group(scope, g) -> object:
-    from groupcheck.model.streams_group.step import index
+    from groupcheck.model.streams_group import scope_task_index as index
     if not isinstance(g, Group):
         raise OutsideSpec("a classic or migrating group is outside the spec")
     if g.task_index != index(scope):

@@ -46,7 +46,7 @@ def test_reference_scopes_hold_and_reach_their_witnesses():
 def _story(scope):
     report = bfs(MODEL, scope)
     init, steps = replay(MODEL, scope, report.violation.path)
-    return report.violation, [MODEL.describe_action(scope, s.prev, s.action) for s in steps]
+    return report.violation, [MODEL.view.describe_action(scope, s.prev, s.action) for s in steps]
 
 
 def test_the_join_response_carries_epoch_and_assignment_and_the_client_reconciles():
@@ -81,12 +81,12 @@ def test_itf_and_text_render_every_state_of_a_walk():
         if not acts:
             break
         action = acts[i % len(acts)]
-        assert MODEL.describe_action(scope, state, action)
+        assert MODEL.view.describe_action(scope, state, action)
         state, events = MODEL.step(scope, state, action)
-        json.dumps(MODEL.state_to_itf(scope, state))
+        json.dumps(MODEL.view.state_to_itf(scope, state))
         for e in events:
-            MODEL.describe_event(scope, e)
-        assert "group" in MODEL.describe_state(scope, state)
+            MODEL.view.describe_event(scope, e)
+        assert "group" in MODEL.view.describe_state(scope, state)
 
 
 def test_scope_round_trips_and_bad_input_names_the_field():

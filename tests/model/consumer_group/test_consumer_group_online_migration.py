@@ -86,10 +86,10 @@ def test_a_walk_renders_classic_and_consumer_clients():
         if not acts:
             break
         action = acts[(i * 7) % len(acts)]
-        texts.append(MODEL.describe_action(scope, state, action))
+        texts.append(MODEL.view.describe_action(scope, state, action))
         state, events = MODEL.step(scope, state, action)
-        json.dumps(MODEL.state_to_itf(scope, state))
-        assert "group" in MODEL.describe_state(scope, state)
+        json.dumps(MODEL.view.state_to_itf(scope, state))
+        assert "group" in MODEL.view.describe_state(scope, state)
     assert any("(classic" in t for t in texts)
 
 

@@ -250,7 +250,7 @@ def test_valid_scopes_are_returned_unchanged():
 
 
 def test_the_default_scope_is_valid():
-    assert validate(MODEL.default_scope()) == StreamsScope()
+    assert validate(MODEL.view.default_scope()) == StreamsScope()
 
 
 # ------------------------------------------------------------------------------ scope: from_dict / to_dict
@@ -318,7 +318,7 @@ def test_from_dict_accepts_plain_release_strings():
 def test_to_dict_from_dict_round_trip(scope):
     d = to_dict(scope)
     assert from_dict(d) == scope
-    assert MODEL.scope_from_dict(MODEL.scope_to_dict(scope)) == scope
+    assert MODEL.view.scope_from_dict(MODEL.view.scope_to_dict(scope)) == scope
     assert isinstance(d["plan"], list) and isinstance(d["behaviour"], dict)
 
 
