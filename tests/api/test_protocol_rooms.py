@@ -39,7 +39,7 @@ def _scopes(p: Protocol) -> str | None:
     scopes = p.default_scopes()
     if not isinstance(scopes, dict) or not scopes:
         return "no reference scope (default_scopes() gives none)"
-    kind = type(p.model.default_scope())
+    kind = type(p.model.view.default_scope())
     wrong = [name for name, s in scopes.items() if type(s) is not kind]
     return f"{', '.join(wrong)} not a {kind.__name__}" if wrong else None
 
@@ -47,7 +47,7 @@ def _scopes(p: Protocol) -> str | None:
 def _profiles(p: Protocol) -> str | None:
     if not p.profiles or not all(isinstance(x, str) for x in p.profiles):
         return "no profiles"
-    scope = p.model.default_scope()
+    scope = p.model.view.default_scope()
     wrong = [x for x in p.profiles if p.with_profile(scope, x).profile != x]
     return f"with_profile does not set {', '.join(wrong)}" if wrong else None
 
@@ -58,7 +58,7 @@ def _scope_text(p: Protocol) -> str | None:
 
 
 def _flags(p: Protocol) -> str | None:
-    fields = p.model.scope_to_dict(p.model.default_scope())
+    fields = p.model.view.scope_to_dict(p.model.view.default_scope())
     unknown = [f for f in p.flags if f not in fields]
     if unknown:
         return f"{', '.join(unknown)} not a field of the scope's JSON"
