@@ -28,10 +28,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
-# The same values the streams coordinator takes: ``OtherGroup(group_id, group_type)`` for a group
-# id held as another type (classic, share, streams), ``Cluster(topics)`` the (name, partitions)
-# that exist, sorted by name.
-from ..streams_group.coordinator import Cluster, OtherGroup
+from ..epochs.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, assignors_of, bumped, error_outcome, owned_partitions,
                                  refresh_regexes, switched, update)
 from .group import Group, Member, mask_of, new_group

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import NamedTuple, Optional
 
 from ..epochs import Fenced, Holding, MemberAssignment, consumer_unreleased, reconcile
+from ..epochs.switches import apply_switches
 from .group import Group, Member, mask_of, topic_partitions_of
 from .profiles import (REGEX_ASYNC, REGEX_SYNC, SENT_ON_FULL_REQUEST_OR_REGEX, SENT_WHEN_OWNED_REPORTED, Profile,
                        profile as _profile)
@@ -74,12 +75,7 @@ SWITCHES = {
 
 def switched(profile, switches=()) -> Profile:
     """``profile`` with each of ``switches`` (names in ``SWITCHES``) applied."""
-    p = _profile(profile)
-    for name in switches:
-        if name not in SWITCHES:
-            raise KeyError(f"unknown consumer group switch {name!r}; known: {', '.join(SWITCHES)}")
-        p = SWITCHES[name](p)
-    return p
+    return apply_switches(_profile(profile), switches, SWITCHES, "consumer group")
 
 
 def assignors_of(p: Profile, config: Config) -> tuple[str, ...]:

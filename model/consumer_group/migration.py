@@ -35,6 +35,7 @@ from ..consumer.state import GroupMember
 from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, assignors_of, error_outcome, switched
 from .group import Group, Member, new_group
+from . import migration_state as _state
 from .migration_state import *  # noqa: F401,F403  (the migration's values are part of this API)
 from .migration_state import (CONSUMER_PROTOCOL_TYPE, MIGRATION_SWITCHES, AnyGroup, ClassicGroup, ClassicGroupMetadata,
                               ClassicMemberMetadata, Malformed, MigratingGroup, assignment_of, classic_records,
@@ -231,8 +232,6 @@ def consumer_session_timeout(group: AnyGroup, member_id: str, profile="kip-848",
         return out._replace(group=group)
     return maybe_downgrade(group, out, (member_id,), config, classic_max_size, switches)
 
-
-from . import migration_state as _state  # noqa: E402
 
 __all__ = _state.__all__ + ["consumer_heartbeat", "consumer_session_timeout", "convert_to_classic", "convert_to_consumer",
                             "downgrades", "maybe_downgrade", "validate_online_upgrade", "with_classic_records"]

@@ -16,14 +16,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
+from ..epochs.records import ReplayError
 from .group import MEMBER_STATE_VALUES, Group, Member, mask_of, topic_partitions_of
 from .state import TopicPartitions
 
 LEAVE_EPOCH = -1
-
-
-class ReplayError(Exception):
-    """A record Kafka's replay rejects (IllegalStateException: the partition fails to load)."""
 
 
 class ConsumerGroupMetadata(NamedTuple):

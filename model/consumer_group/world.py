@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ..epochs.world import Action, Event, member_id, slot_of
 from .group import Group
 from .state import ConsumerGroupHeartbeat
 
@@ -73,25 +74,6 @@ LOST_RECOVERED = 2   # a heartbeat at the member's previous epoch was accepted (
 STATIC_KEPT = 4      # a static member's next incarnation took its assignment over without a bump
 UPGRADED_ONLINE = 8    # a classic group with members became a consumer group (fromClassicGroup)
 DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic group (convertToClassicGroup)
-
-
-class Action(NamedTuple):
-    kind: str
-    slot: int
-    arg: int = 0
-
-
-class Event(NamedTuple):
-    kind: str
-    slot: int
-    note: str
-    # handle: (request, response, records, outcome events); reconcile / close / fenced: the
-    # callbacks run, (("commit", mask, epoch, error), ("revoked", mask), ("assigned", mask), ("lost", mask))
-    data: tuple = ()
-
-
-# member ids as the streams model makes them: m<slot>.<incarnation>
-from ..streams_group.world import member_id, slot_of  # noqa: E402
 
 
 __all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",

@@ -35,9 +35,10 @@ handled by ``migration.py``; here it raises ``NotModelled``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional, Union
+from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
+from ..epochs.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, bumped, coordinator_profile, error_outcome,
                                  owned_tasks, update)
 from .group import NO_TASKS, Group, Member, TaskIndex, new_group
@@ -50,19 +51,6 @@ from .validation import Error, validate
 
 class NotModelled(ValueError):
     """A request the model does not handle (a classic group of the same id: see ``migration``)."""
-
-
-class OtherGroup(NamedTuple):
-    """A group id the coordinator holds as a group of another type (consumer, share, classic)."""
-
-    group_id: str
-    group_type: str
-
-
-class Cluster(NamedTuple):
-    """The topics that exist: (name, partitions), sorted by name."""
-
-    topics: tuple[tuple[str, int], ...] = ()
 
 
 AnyGroup = Union[Group, OtherGroup]

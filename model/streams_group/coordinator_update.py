@@ -12,6 +12,7 @@ from typing import NamedTuple, Optional
 
 from ..epochs import STREAMS_4_1, STREAMS_TRUNK, Fenced, Holding, MemberAssignment, reconcile, streams_unreleased
 from ..epochs import Profile as EpochProfile
+from ..epochs.switches import apply_switches
 from .group import ACTIVE, WARMUP, Group, Member, Tasks, mask_of, task_ids_of
 from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, UPDATES_NOT_SUPPORTED, Profile, profile as streams_profile
 from .records import diff
@@ -125,10 +126,7 @@ SWITCHES = {
 
 def switched(profile, switches=()) -> CoordinatorProfile:
     """``profile``'s coordinator rules with each of ``switches`` (names in ``SWITCHES``) applied."""
-    cp = coordinator_profile(profile)
-    for name in switches:
-        cp = SWITCHES[name](cp)
-    return cp
+    return apply_switches(coordinator_profile(profile), switches, SWITCHES, "streams group")
 
 
 class Config(NamedTuple):

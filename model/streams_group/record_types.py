@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
+from ..epochs.records import ReplayError  # noqa: F401  (part of this API)
 from .group import MEMBER_STATE_VALUES, Group, Member, Tasks, mask_of, task_ids_of
 from .state import Endpoint, TaskIds, Topology
 
 LEAVE_EPOCH = -1
-
-
-class ReplayError(Exception):
-    """A record Kafka's replay rejects (an IllegalStateException there: the coordinator
-    fails to load the partition)."""
 
 
 # ---- the records ----

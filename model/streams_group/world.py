@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ..epochs.world import Action, Event, member_id, slot_of  # noqa: F401  (part of this API)
 from .group import Group, Tasks
 
 # Client status.
@@ -91,26 +92,3 @@ class State(NamedTuple):
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
 STATIC_KEPT = 4     # a static member's replacement took its tasks over without a group-epoch bump
-
-
-class Action(NamedTuple):
-    kind: str
-    slot: int
-    arg: int = 0
-
-
-class Event(NamedTuple):
-    kind: str
-    slot: int
-    note: str
-    data: tuple = ()       # handled: (request, response, records, outcome events)
-
-
-def member_id(slot: int, incarnation: int) -> str:
-    return f"m{slot}.{incarnation}"
-
-
-def slot_of(member_id_: str) -> tuple[int, int]:
-    """(slot, incarnation) of a member id this model made."""
-    s, _, i = member_id_[1:].partition(".")
-    return int(s), int(i)

@@ -1,0 +1,41 @@
+"""What the exploration state of both epoch protocols shares: member ids and the steps.
+
+A client occupies a member slot; each start of its process is a new incarnation with a new
+member id ``m<slot>.<incarnation>`` (KIP-1082 for consumers, KIP-1071 for Streams: the id
+lives as long as the process). ``Action`` is one step the explorer may take, ``Event`` what a
+step reports; each protocol's ``world.py`` re-exports them beside its own ``Client`` and
+``State``.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Action(NamedTuple):
+    """One step: its kind (a rule's name), the client slot it acts on, an argument."""
+
+    kind: str
+    slot: int
+    arg: int = 0
+
+
+class Event(NamedTuple):
+    """What a step did: its kind, the slot, a note for people, and data for the properties.
+    ``handle``: (request, response, records, outcome events); the consumer group's reconcile /
+    close / fenced: the callbacks run, (("commit", mask, epoch, error), ("revoked", mask),
+    ("assigned", mask), ("lost", mask))."""
+
+    kind: str
+    slot: int
+    note: str
+    data: tuple = ()
+
+
+def member_id(slot: int, incarnation: int) -> str:
+    return f"m{slot}.{incarnation}"
+
+
+def slot_of(member_id_: str) -> tuple[int, int]:
+    """(slot, incarnation) of a member id this model made."""
+    s, _, i = member_id_[1:].partition(".")
+    return int(s), int(i)
