@@ -31,8 +31,9 @@ ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "
 
 
 def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
-    return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, scope.all_topics,
-                    False, metadata, -1, "", (), (), True)
+    return Consumer(status=IDLE, config=config, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0, user_data=0,
+                    subscribed=scope.all_topics, joined=scope.all_topics, paused=False, metadata=metadata, snapshot=-1,
+                    awaiting="", outbox=(), inbox=(), needs_join_prepare=True)
 
 
 PROGRESS = ("receive", "deliver", "join")
@@ -40,7 +41,8 @@ PROGRESS = ("receive", "deliver", "join")
 
 def init_states(scope: ConsumerScope) -> tuple[State, ...]:
     consumers = tuple(fresh_consumer(scope, 0, 0) for _ in range(scope.members))
-    state = State(gc.new_group(), consumers, scope.partitions, 0, scope.budget, 0, 0)
+    state = State(group=gc.new_group(), consumers=consumers, partitions=scope.partitions, metadata=0,
+                  budget=scope.budget, calm=0, calm_from=0)
     if scope.start == "stable":
         state = _settle(scope, state)
     return (state,)

@@ -142,7 +142,8 @@ def step(scope, state, action, index, names):
     if k == "upgrade":
         group, _, records, events, responses = cc.upgrade(held(state), s, c, cfg, switches=sw)
         clients = cc.answer(clients, responses)
-        clients[s] = Client(DOWN, c.incarnation, 0, 0, 0, 0, None, None, None)   # restart: consumer protocol
+        clients[s] = Client(status=DOWN, incarnation=c.incarnation, epoch=0, owned=0, target=0, sub=0, sent=None,
+                            request=None, reply=None)   # restart: consumer protocol
         nxt = store(state, group)._replace(clients=tuple(clients), calm=0, beaten=0, fresh=0)
         return nxt, (Event(k, s, "LeaveGroup, restarts on the consumer protocol", (None, None, records, events)),)
     mid = member_id(s, action.arg)                       # classic_expire

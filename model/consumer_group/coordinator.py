@@ -83,7 +83,8 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
     if isinstance(got, Error):
         return error_outcome(group, got)
     g, old, member = got
-    return update(Update(group, g, old, member, request, cluster.topics, p, config))
+    return update(Update(original=group, group=g, old=old, member=member, request=request, topics=cluster.topics,
+                         profile=p, config=config))
 
 
 def _held(group: AnyGroup) -> Optional[AnyGroup]:
@@ -146,7 +147,7 @@ def _dynamic_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Prof
     if known is None:
         if r.member_epoch != JOIN_EPOCH:
             return _unknown_member(g, member_id)
-        return g, None, Member(member_id)
+        return g, None, Member(member_id=member_id)
     if r.member_epoch == JOIN_EPOCH and p.epoch0_rejoin_accepted:
         return g, known, known          # KAFKA-19233's early return: no epoch check at 0
     error = check_member_epoch(known, r.member_epoch, owned_partitions(g, r))
@@ -159,7 +160,7 @@ def _static_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Profi
     if r.member_epoch == JOIN_EPOCH:
         if holder is None:
             known = g.member(member_id)
-            return g, known, known or Member(member_id)
+            return g, known, known or Member(member_id=member_id)
         if holder.member_id == member_id and p.static_rejoin_in_place:
             return g, holder, holder            # apache/kafka #23542's rejoin in place
         if holder.epoch != LEAVE_STATIC_EPOCH:                # throwIfInstanceIdIsUnreleased

@@ -130,7 +130,7 @@ def member_reasons(old: Optional[Member], new: Member, g: Group, p: Profile) -> 
     A server assignor or rack change is written but bumps nothing in either."""
     if old is None and p.bump_on_join:
         return ["member joined"]
-    before = old or Member(new.member_id)
+    before = old or Member(member_id=new.member_id)
     if before.subscribed_topic_names != new.subscribed_topic_names:
         return ["member joined" if old is None else "subscription changed"]
     if before.subscribed_topic_regex != new.subscribed_topic_regex:

@@ -200,7 +200,7 @@ class Group:
 
 def new_group(group_id: str, partition_index: PartitionIndex = ()) -> Group:
     """The group Kafka creates on a first join (ConsumerGroup's constructor: epochs 0)."""
-    return Group(group_id, tuple(partition_index))
+    return Group(group_id=group_id, partition_index=tuple(partition_index))
 
 
 def group_state(group: Group) -> str:

@@ -97,7 +97,8 @@ def running(c: Client) -> bool:
 
 
 def new_client(incarnation: int, status: str = JOINING, sub: int = 0) -> Client:
-    return Client(status, incarnation, 0, 0, 0, sub, None, None, None)
+    return Client(status=status, incarnation=incarnation, epoch=0, owned=0, target=0, sub=sub, sent=None, request=None,
+                  reply=None)
 
 
 def request(c: Client, member_id: str, group_id: str, s: Subscription, to_tps,

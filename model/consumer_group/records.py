@@ -116,7 +116,7 @@ def _group_metadata(g: Group, r: ConsumerGroupMetadata) -> Group:
 def _member_metadata(g: Group, r: ConsumerGroupMemberMetadata) -> Group:
     old, v = g.member(r.member_id), r.value
     if v is not None:
-        return g.with_member(replace(old or Member(r.member_id), instance_id=v.instance_id, rack_id=v.rack_id,
+        return g.with_member(replace(old or Member(member_id=r.member_id), instance_id=v.instance_id, rack_id=v.rack_id,
                                      rebalance_timeout_ms=v.rebalance_timeout_ms,
                                      subscribed_topic_names=v.subscribed_topic_names,
                                      subscribed_topic_regex=v.subscribed_topic_regex,
@@ -158,7 +158,7 @@ def _current_assignment(g: Group, r: ConsumerGroupCurrentMemberAssignment) -> Gr
         # Kafka keeps the member (its metadata tombstone removes it) at epoch -1 with nothing assigned.
         return g.with_member(replace(old, epoch=LEAVE_EPOCH, previous_epoch=LEAVE_EPOCH, assigned=0,
                                      pending_revocation=0, assignment_epochs=()))
-    return g.with_member(replace(old or Member(r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
+    return g.with_member(replace(old or Member(member_id=r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
                                  epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
                                  assigned=mask(g, v.assigned_partitions),
                                  pending_revocation=mask(g, v.partitions_pending_revocation),

@@ -99,7 +99,7 @@ def init_states(scope: ConsumerGroupScope) -> tuple[State, ...]:
     if scope.classic:   # classic consumers holding a classic group (classic_world.py)
         group, held, first_slots = classic.init(scope, GROUP_ID, index(scope), topics)
         clients = tuple(first_slots) + clients[scope.classic:]
-    return (State(group, topics, clients, scope.budget, 0, 0, classic=held),)
+    return (State(group=group, topics=topics, clients=clients, budget=scope.budget, calm=0, beaten=0, classic=held),)
 
 
 # ---- actions ----

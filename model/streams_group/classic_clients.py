@@ -55,7 +55,8 @@ def init(scope, group_id: str, topology, task_index, topics: dict, config) -> tu
     standing in for the classic leader's StreamsPartitionAssignor)."""
     n = scope.classic
     procs = [f"p{s // scope.members_per_process}" for s in range(n)]
-    members = tuple(Member(member_id(s, 0), process_id=procs[s], topology_epoch=topology.epoch) for s in range(n))
+    members = tuple(Member(member_id=member_id(s, 0), process_id=procs[s], topology_epoch=topology.epoch)
+                    for s in range(n))
     g = replace(new_group(group_id, task_index), topology=topology, members=members)
     target = new_target(g, configure(topology, topics, scope.profile), config.assignment, config.assignor)
     classic_members, clients = [], []
@@ -64,10 +65,13 @@ def init(scope, group_id: str, topology, task_index, topics: dict, config) -> tu
         owned = (active, standby | warm, 0)
         sub = StreamsSubscription(procs[s], task_ids_of(task_index, owned[0]), task_ids_of(task_index, owned[1]))
         a = StreamsAssignment(sub.owned_active, sub.owned_standby)
-        classic_members.append(GroupMember(member_id(s, 0), s, (PROTOCOL,), sub, False, False, a))
-        clients.append(Client(MEMBER, 0, GENERATION, owned, 0, 0, False, None, None, classic=True))
+        classic_members.append(GroupMember(member_id=member_id(s, 0), slot=s, protocols=(PROTOCOL,), subscription=sub,
+                                           joined=False, syncing=False, assignment=a))
+        clients.append(Client(status=MEMBER, incarnation=0, epoch=GENERATION, owned=owned, topology_epoch=0, caught=0,
+                              shutdown=False, request=None, reply=None, classic=True))
     leader = classic_members[0].member_id
-    return ClassicGroup(CLASSIC_STABLE, GENERATION, PROTOCOL, leader, tuple(classic_members), (), 1), clients
+    return ClassicGroup(status=CLASSIC_STABLE, generation=GENERATION, protocol=PROTOCOL, leader=leader,
+                        members=tuple(classic_members), pending=(), next_id=1), clients
 
 
 def subscription(scope, slot: int, c: Client, task_index) -> StreamsSubscription:
@@ -209,7 +213,7 @@ def assign(group: ClassicGroup, profile, task_index, topology, topics: dict, con
     is sent as a standby."""
     owned = {m.member_id: (mask_of(task_index, m.subscription.owned_active),
                            mask_of(task_index, m.subscription.owned_standby), 0) for m in group.members}
-    members = tuple(Member(m.member_id, process_id=m.subscription.process_id, topology_epoch=topology.epoch,
+    members = tuple(Member(member_id=m.member_id, process_id=m.subscription.process_id, topology_epoch=topology.epoch,
                            assigned=owned[m.member_id]) for m in group.members)
     g = replace(new_group("leader", task_index), topology=topology, members=members,   # the leader's working copy
                 target_assignment=tuple(sorted(owned.items())))

@@ -111,7 +111,8 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
     assert decision.kind in (INITIALIZE, UPDATE, ACCEPT, KEEP_GROUP)
     if replaced is not None:
         g, member = _replace_static_member(g, replaced, request.member_id)
-        out = update(Update(group, g, member, member, topology, request, cluster.topics, cp, config, shutdown))
+        out = update(Update(original=group, group=g, old=member, member=member, topology=topology, request=request,
+                            topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
         if out.response.error_code:
             return out
         return out._replace(events=out.events + (("static_member_replaced", replaced.member_id),))
@@ -128,8 +129,9 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
         member = replace(known, state="STABLE", epoch=0, previous_epoch=-1, assigned=NO_TASKS,
                          pending_revocation=NO_TASKS)
     else:
-        member = Member(request.member_id)
-    return update(Update(group, g, known, member, topology, request, cluster.topics, cp, config, shutdown))
+        member = Member(member_id=request.member_id)
+    return update(Update(original=group, group=g, old=known, member=member, topology=topology, request=request,
+                         topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
 
 
 def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
@@ -163,7 +165,8 @@ def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
         validate_member_epoch(_assignment(member), request.member_epoch, owned_tasks(held, request))
     except Fenced as fenced:
         return fence(held, request.member_id, str(fenced), cp, shutdown)
-    return update(Update(group, held, member, member, held.topology, request, cluster.topics, cp, config, shutdown))
+    return update(Update(original=group, group=held, old=member, member=member, topology=held.topology,
+                         request=request, topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
 
 
 # ---- static membership (KIP-848's rules, Kafka's consumerGroupHeartbeat / streamsGroupHeartbeat) ----

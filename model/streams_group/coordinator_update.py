@@ -81,9 +81,13 @@ class CoordinatorProfile(NamedTuple):
 
 
 COORDINATOR_PROFILES = {
-    "kip-1071": CoordinatorProfile(KIP_1071, STREAMS_4_1, True, False, False, static_rejoin_in_place=True),
-    "kafka-4.1": CoordinatorProfile(KAFKA_4_1, STREAMS_4_1, False, True, True),
-    "kafka-4.5": CoordinatorProfile(KAFKA_4_5, STREAMS_TRUNK, False, True, True),
+    "kip-1071": CoordinatorProfile(streams=KIP_1071, epochs=STREAMS_4_1, fenced_removes_member=True,
+                                   bump_on_any_member_change=False, full_rejects_known_member=False,
+                                   static_rejoin_in_place=True),
+    "kafka-4.1": CoordinatorProfile(streams=KAFKA_4_1, epochs=STREAMS_4_1, fenced_removes_member=False,
+                                    bump_on_any_member_change=True, full_rejects_known_member=True),
+    "kafka-4.5": CoordinatorProfile(streams=KAFKA_4_5, epochs=STREAMS_TRUNK, fenced_removes_member=False,
+                                    bump_on_any_member_change=True, full_rejects_known_member=True),
 }
 
 

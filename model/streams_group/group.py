@@ -197,7 +197,7 @@ class Group:
 
 def new_group(group_id: str, task_index: TaskIndex = ()) -> Group:
     """The group Kafka creates on first use (StreamsGroup's constructor)."""
-    return Group(group_id, task_index)
+    return Group(group_id=group_id, task_index=task_index)
 
 
 def group_state(group: Group) -> str:

@@ -179,7 +179,7 @@ def _member_metadata(g: Group, r: StreamsGroupMemberMetadata) -> Group:
     old = g.member(r.member_id)
     if r.value is not None:
         v = r.value
-        base = old or Member(r.member_id)
+        base = old or Member(member_id=r.member_id)
         return g.with_member(replace(base, instance_id=v.instance_id, rack_id=v.rack_id,
                                      rebalance_timeout_ms=v.rebalance_timeout_ms,
                                      topology_epoch=v.topology_epoch, process_id=v.process_id,
@@ -220,7 +220,7 @@ def _current_assignment(g: Group, r: StreamsGroupCurrentMemberAssignment) -> Gro
         return g.with_member(replace(old, epoch=LEAVE_EPOCH, previous_epoch=LEAVE_EPOCH,
                                      assigned=NO_TASKS, pending_revocation=NO_TASKS))
     return g.with_member(replace(
-        old or Member(r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
+        old or Member(member_id=r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
         epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
         assigned=_tasks(g, v.active_tasks, v.standby_tasks, v.warmup_tasks),
         pending_revocation=_tasks(g, v.active_tasks_pending_revocation,

@@ -65,7 +65,7 @@ def topology(scope: StreamsGroupScope, epoch: int, redeployed: bool = False) -> 
     """The scope's topology at ``epoch``; ``redeployed``: the same source topics with the state
     stores added (stateless scope) or removed (stateful scope) - another topology."""
     stateful = scope.stateful != redeployed
-    subs = tuple(Subtopology(str(i), source_topics=(source(i),),
+    subs = tuple(Subtopology(subtopology_id=str(i), source_topics=(source(i),),
                              state_changelog_topics=(TopicInfo(f"{GROUP_ID}-{i}-changelog"),) if stateful else ())
                  for i in range(len(scope.partitions)))
     return Topology(epoch, subs)
@@ -99,15 +99,16 @@ def view(scope: StreamsGroupScope, group) -> Group:
 def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
     group = replace(new_group(GROUP_ID, index(scope)), dead=True)
     topics = dict((source(i), p) for i, p in enumerate(scope.partitions))
-    clients = [Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members)]
+    clients = [Client(status=JOINING, incarnation=0, epoch=0, owned=NO_TASKS, topology_epoch=0, caught=0,
+                      shutdown=False, request=None, reply=None) for _ in range(scope.members)]
     if scope.classic:
         # classic Streams created its internal topics itself (InternalTopicManager)
         topics.update(configure(topology(scope, 0), topics, scope.profile).internal_partitions)
         group, clients[:scope.classic] = classic.init(scope, GROUP_ID, topology(scope, 0), index(scope), topics,
                                                       config(scope))
     record = group if scope.classic and "failover" in scope.operations else None
-    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0,
-                  classic_record=record),)
+    return (State(group=group, shutdown=None, topics=tuple(sorted(topics.items())), clients=tuple(clients),
+                  budget=scope.budget, calm=0, beaten=0, classic_record=record),)
 
 
 # ---- actions ----
@@ -268,7 +269,8 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     c = clients[s]
     topics = dict(state.topics)
     if k == "restart":
-        clients[s] = Client(JOINING, c.incarnation + 1, 0, NO_TASKS, c.topology_epoch, 0, False, None, None,
+        clients[s] = Client(status=JOINING, incarnation=c.incarnation + 1, epoch=0, owned=NO_TASKS,
+                            topology_epoch=c.topology_epoch, caught=0, shutdown=False, request=None, reply=None,
                             redeployed=c.redeployed)
     elif k == "bounce":
         clients[s] = close(c, _rolling(state))
