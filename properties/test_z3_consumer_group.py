@@ -28,7 +28,7 @@ def _replay(cex) -> list[int]:
     k, a, p = cex["member"], cex["assigned"], cex["pending"]
     holdings = tuple(Holding(str(m), "", (a[m],), (p[m],)) for m in range(len(a)))
     state = "UNREVOKED" if p[k] else "STABLE"
-    member = MemberAssignment(state, 1, 0, (a[k],), (p[k],))
+    member = MemberAssignment(state=state, epoch=1, previous_epoch=0, assigned=(a[k],), pending_revocation=(p[k],))
     owned = None if cex["owned"] is None else (cex["owned"],)
     moved = reconcile(member, 2, (cex["target"],), owned,
                       consumer_unreleased(holdings, str(k), own_pending_blocks=cex["own_pending_blocks"]),

@@ -121,7 +121,8 @@ def _generated_id(g: Group) -> str:
 
 
 def _assignment(m: Member) -> MemberAssignment:
-    return MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    return MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=(m.assigned,),
+                            pending_revocation=(m.pending_revocation,))
 
 
 def check_member_epoch(m: Member, received: int, owned: Optional[int]) -> Optional[Error]:

@@ -218,11 +218,13 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     lost = g.epoch_map_lost       # KAFKA-16147: owners the partition-epoch map forgot
     holdings = tuple(Holding(x.member_id, "", (x.assigned & ~lost,), (x.pending_revocation & ~lost,))
                      for x in g.members)
-    current = MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    current = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=(m.assigned,),
+                               pending_revocation=(m.pending_revocation,))
     if p.new_target_ignores_owned and g.target_assignment_epoch != m.target_member_epoch:
         # 3.7.0 transitionToNewTargetAssignmentState: start over from assigned ∪ pending
         # revocation towards the new target; the owned partitions reported now are not read.
-        current = MemberAssignment("STABLE", m.epoch, m.previous_epoch, (m.assigned | m.pending_revocation,), (0,))
+        current = MemberAssignment(state="STABLE", epoch=m.epoch, previous_epoch=m.previous_epoch,
+                                   assigned=(m.assigned | m.pending_revocation,), pending_revocation=(0,))
         owned = None
         m = replace(m, target_member_epoch=g.target_assignment_epoch)
     moved = reconcile(current, g.target_assignment_epoch, (g.target_of(m.member_id),),

@@ -287,8 +287,9 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
         return ""
     owned = None if request.topic_partitions is None else (mask_of(g.partition_index, request.topic_partitions),)
     try:
-        validate_member_epoch(MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,),
-                                               (m.pending_revocation,)), epoch, owned)
+        member = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch,
+                                  assigned=(m.assigned,), pending_revocation=(m.pending_revocation,))
+        validate_member_epoch(member, epoch, owned)
     except Fenced:
         return "FENCED_MEMBER_EPOCH"
     return ""

@@ -237,7 +237,8 @@ def static_leave(group: Group, member: Member, shutdown: Optional[str]) -> Outco
 
 
 def _assignment(m: Member) -> MemberAssignment:
-    return MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation, m.revocation_epoch)
+    return MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=m.assigned,
+                            pending_revocation=m.pending_revocation, revocation_epoch=m.revocation_epoch)
 
 
 def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:

@@ -288,8 +288,8 @@ def _reconcile(g: Group, m: Member, owned: Optional[Tasks], cp: CoordinatorProfi
     withheld while another member still holds it (``streams_unreleased`` over every member's
     assigned and pending-revocation tasks)."""
     holdings = tuple(Holding(x.member_id, x.process_id, x.assigned, x.pending_revocation) for x in g.members)
-    current = MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation,
-                               m.revocation_epoch)
+    current = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=m.assigned,
+                               pending_revocation=m.pending_revocation, revocation_epoch=m.revocation_epoch)
     moved = reconcile(current, g.target_assignment_epoch, g.target_of(m.member_id), owned,
                       streams_unreleased(holdings, m.process_id), profile=cp.epochs)
     return m.with_assignment(moved)

@@ -74,9 +74,8 @@ def _absolute(module: tuple[str, ...], is_package: bool, level: int, name: Optio
     return base + (tuple(name.split(".")) if name else ())
 
 
-def _bindings(path: Path, tree: ast.Module, classes) -> dict[str, object]:
-    """Names of the module bound to a record class (module, name) or to a module (a tuple)."""
-    module, is_package = module_of(path), path.name == "__init__.py"
+def _bindings(module: tuple[str, ...], is_package: bool, tree: ast.Module, classes, reexports) -> dict[str, object]:
+    """Names of the module bound to a record class ((module, name)) or to a module (its parts)."""
     names: dict[str, object] = {}
     for (mod, cls) in classes:
         if mod == module:
@@ -89,11 +88,10 @@ def _bindings(path: Path, tree: ast.Module, classes) -> dict[str, object]:
                 local = alias.asname or alias.name
                 if (source, alias.name) in classes:
                     names[local] = (source, alias.name)
-                elif source + (alias.name,) in modules or any(m[:len(source) + 1] == source + (alias.name,)
-                                                             for m in modules):
-                    names[local] = source + (alias.name,)
-                elif source in modules or source[:-1] in modules:
-                    pass
+                elif (source, alias.name) in reexports:
+                    names[local] = reexports[(source, alias.name)]
+                elif any(m[:len(source) + 1] == source + (alias.name,) for m in modules):
+                    names[local] = source + (alias.name,)     # a module (or package) of model/
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -131,24 +129,47 @@ def _resolve(func: ast.expr, names, classes, reexports):
     return None
 
 
-def positional_calls(paths, limit: int = MAX_POSITIONAL, any_positional: bool = True) -> list[PositionalCall]:
-    """Calls in ``paths`` to a record class of more than ``limit`` fields that pass arguments by
-    position: any (``any_positional``), or more than ``limit``."""
-    classes = record_classes()
-    reexports = _record_reexports(classes)
+def calls_in(source: str, module: tuple[str, ...], is_package: bool = False, path: Optional[Path] = None,
+             limit: int = MAX_POSITIONAL, any_positional: bool = True) -> list[PositionalCall]:
+    """Calls in ``source`` (the text of ``module``, e.g. ``('model', 'consumer', 'step')``) to a
+    record class of more than ``limit`` fields that pass arguments by position: any
+    (``any_positional``), or more than ``limit``."""
+    classes = _classes()
+    reexports = _reexports()
+    tree = ast.parse(source, str(path or ".".join(module)))
+    names = _bindings(module, is_package, tree, classes, reexports)
     found = []
-    for path in paths:
-        tree = ast.parse(path.read_text(), str(path))
-        names = _bindings(path, tree, classes)
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            key = _resolve(node.func, names, classes, reexports)
-            if key is None:
-                continue
-            fields = classes[key]
-            given = len(node.args)
-            if len(fields) > limit and (given > limit or (any_positional and given > 0)):
-                found.append(PositionalCall(path=path, line=node.lineno, column=node.col_offset,
-                                          record=".".join(key[0][1:] + (key[1],)), fields=fields, positional=given))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        key = _resolve(node.func, names, classes, reexports)
+        if key is None:
+            continue
+        fields = classes[key]
+        given = len(node.args)
+        if len(fields) > limit and (given > limit or (any_positional and given > 0)):
+            found.append(PositionalCall(path=path or Path(*module), line=node.lineno, column=node.col_offset,
+                                        record=".".join(key[0][1:] + (key[1],)), fields=fields, positional=given))
     return found
+
+
+def positional_calls(paths, limit: int = MAX_POSITIONAL, any_positional: bool = True) -> list[PositionalCall]:
+    """``calls_in`` over the files ``paths`` (below the repository root)."""
+    return [call for path in paths
+            for call in calls_in(path.read_text(), module_of(path), path.name == "__init__.py", path,
+                                 limit, any_positional)]
+
+
+_CACHE: dict = {}
+
+
+def _classes():
+    if "classes" not in _CACHE:
+        _CACHE["classes"] = record_classes()
+    return _CACHE["classes"]
+
+
+def _reexports():
+    if "reexports" not in _CACHE:
+        _CACHE["reexports"] = _record_reexports(_classes())
+    return _CACHE["reexports"]
