@@ -33,7 +33,7 @@ from .profiles import REGEX_ASYNC
 from .scope import ConsumerGroupScope
 from .state import ERROR_NAMES, STABLE as GROUP_STABLE
 from .world import (DOWNGRADED_ONLINE, UPGRADED_ONLINE, ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, LOST_RECOVERED, RECONCILING, REVOKED, STABLE, STATIC_KEPT,
-                    UNSUBSCRIBED, Action, Client, Event, Reply, State, member_id, slot_of)
+                    UNSUBSCRIBED, Action, Client, Event, Handled, Reply, State, member_id, slot_of)
 
 GROUP_ID = "g"
 REGEX = "t[0-9]"
@@ -206,7 +206,7 @@ def _conversions(events) -> int:
     """The online conversions a step's coordinator events name (witness marks)."""
     marks = 0
     for e in events:
-        for ev in (e.data[3] if e.data and len(e.data) == 4 and e.data[3] else ()):
+        for ev in (e.data.events if isinstance(e.data, Handled) else ()):
             if ev[0] == "converted_to_consumer":
                 marks |= UPGRADED_ONLINE
             elif ev[0] == "converted_to_classic":
@@ -319,7 +319,7 @@ def _handle(scope: ConsumerGroupScope, state: State, s: int):
     if r.member_epoch < 0:
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)   # the membership changes
     note = f"epoch {r.member_epoch} -> {error or 'epoch ' + str(resp.member_epoch)}"
-    return nxt, (Event("handle", s, note, (r, resp, out.records, out.events)),)
+    return nxt, (Event("handle", s, note, Handled(request=r, response=resp, records=out.records, events=out.events)),)
 
 
 def _marks(before: Group, r, out) -> int:
@@ -354,14 +354,15 @@ def _expire(scope: ConsumerGroupScope, state: State, action: Action):
     else:
         out = session_timeout(state.group, mid, profile_of(scope))
     nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0, budget=state.budget - (action.kind in BUDGETED))
-    return nxt, (Event(action.kind, s, mid, (None, None, out.records, out.events)),)
+    return nxt, (Event(action.kind, s, mid, Handled(request=None, response=None, records=out.records, events=out.events)),)
 
 
 def _coordinator(scope: ConsumerGroupScope, state: State, action: Action):
     if action.kind == "resolve":
         out = resolve_regexes(state.group, Cluster(state.topics), profile_of(scope))
         nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0)
-        return nxt, (Event("resolve", 0, "regex resolved", (None, None, out.records, out.events)),)
+        handled = Handled(request=None, response=None, records=out.records, events=out.events)
+        return nxt, (Event("resolve", 0, "regex resolved", handled),)
     group, error = _failover.failover(state.group)
     nxt = state._replace(group=group, budget=state.budget - 1, calm=0, beaten=0, fresh=0)
     return nxt, (Event("failover", 0, error or "the new coordinator replayed the log"),)

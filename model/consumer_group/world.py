@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from ..epochs.world import Action, Event, member_id, slot_of
+from ..epochs.world import Action, Event, Handled, member_id, slot_of
 from .group import Group
 from .state import ConsumerGroupHeartbeat
 
@@ -78,4 +78,4 @@ DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic
 
 __all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
            "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "State",
-           "member_id", "slot_of"]
+           "Handled", "member_id", "slot_of"]

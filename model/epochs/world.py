@@ -8,7 +8,7 @@ step reports; each protocol's ``world.py`` re-exports them beside its own ``Clie
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Action(NamedTuple):
@@ -20,8 +20,8 @@ class Action(NamedTuple):
 
 
 class Event(NamedTuple):
-    """What a step did: its kind, the slot, a note for people, and data for the properties.
-    ``handle``: (request, response, records, outcome events); the consumer group's reconcile /
+    """What a step did: its kind, the slot, a note for people, and data for the properties:
+    a ``Handled`` for a step through the coordinator; the consumer group's deliver / reconcile /
     close / fenced: the callbacks run, (("commit", mask, epoch, error), ("revoked", mask),
     ("assigned", mask), ("lost", mask))."""
 
@@ -29,6 +29,15 @@ class Event(NamedTuple):
     slot: int
     note: str
     data: tuple = ()
+
+
+class Handled(NamedTuple):
+    """The data of a step through the coordinator (a handled request, a timer, a regex resolution)."""
+
+    request: Any            # the request handled (None: a timer or a resolution)
+    response: Any           # its response (a classic request: the responses it released)
+    records: tuple          # the records written
+    events: tuple           # the coordinator's outcome events: (kind, ...) tuples
 
 
 def member_id(slot: int, incarnation: int) -> str:

@@ -44,7 +44,7 @@ from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubsc
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
 from .topology import configure
-from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, Event, member_id, slot_of
+from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, Event, Handled, member_id, slot_of
 
 GENERATION = 1            # the classic group's generation when the exploration starts
 
@@ -141,7 +141,8 @@ def handle_step(state, slot: int, cluster, profile, config, leader):
     clients = answer(clients, responses)
     answered = clients[slot].reply.error if clients[slot].reply is not None else "waits"
     nxt = state._replace(group=group, clients=tuple(clients))
-    return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", (c.request, responses, records, events)),)
+    handled = Handled(request=c.request, response=responses, records=records, events=events)
+    return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", handled),)
 
 
 def written(record, before, after):
@@ -171,7 +172,7 @@ def reload(state):
     waiting = {m.member_id: (REJOINING if m.joined else SYNCING) for m in state.group.members}
     clients = tuple(c._replace(status=waiting.get(member_id(s, c.incarnation), REJOINING))
                     if c.classic and c.status == WAITING else c for s, c in enumerate(state.clients))
-    return state._replace(group=group, clients=clients, shutdown=None, uncommitted=())
+    return state._replace(group=group, clients=clients, shutdown=None, uncommitted=None)
 
 
 def answer(clients: list, responses) -> list:

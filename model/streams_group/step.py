@@ -41,7 +41,7 @@ from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
 from .world import (BECAME_READY, STATIC_KEPT, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, WAITING, Action, Client, Event, Reply, State,
-                    member_id, slot_of)
+                    Handled, HandledHeartbeat, Uncommitted, member_id, slot_of)
 
 GROUP_ID = "app"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
@@ -181,7 +181,7 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     if "failover" in scope.operations:
         out.append(Action("failover", 0))
         if state.uncommitted:   # the last heartbeat's write was not committed yet
-            out.append(Action("failover", state.uncommitted[2], 1))
+            out.append(Action("failover", state.uncommitted.slot, 1))
     uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
     for s, c in enumerate(state.clients):
         if c.classic:   # faults strike streams clients only
@@ -228,7 +228,7 @@ def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State
     k, s = action.kind, action.slot
     if state.uncommitted and (k == "handle" and state.clients[s].classic
                               or k in ("expire", "session_timeout", "rebalance_timeout")):
-        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
+        state = state._replace(uncommitted=None)   # a later write: the earlier one counts as committed
     if k == "handle":
         return _handle(scope, state, s)
     if k in ("expire", "session_timeout", "rebalance_timeout"):
@@ -251,8 +251,8 @@ def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State
         clients[s] = (classic.on_response(c, c.reply, index(scope)) if c.classic
                       else on_response(c, c.reply, switched(scope.profile, scope.switches)))
         nxt = state._replace(clients=tuple(clients))
-        if state.uncommitted and state.uncommitted[2] == s:
-            nxt = nxt._replace(uncommitted=())   # its response was sent: the write was committed
+        if state.uncommitted and state.uncommitted.slot == s:
+            nxt = nxt._replace(uncommitted=None)   # its response was sent: the write was committed
         if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
             nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
         if not c.classic or classic.in_round(c.reply):
@@ -396,7 +396,8 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     if "failover" in scope.operations:
         # (not after a conversion of a classic group: a classic group's reload is not modelled)
         lost = waiting and out.records and not isinstance(state.group, ClassicGroup)
-        nxt = nxt._replace(uncommitted=(state.group, sent, s, c.request) if lost else ())
+        uncommitted = Uncommitted(committed=state.group, created=sent, slot=s, request=c.request) if lost else None
+        nxt = nxt._replace(uncommitted=uncommitted)
     if (c.request.epoch < 0 and c.request.shutdown) or (
             c.status == STOPPED and c.request.epoch < 0 and "failover" in scope.operations):
         # a leave heartbeat asking for the shutdown (``shutdown_leave``), or a stopped
@@ -404,7 +405,8 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
         # the others run on: the membership changes, a disturbance like an expiry
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
-    return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events, sent)),)
+    return nxt, (Event("handle", s, note, HandledHeartbeat(request=hb, response=resp, records=out.records,
+                                                           events=out.events, created=sent)),)
 
 
 def _create_topics(scope: StreamsGroupScope, state: State, out) -> tuple[tuple[str, ...], tuple]:
@@ -463,7 +465,8 @@ def _expire(state: State, action: Action):
         out = session_timeout(state.group, mid, state.shutdown)
     nxt = state._replace(group=out.group, shutdown=out.shutdown_member_id, calm=0, beaten=0, fresh=0,
                          budget=state.budget - (action.kind in BUDGETED))
-    return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
+    return nxt, (Event(action.kind, s, member_id(s, inc),
+                        Handled(request=None, response=None, records=out.records, events=out.events)),)
 
 
 def _failover(scope: StreamsGroupScope, state: State, lost: int):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from ..epochs.world import Action, Event, member_id, slot_of  # noqa: F401  (part of this API)
+from ..epochs.world import Action, Event, Handled, member_id, slot_of  # noqa: F401  (part of this API)
 from .group import Group, Tasks
 
 # Client status.
@@ -70,6 +70,26 @@ class Client(NamedTuple):
     classic: bool = False     # it speaks the classic protocol (JoinGroup / SyncGroup / Heartbeat)
 
 
+class Uncommitted(NamedTuple):
+    """The last streams heartbeat's write while its response is unread (failover may lose it)."""
+
+    committed: Group                    # the group before the write: what the log holds without it
+    created: tuple[str, ...]            # the internal topics the write asked to create
+    slot: int                           # the client whose heartbeat it was
+    request: Request                    # its heartbeat, sent again if the write is lost
+
+
+class HandledHeartbeat(NamedTuple):
+    """The data of a handled streams heartbeat: ``Handled``'s fields and the internal topics it
+    asked to create."""
+
+    request: Request
+    response: object
+    records: tuple
+    events: tuple
+    created: tuple[str, ...]
+
+
 class State(NamedTuple):
     group: Group
     shutdown: Optional[str]            # the coordinator's SHUTDOWN_APPLICATION requester
@@ -83,8 +103,8 @@ class State(NamedTuple):
     marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY | STATIC_KEPT)
     creating: tuple[tuple[str, int], ...] = ()   # internal topics (name, partitions) whose CreateTopics is in flight
     # scopes with failover: the last streams heartbeat's write while its response is not yet
-    # read, which a failover may lose uncommitted: (group, topics it created, slot, request)
-    uncommitted: tuple = ()
+    # read, which a failover may lose (None: every write is committed)
+    uncommitted: Optional[Uncommitted] = None
     # scopes with classic members and failover: the classic group's last GroupMetadata record
     # value (Kafka writes it when the group reaches Stable or Empty, and on a conversion back)
     classic_record: object = None
