@@ -46,7 +46,7 @@ from typing import NamedTuple, Optional
 
 from .state import JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, ConsumerGroupHeartbeat
 from .world import (ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LEAVING, RECONCILING, STABLE, UNSUBSCRIBED,
-                    Client, Reply)
+                    Client, Reply, SentFields)
 
 # ConsumerHeartbeatRequestManager#onErrorResponse: these errors fence the member (it rejoins);
 # the retriable ones (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)
@@ -137,8 +137,8 @@ def after_send(c: Client, r: ConsumerGroupHeartbeat, reported: Optional[int]) ->
     status = c.status
     if status == ACKNOWLEDGING:
         status = STABLE if c.target == c.owned else RECONCILING
-    owned = reported if reported is not None else (c.owned if c.sent is None else c.sent[0])
-    return c._replace(status=status, request=r, sent=(owned, c.sub))
+    owned = reported if reported is not None else (c.owned if c.sent is None else c.sent.owned)
+    return c._replace(status=status, request=r, sent=SentFields(owned=owned, sub=c.sub))
 
 
 def fenced(c: Client, rules: ClientRules = ClientRules()) -> tuple[Client, tuple]:

@@ -39,6 +39,13 @@ class Reply(NamedTuple):
     assignment: Optional[int]
 
 
+class SentFields(NamedTuple):
+    """HeartbeatState.sentFields: what the last heartbeat sent."""
+
+    owned: int                 # the owned partitions it reported
+    sub: int                   # the subscription it sent
+
+
 class Client(NamedTuple):
     status: str
     incarnation: int
@@ -46,8 +53,7 @@ class Client(NamedTuple):
     owned: int                 # partitions it consumes (SubscriptionState's assigned partitions)
     target: int                # currentTargetAssignment: the last assignment received
     sub: int                   # its subscription: 0 as started, 1 after subscription_change
-    # HeartbeatState.sentFields: (owned, sub) as last sent; None: the next heartbeat sends every field
-    sent: Optional[tuple[int, int]]
+    sent: Optional[SentFields]  # None: the next heartbeat sends every field
     request: Optional[ConsumerGroupHeartbeat]
     reply: Optional[Reply]
     stalled: bool = False      # the application stopped polling (no reconciliation, no callbacks)
@@ -77,5 +83,5 @@ DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic
 
 
 __all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
-           "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "State",
-           "Handled", "member_id", "slot_of"]
+           "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "SentFields",
+           "State", "Handled", "member_id", "slot_of"]

@@ -39,7 +39,7 @@ from ..consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP
                               SyncGroupResponse)
 from ..consumer.state import Group as ClassicGroup
 from .coordinator_update import coordinator_profile
-from .group import NO_TASKS, Group, Member, mask_of, new_group, task_ids_of
+from .group import ACTIVE, NO_TASKS, STANDBY, Group, Member, mask_of, new_group, task_ids_of
 from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, streams_of
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
@@ -63,7 +63,8 @@ def init(scope, group_id: str, topology, task_index, topics: dict, config) -> tu
     for s in range(n):
         active, standby, warm = target[member_id(s, 0)]
         owned = (active, standby | warm, 0)
-        sub = StreamsSubscription(procs[s], task_ids_of(task_index, owned[0]), task_ids_of(task_index, owned[1]))
+        sub = StreamsSubscription(procs[s], task_ids_of(task_index, owned[ACTIVE]),
+                                  task_ids_of(task_index, owned[STANDBY]))
         a = StreamsAssignment(sub.owned_active, sub.owned_standby)
         classic_members.append(GroupMember(member_id=member_id(s, 0), slot=s, protocols=(PROTOCOL,), subscription=sub,
                                            joined=False, syncing=False, assignment=a))
@@ -77,8 +78,8 @@ def init(scope, group_id: str, topology, task_index, topics: dict, config) -> tu
 def subscription(scope, slot: int, c: Client, task_index) -> StreamsSubscription:
     """KIP: "The consumers on the classic protocol send their owned active and standby tasks
     in the JoinGroup request"."""
-    return StreamsSubscription(f"p{slot // scope.members_per_process}", task_ids_of(task_index, c.owned[0]),
-                               task_ids_of(task_index, c.owned[1]))
+    return StreamsSubscription(f"p{slot // scope.members_per_process}", task_ids_of(task_index, c.owned[ACTIVE]),
+                               task_ids_of(task_index, c.owned[STANDBY]))
 
 
 def request(scope, slot: int, c: Client, task_index):
@@ -223,8 +224,8 @@ def assign(group: ClassicGroup, profile, task_index, topology, topics: dict, con
     for mid, (active, standby, warm) in sorted(target.items()):
         others = 0
         for other, tasks in owned.items():
-            others |= tasks[0] if other != mid else 0
-        active &= ~others | owned[mid][0]
+            others |= tasks[ACTIVE] if other != mid else 0
+        active &= ~others | owned[mid][ACTIVE]
         out.append((mid, StreamsAssignment(task_ids_of(task_index, active),
                                            task_ids_of(task_index, (standby | warm) & ~active))))
     return tuple(out)
@@ -273,7 +274,7 @@ def on_response(c: Client, response, task_index) -> Client:
 
 def _synced(c: Client, a: StreamsAssignment, task_index) -> Client:
     owned = (mask_of(task_index, a.active), mask_of(task_index, a.standby), 0)
-    revoked = c.owned[0] & ~owned[0]
+    revoked = c.owned[ACTIVE] & ~owned[ACTIVE]
     return c._replace(status=REJOINING if revoked else MEMBER, owned=owned)
 
 

@@ -34,7 +34,7 @@ Statuses (``world.py``): JOINING -> MEMBER; LEAVING -> DOWN (restartable) or STO
 """
 from __future__ import annotations
 
-from .group import NO_TASKS
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP
 from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
 from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request
 
@@ -130,8 +130,8 @@ def on_response(c: Client, reply: Reply, rules=None) -> Client:
     # heartbeat acknowledges, so it reports the revoked tasks gone.
     owned = reply.tasks
     if KEEP_REVOKED_FOR_TESTS:
-        owned = (owned[0] | c.owned[0], owned[1], owned[2])
-    return c._replace(owned=owned, caught=c.caught & (owned[1] | owned[2]))
+        owned = (owned[ACTIVE] | c.owned[ACTIVE], owned[STANDBY], owned[WARMUP])
+    return c._replace(owned=owned, caught=c.caught & (owned[STANDBY] | owned[WARMUP]))
 
 
 __all__ = ["REJOIN_ERRORS", "after_send", "close", "on_response", "poll_timeout", "request", "running",

@@ -36,7 +36,7 @@ from ..consumer.state import Group as ClassicGroup
 from ..consumer.state import GroupMember
 from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, coordinator_profile, error_outcome
-from .group import Group, Member, TaskIndex, mask_of, new_group, task_ids_of
+from .group import ACTIVE, STANDBY, WARMUP, Group, Member, TaskIndex, mask_of, new_group, task_ids_of
 from .records import diff
 from .state import JOIN_EPOCH, LEAVE_EPOCH, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse, TaskIds
 from .validation import Error, validate
@@ -167,8 +167,8 @@ def convert_to_classic(group: Group, classic, leaving: tuple[str, ...]) -> Class
     subs = dict(classic)
     members = []
     for slot, m in enumerate(x for x in group.members if x.member_id not in leaving):
-        a = StreamsAssignment(task_ids_of(group.task_index, m.assigned[0]),
-                              task_ids_of(group.task_index, m.assigned[1] | m.assigned[2]))
+        a = StreamsAssignment(task_ids_of(group.task_index, m.assigned[ACTIVE]),
+                              task_ids_of(group.task_index, m.assigned[STANDBY] | m.assigned[WARMUP]))
         members.append(GroupMember(member_id=m.member_id, slot=slot, protocols=(PROTOCOL,),
                                    subscription=subs[m.member_id], joined=False, syncing=False, assignment=a))
     leader = members[0].member_id if members else NO_MEMBER

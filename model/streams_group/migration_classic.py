@@ -30,7 +30,7 @@ from ..epochs import Holding, streams_unreleased
 from ..epochs.reconcile import difference
 from .coordinator import Cluster, remove_member
 from .coordinator_update import Config, Update, coordinator_profile, update
-from .group import STANDBY, UNRELEASED, UNREVOKED, WARMUP, Group, Member, mask_of, task_ids_of
+from .group import ACTIVE, STANDBY, UNRELEASED, UNREVOKED, WARMUP, Group, Member, mask_of, task_ids_of
 from .migration import (PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, maybe_convert_back,
                         mixed)
 from .state import ERRORS, StreamsGroupHeartbeat
@@ -90,8 +90,9 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
     owned = _owned(g, known, sub)
     hb = StreamsGroupHeartbeat(
         group_id=g.group_id, member_id=request.member_id, member_epoch=member.epoch, process_id=sub.process_id,
-        active_tasks=task_ids_of(g.task_index, owned[0]), standby_tasks=task_ids_of(g.task_index, owned[1]),
-        warmup_tasks=task_ids_of(g.task_index, owned[2]))
+        active_tasks=task_ids_of(g.task_index, owned[ACTIVE]),
+        standby_tasks=task_ids_of(g.task_index, owned[STANDBY]),
+        warmup_tasks=task_ids_of(g.task_index, owned[WARMUP]))
     out = update(Update(original=g, group=g, old=known, member=member, topology=g.topology, request=hb,
                         topics=cluster.topics, cp=coordinator_profile(profile), config=config, shutdown=None))
     if out.response.error_code:
@@ -106,7 +107,7 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
 def classic_assignment(g: Group, m: Member) -> StreamsAssignment:
     """KIP: "If the group coordinator assigns a warm-up task to a Streams client on the classic
     protocol, that warm-up task is translated to a standby task"."""
-    return StreamsAssignment(task_ids_of(g.task_index, m.assigned[0]),
+    return StreamsAssignment(task_ids_of(g.task_index, m.assigned[ACTIVE]),
                              task_ids_of(g.task_index, m.assigned[STANDBY] | m.assigned[WARMUP]))
 
 

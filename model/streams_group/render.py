@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..itf import itf_set
-from .group import group_state
+from .group import ACTIVE, STANDBY, WARMUP, group_state
 from .scope import StreamsGroupScope
 from .state import STATUS_NAMES
 from .world import Action, State, member_id
@@ -88,7 +88,7 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
         return f"{who} reads the {c.reply.kind} ({c.reply.error})"
     if k == "send":
         epoch = -1 if c.status == "leaving" else c.epoch     # a joining client's epoch is 0 (KAFKA-19335: -1)
-        return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[0])})"
+        return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[ACTIVE])})"
     if k == "handle":
         return f"the coordinator handles {who}'s heartbeat (epoch {c.request.epoch})"
     if k == "deliver":
@@ -116,7 +116,7 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
 
 def classic_request_text(scope, c) -> str:
     return {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat") + \
-        f" (generation {c.epoch}, active {_text(c.owned[0])})"
+        f" (generation {c.epoch}, active {_text(c.owned[ACTIVE])})"
 
 
 def describe_event(scope: StreamsGroupScope, event) -> str | None:
@@ -134,12 +134,14 @@ def describe_state(scope: StreamsGroupScope, state: State) -> str:
         lines.append("  " + _classic(state.group))
     for m in () if g.dead else g.members:
         t = g.target_of(m.member_id)
-        lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, active {_text(m.assigned[0])}, "
-                     f"pending {_text(m.pending_revocation[0])}, target active {_text(t[0])} standby {_text(t[1])}")
+        lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, "
+                     f"active {_text(m.assigned[ACTIVE])}, pending {_text(m.pending_revocation[ACTIVE])}, "
+                     f"target active {_text(t[ACTIVE])} standby {_text(t[STANDBY])}")
     for s, c in enumerate(state.clients):
         lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]{' classic' if c.classic else ''}: "
                      f"{c.status}, epoch {c.epoch}, "
-                     f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
+                     f"runs active {_text(c.owned[ACTIVE])} standby {_text(c.owned[STANDBY])} "
+                     f"warm-up {_text(c.owned[WARMUP])}, "
                      f"topology epoch {c.topology_epoch}")
     return "\n".join(lines)
 

@@ -31,7 +31,7 @@ from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
 from .failover import classic_commits, failover_step
-from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .group import ACTIVE, NO_TASKS, STANDBY, UNREVOKED, WARMUP, Group, mask_of, new_group, task_ids_of, task_index
 from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, poll_timeout, request, running, shutdown_on_leave
 from .scope import StreamsGroupScope
@@ -145,7 +145,7 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("restart", s))
         if c.status in (MEMBER, JOINING) and _idle(c) and c.topology_epoch < newest:
             out.append(Action("bounce", s))
-        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught and not c.classic:
+        if scope.warmups and c.status == MEMBER and (c.owned[STANDBY] | c.owned[WARMUP]) & ~c.caught and not c.classic:
             out.append(Action("catch_up", s))
         if c.classic and c.status == MEMBER and _idle(c):
             out.append(Action("upgrade", s))
@@ -295,7 +295,7 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     elif k == "upgrade":
         clients[s] = classic.upgrade(c)
     elif k == "catch_up":
-        clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
+        clients[s] = c._replace(caught=c.owned[STANDBY] | c.owned[WARMUP])
     elif k == "create_topic":
         topics[source(0)] = scope.partitions[0]
     elif k == "topics_created":
@@ -325,7 +325,7 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
         lists = {name: None if r.unsent >> i & 1 else task_ids_of(idx, r.owned[i])
                  for i, name in enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))}
         base.update(**lists)
-        restoring = r.owned[1] | r.owned[2]
+        restoring = r.owned[STANDBY] | r.owned[WARMUP]
         if scope.warmups and restoring:
             tasks = [(i, t) for i, t in enumerate(idx) if restoring >> i & 1]
             base.update(task_offsets=tuple(TaskOffset(t[0], t[1], r.caught >> i & 1) for i, t in tasks),
@@ -433,8 +433,8 @@ def _promoted(before, after) -> bool:
     revoked first, the active role granted once that is acknowledged."""
     if before.dead or after.dead or before.target_assignment == after.target_assignment:
         return False
-    warm = {m: tasks[2] for m, tasks in before.target_assignment}
-    return any(warm.get(m, 0) & tasks[0] for m, tasks in after.target_assignment)
+    warm = {m: tasks[WARMUP] for m, tasks in before.target_assignment}
+    return any(warm.get(m, 0) & tasks[ACTIVE] for m, tasks in after.target_assignment)
 
 
 def _static_kept(before, out) -> bool:
