@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP
 from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
-from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request
+from .world import (DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request,
+                    unsent_roles)
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
 # A breakable rule for the pinning tests (tests/model/streams_group/test_streams_group_model.py): True keeps
@@ -63,7 +64,7 @@ def request(c: Client, rules=None, static: bool = False) -> Request:
         return Request(epoch=epoch, owned=NO_TASKS, topology_epoch=c.topology_epoch, shutdown=False, caught=0)
     unsent = 0
     if rules is not None and not rules.send_all_task_lists and c.sent is not None:
-        unsent = sum(1 << i for i in range(3) if c.owned[i] == c.sent[i])
+        unsent = unsent_roles(c.owned, c.sent)
     return Request(epoch=c.epoch, owned=c.owned, topology_epoch=c.topology_epoch, shutdown=c.shutdown, caught=c.caught,
                    unsent=unsent)
 

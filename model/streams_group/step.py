@@ -27,6 +27,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..consumer.state import Group as ClassicGroup
+from ..epochs.rounds import add_slot, drop_slot, has_slot, response_read
 from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
@@ -156,7 +157,7 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
         m = None if g.dead else g.member(mid)
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
-        elif m is not None and m.state == UNREVOKED and state.wedged >> s & 1:
+        elif m is not None and m.state == UNREVOKED and has_slot(state.wedged, s):
             # the rebalance timer of a member that cannot learn of its revocation (its
             # response was lost and the coordinator sends tasks only when they change);
             # a member that got its response revokes at once, so its timer never fires
@@ -240,21 +241,21 @@ def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State
     if k == "send" and c.classic:
         r = classic.request(scope, s, c, index(scope))
         clients[s] = c._replace(request=r)
-        fresh = state.fresh | (1 << s if classic.in_round(r) else 0)
+        fresh = add_slot(state.fresh, s) if classic.in_round(r) else state.fresh
         return state._replace(clients=tuple(clients), fresh=fresh), (Event("send", s, r.kind),)
     if k == "send":
         rules = switched(scope.profile, scope.switches)
         r = request(c, rules, scope.static)
         clients[s] = after_send(c, r, rules)
-        return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
+        return state._replace(clients=tuple(clients), fresh=add_slot(state.fresh, s)), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
         clients[s] = (classic.on_response(c, c.reply, index(scope)) if c.classic
                       else on_response(c, c.reply, switched(scope.profile, scope.switches)))
         nxt = state._replace(clients=tuple(clients))
         if state.uncommitted and state.uncommitted.slot == s:
             nxt = nxt._replace(uncommitted=None)   # its response was sent: the write was committed
-        if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
-            nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
+        if has_slot(nxt.wedged, s) and (converged(nxt, s, scope) or clients[s].status != MEMBER):
+            nxt = nxt._replace(wedged=drop_slot(nxt.wedged, s))
         if not c.classic or classic.in_round(c.reply):
             calm, beaten, fresh = _monitor(nxt, s, clients)
             nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
@@ -289,7 +290,7 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     elif k == "lose_response":
         clients[s] = c._replace(reply=None)
         return state._replace(clients=tuple(clients), budget=state.budget - 1, calm=0, beaten=0, fresh=0,
-                              wedged=state.wedged | 1 << s)
+                              wedged=add_slot(state.wedged, s))
     elif k == "shutdown_request":
         clients[s] = c._replace(shutdown=True)
     elif k == "upgrade":
@@ -322,7 +323,7 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
                     topology=topology(scope, r.topology_epoch, r.redeployed), active_tasks=(), standby_tasks=(),
                     warmup_tasks=())
     elif r.epoch > 0:
-        lists = {name: None if r.unsent >> i & 1 else task_ids_of(idx, r.owned[i])
+        lists = {name: task_ids_of(idx, r.owned[i]) if r.sends_owned(i) else None
                  for i, name in enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))}
         base.update(**lists)
         restoring = r.owned[STANDBY] | r.owned[WARMUP]
@@ -338,16 +339,10 @@ def instance_id(slot: int) -> str:
     return f"i{slot}"
 
 
-def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
+def _monitor(state: State, slot: int, clients) -> tuple[int, int, int]:
     """A round ends once every running client has read the response to a heartbeat it
-    sent in the round (``fresh``); a slow heartbeat sent earlier does not count."""
-    beaten = state.beaten | (1 << slot & state.fresh)
-    if state.wedged:
-        return 0, 0, 0
-    want = sum(1 << i for i, c in enumerate(clients) if running(c))
-    if beaten & want == want:
-        return min(K, state.calm + 1), 0, 0
-    return state.calm, beaten, state.fresh
+    sent in the round (``fresh``); a slow heartbeat sent earlier does not count (``epochs.rounds``)."""
+    return response_read(state, slot, clients, running, True, K)
 
 
 def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
@@ -511,7 +506,7 @@ def canonical(scope: StreamsGroupScope, state: State):
         per_slot.setdefault(slot, []).append((inc, _member_key(m), g.target_of(m.member_id),
                                               state.shutdown == m.member_id))
     requester = slot_of(state.shutdown)[0] if state.shutdown else -1
-    slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, state.beaten >> s & 1, state.fresh >> s & 1)
+    slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, has_slot(state.beaten, s), has_slot(state.fresh, s))
              for s, c in enumerate(state.clients)]
     # slots sorted by their repr (None and tuples do not compare), computed once per slot;
     # processes by their slots' reprs

@@ -42,6 +42,15 @@ class Request(NamedTuple):
     unsent: int = 0           # roles (bit 0 active, 1 standby, 2 warm-up) whose owned list is left null
     redeployed: bool = False  # its topology is the redeployed one (``redeploy``: same epoch, other subtopologies)
 
+    def sends_owned(self, role: int) -> bool:
+        """Whether the owned-task list of ``role`` (ACTIVE, STANDBY, WARMUP) is sent (not left null)."""
+        return not self.unsent >> role & 1
+
+
+def unsent_roles(owned: Tasks, sent: Tasks) -> int:
+    """``Request.unsent`` when the lists equal to the ones last sent are left null (KAFKA-20870's hazard)."""
+    return sum(1 << role for role in range(len(owned)) if owned[role] == sent[role])
+
 
 class Reply(NamedTuple):
     """A heartbeat response as the client reads it: error name ("" for none), member
