@@ -12,6 +12,7 @@ from ..core import NotSettled
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
+from .properties import quiescent
 from .scope import ConsumerScope
 from .state import (
     ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, Group, State,
@@ -52,7 +53,6 @@ def _settle(scope: ConsumerScope, state: State) -> State:
     """Run the first enabled protocol step (receive, deliver, join; else a heartbeat)
     until the group has settled: a fixed, fault-free schedule, so the result is a
     reachable state."""
-    from .properties import quiescent
     for _ in range(40 * scope.members):
         if quiescent(scope, state):
             return state._replace(calm=0, calm_from=state.group.generation)

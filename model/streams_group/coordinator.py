@@ -39,8 +39,8 @@ from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
 from ..epochs.coordinator import Cluster, OtherGroup
-from .coordinator_update import (Config, Outcome, Update, bumped, coordinator_profile, error_outcome,
-                                 owned_tasks, update)
+from .coordinator_update import (Config, Outcome, Update, coordinator_profile, error_outcome, fence,
+                                 owned_tasks, remove_member, update)
 from .group import NO_TASKS, Group, Member, TaskIndex, new_group
 from .records import diff, replay
 from .state import (JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, StreamsGroupHeartbeat,
@@ -239,28 +239,6 @@ def static_leave(group: Group, member: Member, shutdown: Optional[str]) -> Outco
 def _assignment(m: Member) -> MemberAssignment:
     return MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=m.assigned,
                             pending_revocation=m.pending_revocation, revocation_epoch=m.revocation_epoch)
-
-
-def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:
-    """FENCED_MEMBER_EPOCH; the KIP removes the member (a bump), shipped Kafka writes nothing."""
-    err = Error("FENCED_MEMBER_EPOCH", message)
-    if not cp.fenced_removes_member:
-        return error_outcome(group, err, shutdown)
-    removed = remove_member(group, member_id, "member fenced", shutdown)
-    resp = StreamsGroupHeartbeatResponse(error_code=err.error_code, error_message=message)
-    return removed._replace(response=resp)
-
-
-def remove_member(group: Group, member_id: str, reason: str, shutdown: Optional[str], *,
-                  leave: bool = False) -> Outcome:
-    """KIP: "The group epoch is bumped: When a member joins or leaves the group. When a member
-    is fenced or removed from the group by the group coordinator." Its current assignment,
-    target entry and metadata go (GroupMetadataManager#removeStreamsMember); the next
-    heartbeat computes the new target. SHUTDOWN_APPLICATION is forgotten once the group is empty."""
-    after = replace(group.without_member(member_id).with_target(member_id, None), group_epoch=group.group_epoch + 1)
-    shutdown = shutdown if after.members else None
-    resp = StreamsGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_EPOCH) if leave else None
-    return Outcome(after, resp, diff(group, after), bumped((reason,)) + (("member_removed", member_id),), shutdown)
 
 
 def session_timeout(group: Group, member_id: str, shutdown_member_id: Optional[str] = None) -> Outcome:

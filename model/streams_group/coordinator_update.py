@@ -16,7 +16,7 @@ from ..epochs.switches import apply_switches
 from .group import ACTIVE, WARMUP, Group, Member, Tasks, mask_of, task_ids_of
 from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, UPDATES_NOT_SUPPORTED, Profile, profile as streams_profile
 from .records import diff
-from .state import (SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
+from .state import (LEAVE_EPOCH, SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
                     Topology)
 from .target import AssignmentConfigs, assignment_configs, lag_levels, new_target, partition_metadata
 from .topology import configure, stale_status
@@ -269,7 +269,6 @@ def update(u: Update) -> Outcome:
     try:
         member = _reconcile(after, member, owned_tasks(g, r), cp)                 # step 7
     except Fenced as fenced:
-        from .coordinator import fence
         return fence(g, member.member_id, str(fenced), cp, u.shutdown)
     after = after.with_member(member)
     shutdown = member.member_id if r.shutdown_application else u.shutdown
@@ -277,6 +276,28 @@ def update(u: Update) -> Outcome:
     if configured.internal_topics_to_create:
         events += (("internal_topics_to_create", configured.internal_topics_to_create),)
     return Outcome(after, response, diff(_before(u), after), events, shutdown)   # step 9
+
+
+def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:
+    """FENCED_MEMBER_EPOCH; the KIP removes the member (a bump), shipped Kafka writes nothing."""
+    err = Error("FENCED_MEMBER_EPOCH", message)
+    if not cp.fenced_removes_member:
+        return error_outcome(group, err, shutdown)
+    removed = remove_member(group, member_id, "member fenced", shutdown)
+    resp = StreamsGroupHeartbeatResponse(error_code=err.error_code, error_message=message)
+    return removed._replace(response=resp)
+
+
+def remove_member(group: Group, member_id: str, reason: str, shutdown: Optional[str], *,
+                  leave: bool = False) -> Outcome:
+    """KIP: "The group epoch is bumped: When a member joins or leaves the group. When a member
+    is fenced or removed from the group by the group coordinator." Its current assignment,
+    target entry and metadata go (GroupMetadataManager#removeStreamsMember); the next
+    heartbeat computes the new target. SHUTDOWN_APPLICATION is forgotten once the group is empty."""
+    after = replace(group.without_member(member_id).with_target(member_id, None), group_epoch=group.group_epoch + 1)
+    shutdown = shutdown if after.members else None
+    resp = StreamsGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_EPOCH) if leave else None
+    return Outcome(after, resp, diff(group, after), bumped((reason,)) + (("member_removed", member_id),), shutdown)
 
 
 def _before(u: Update) -> Group:
@@ -324,5 +345,5 @@ def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str
     return resp
 
 
-__all__ = ["COORDINATOR_PROFILES", "SWITCHES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped",
-           "coordinator_profile", "error_outcome", "owned_tasks", "switched", "update", "ACTIVE"]
+__all__ = ["COORDINATOR_PROFILES", "SWITCHES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped", "fence",
+           "coordinator_profile", "error_outcome", "owned_tasks", "remove_member", "switched", "update", "ACTIVE"]

@@ -3,14 +3,11 @@ from __future__ import annotations
 
 from ..itf import itf_set
 from .group import ACTIVE, STANDBY, WARMUP, group_state
+from .properties import _live
 from .scope import StreamsGroupScope
 from .state import STATUS_NAMES
+from .step import index, view
 from .world import Action, State, member_id
-
-
-def _streams(scope, group):
-    from .step import view   # step imports this module's users; import late
-    return view(scope, group)
 
 
 def _classic(group) -> str:
@@ -40,7 +37,7 @@ def name(scope: StreamsGroupScope, slot: int) -> str:
 
 
 def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
-    g = _streams(scope, state.group)
+    g = view(scope, state.group)
     members = [{"member_id": m.member_id, "process_id": m.process_id, "topology_epoch": m.topology_epoch,
                 "state": m.state, "epoch": m.epoch,
                 **{r: _tasks(m.assigned[i]) for i, r in enumerate(ROLES)},
@@ -126,7 +123,7 @@ def describe_event(scope: StreamsGroupScope, event) -> str | None:
 
 
 def describe_state(scope: StreamsGroupScope, state: State) -> str:
-    g = _streams(scope, state.group)
+    g = view(scope, state.group)
     topo = "none" if g.topology is None else str(g.topology.epoch)
     lines = [f"group {group_state(g)}, group epoch {g.group_epoch}, assignment epoch {g.target_assignment_epoch}, "
              f"topology epoch {topo}, topics {dict(state.topics)}"]
@@ -150,8 +147,6 @@ def owners(scope: StreamsGroupScope, state: State) -> dict[str, tuple[str, ...]]
     """Who runs each task (the explorer's ownership timeline), judged as ``no_task_active_twice``
     judges it: the live clients, classic or streams, by their owned active tasks ("P1"); their
     standby and warm-up tasks are shown as replicas ("P1 (standby)", "P1 (warm-up)"), not owners."""
-    from .properties import _live   # properties import step, which imports this module's users
-    from .step import index
     out: dict[str, tuple[str, ...]] = {f"T{t}": () for t in range(len(index(scope)))}
     live = list(_live(state))
     for role, suffix in ((0, ""), (1, " (standby)"), (2, " (warm-up)")):
