@@ -1,6 +1,6 @@
 """Records of more than five fields are built by keyword (issue 27, "records built by name").
 
-A call in ``model/`` or ``properties/`` to a record class of ``model/`` (a NamedTuple or a
+A call in ``model/``, ``properties/``, ``tests/model/`` or ``tests/helpers/`` to a record class of ``model/`` (a NamedTuple or a
 dataclass) with more than ``MAX_POSITIONAL`` fields passes no argument by position: the reader
 sees which field each value fills (``Profile(..., False, ..., False)`` says nothing). The calls
 are read with ``ast`` by ``tests/helpers/record_calls.py``.
@@ -11,7 +11,8 @@ from tests.helpers.record_calls import MAX_POSITIONAL, ROOT, calls_in, positiona
 
 
 def _checked_files():
-    return sorted((ROOT / "model").rglob("*.py")) + sorted((ROOT / "properties").rglob("*.py"))
+    return [path for folder in ("model", "properties", "tests/model", "tests/helpers")
+            for path in sorted((ROOT / folder).rglob("*.py"))]
 
 
 def test_the_record_classes_are_found_with_their_fields_in_order():
