@@ -162,9 +162,9 @@ def commits_only_by_owner(scope, prev: State, action: Action, nxt: State, events
     validateOffsetCommit). Claims: an accepted commit of a client is of partitions its member
     holds (clause 1), and no other live client owns any of them (clause 2)."""
     for e, call in _callbacks(events):
-        if call[0] != "commit" or call[3]:
+        if call.kind != "commit" or call.error:
             continue
-        s, mask = e.slot, call[1]
+        s, mask = e.slot, call.partitions
         c = prev.clients[s]
         m = None if prev.group.dead else prev.group.member(member_id(s, c.incarnation))
         if m is None or mask & ~(m.assigned | m.pending_revocation):
@@ -184,7 +184,7 @@ def callbacks_in_order(scope, prev: State, action: Action, nxt: State, events) -
     (clause 1); onPartitionsRevoked / Lost release only what the client owned (clause 2);
     onPartitionsLost runs only on a fence, a fatal error or leaving at epoch <= 0 (clause 3)."""
     for e, call in _callbacks(events):
-        s, kind, mask = e.slot, call[0], call[1]
+        s, kind, mask = e.slot, call.kind, call.partitions
         if kind == "assigned" and any(o == s for o, _ in _live(nxt)):
             for o, oc in _consuming(nxt):
                 if o != s and oc.owned & mask:

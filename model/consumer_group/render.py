@@ -138,8 +138,8 @@ def describe_event(scope: ConsumerGroupScope, event) -> str | None:
     if event.kind in ("handle", "expire", "session_timeout", "rebalance_timeout"):
         return f"{name(scope, event.slot)}: {event.note}"
     if event.data and event.kind in ("deliver", "reconcile", "leave", "roll", "downgrade"):
-        calls = "; ".join(f"{c[0]} {_text(scope, c[1])}" + (f" epoch {c[2]}: {c[3] or 'ok'}" if c[0] == "commit" else "")
-                          for c in event.data)
+        calls = "; ".join(f"{c.kind} {_text(scope, c.partitions)}"
+                          + (f" epoch {c.epoch}: {c.error or 'ok'}" if c.kind == "commit" else "") for c in event.data)
         return f"{name(scope, event.slot)}: {calls}"
     return None
 
