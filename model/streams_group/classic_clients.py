@@ -39,7 +39,7 @@ from ..consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP
                               SyncGroupResponse)
 from ..consumer.state import Group as ClassicGroup
 from .coordinator_update import coordinator_profile
-from .group import ACTIVE, NO_TASKS, STANDBY, Group, Member, mask_of, new_group, task_ids_of
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, Member, mask_of, new_group, task_ids_of
 from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, streams_of
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
@@ -333,7 +333,7 @@ def converged(group, slot: int, c: Client, task_index) -> bool:
     g = group.group
     m, t = g.member(mid), g.target_of(mid)
     return (c.epoch == g.target_assignment_epoch and m.is_reconciled_to(g.target_assignment_epoch)
-            and c.owned == (t[0], t[1] | t[2], 0))
+            and c.owned == (t[ACTIVE], t[STANDBY] | t[WARMUP], 0))
 
 
 __all__ = ["GENERATION", "REJOINING", "SYNCING", "classic_member_ids", "converged", "expire", "handle", "holds",

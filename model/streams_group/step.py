@@ -329,8 +329,8 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
         restoring = r.owned[STANDBY] | r.owned[WARMUP]
         if scope.warmups and restoring:
             tasks = [(i, t) for i, t in enumerate(idx) if restoring >> i & 1]
-            base.update(task_offsets=tuple(TaskOffset(t[0], t[1], r.caught >> i & 1) for i, t in tasks),
-                        task_end_offsets=tuple(TaskOffset(t[0], t[1], 1) for i, t in tasks))
+            base.update(task_offsets=tuple(TaskOffset(sub, part, r.caught >> i & 1) for i, (sub, part) in tasks),
+                        task_end_offsets=tuple(TaskOffset(sub, part, 1) for i, (sub, part) in tasks))
     return StreamsGroupHeartbeat(**base)
 
 
