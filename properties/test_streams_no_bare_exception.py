@@ -55,14 +55,16 @@ def rounds(draw) -> tuple[StreamsScope, State, int]:
     n = instances * threads
     joined = sorted(draw(st.sets(st.integers(0, n - 1), min_size=1)))
     members = tuple(
-        Member(SYNCING if s in joined else JOINING, 1, 0, 0, 0, 0, 0, 0, 0,
-               draw(subscriptions) if s in joined else None, None,
-               draw(st.one_of(st.just(-1), st.integers(0, 15))))
+        Member(status=SYNCING if s in joined else JOINING, used=1, generation=0, active=0, prev=0, standby=0,
+               learning=0, ready=0, learned=0, sub=draw(subscriptions) if s in joined else None, inbox=None,
+               history=draw(st.one_of(st.just(-1), st.integers(0, 15))))
         for s in range(n))
     order = tuple(draw(st.permutations(range(n)))[:draw(st.integers(0, n))])
-    group = Group(PREPARING, 3, draw(st.sampled_from([NO_LEADER] + joined)), tuple(joined), order, 0)
+    group = Group(status=PREPARING, generation=3, leader=draw(st.sampled_from([NO_LEADER] + joined)),
+                  joined=tuple(joined), order=order, version=0)
     stages = tuple(Instance(UP, draw(st.integers(0, len(plan) - 1))) for _ in range(instances))
-    return scope, State(group, stages, members, 0, 0, 0, -1), draw(st.sampled_from(joined))
+    state = State(group=group, instances=stages, members=members, budget=0, calm=0, since_start=0, last_start=-1)
+    return scope, state, draw(st.sampled_from(joined))
 
 
 @given(rounds())

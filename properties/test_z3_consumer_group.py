@@ -28,7 +28,7 @@ def _replay(cex) -> list[int]:
     k, a, p = cex["member"], cex["assigned"], cex["pending"]
     holdings = tuple(Holding(str(m), "", (a[m],), (p[m],)) for m in range(len(a)))
     state = "UNREVOKED" if p[k] else "STABLE"
-    member = MemberAssignment(state, 1, 0, (a[k],), (p[k],))
+    member = MemberAssignment(state=state, epoch=1, previous_epoch=0, assigned=(a[k],), pending_revocation=(p[k],))
     owned = None if cex["owned"] is None else (cex["owned"],)
     moved = reconcile(member, 2, (cex["target"],), owned,
                       consumer_unreleased(holdings, str(k), own_pending_blocks=cex["own_pending_blocks"]),
@@ -74,8 +74,9 @@ def test_forgetting_a_documented_difference_gives_a_request_judged_otherwise(wea
 def test_the_encoding_agrees_with_validate_on_concrete_requests():
     """The View the query reasons over is the one ``validate`` reads: on concrete requests, no rule
     firing (the query's ``accepts``) is exactly ``validate(...) is None``."""
-    reqs = [ConsumerGroupHeartbeat("g", m, e, instance_id=i, rebalance_timeout_ms=t, subscribed_topic_names=n,
-                                   subscribed_topic_regex=rx, server_assignor=a, topic_partitions=tp)
+    reqs = [ConsumerGroupHeartbeat(group_id="g", member_id=m, member_epoch=e, instance_id=i, rebalance_timeout_ms=t,
+                                   subscribed_topic_names=n, subscribed_topic_regex=rx, server_assignor=a,
+                                   topic_partitions=tp)
             for m in ("", "m") for e in (-3, -2, -1, 0, 2) for i in (None, "i") for t in (-1, 5)
             for n in (None, (), ("a",)) for rx in (None, "(", "a.*") for a in (None, "nope") for tp in (None, ())]
     for profile in ("kip-848", "kafka-3.7", "kafka-4.0"):

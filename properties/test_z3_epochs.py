@@ -36,7 +36,8 @@ def _python_step(cex, rule):
     """groupcheck.model.epochs.reconcile on the counterexample's member k (from a state that
     recomputes: UNRELEASED at an older epoch)."""
     k = cex["member"]
-    member = MemberAssignment("UNRELEASED", 1, 0, tuple(cex["assigned"][k]), tuple(cex["pending"][k]))
+    member = MemberAssignment(state="UNRELEASED", epoch=1, previous_epoch=0, assigned=tuple(cex["assigned"][k]),
+                              pending_revocation=tuple(cex["pending"][k]))
     owned = None if cex["owned"] is None else tuple(cex["owned"])
     return reconcile(member, 2, tuple(cex["target"]), owned, rule)
 
@@ -113,7 +114,8 @@ def test_encoding_matches_python_reconcile(case):
     got = evaluate([], pins, outputs)
     holdings = tuple(Holding(f"m{m}", f"p{proc[m]}", assigned[m], pending[m]) for m in range(n))
     state = UNREVOKED if any(pending[k]) else STABLE
-    member = MemberAssignment(state, 1, 0, assigned[k], pending[k])
+    member = MemberAssignment(state=state, epoch=1, previous_epoch=0, assigned=assigned[k],
+                              pending_revocation=pending[k])
     after = reconcile(member, 2, target, owned, streams_unreleased(holdings, f"p{proc[k]}"))
     if after is member:    # an UNREVOKED member still waiting: the encoding's "stays" choice
         return

@@ -167,8 +167,8 @@ def test_crosscheck_model_assignors_meet_withholding_premises(raw, subs, data):
     claims = _claims(raw)
     resolved = resolve_claims(claims, "per-partition-generation")
     counts, stride = (3, 3), 3
-    members = tuple(Member(c.member_id, existing_partitions(counts, stride, subs[c.member_id] or 1),
-                           resolved.kept[c.member_id]) for c in claims)
+    members = tuple(Member(member_id=c.member_id, eligible=existing_partitions(counts, stride, subs[c.member_id] or 1),
+                           claims=resolved.kept[c.member_id]) for c in claims)
     name = data.draw(st.sampled_from(sorted(ASSIGNORS)))
     intended = ASSIGNORS[name].plan(members, stride)
     every = existing_partitions(counts, stride)
@@ -436,7 +436,8 @@ EXTRA = {
 def test_crosscheck_client_protocol_with_custom_assignors(names):
     """Custom assignors in the table (patched) reach the error branch of both sides."""
     base = ASSIGNORS["range"]
-    extra = {n: Assignor(n, protos, False, None, False, base.plan) for n, protos in EXTRA.items()}
+    extra = {n: Assignor(name=n, supported_protocols=protos, builtin=False, claims_from=None, withholds=False,
+                         plan=base.plan) for n, protos in EXTRA.items()}
     with mock.patch.dict(ASSIGNORS, extra):
         case = tuple(names)
         assert _client_output(case) == _python_client(case), case

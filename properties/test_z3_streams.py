@@ -95,12 +95,14 @@ def state_for(releases: tuple[str, ...], used: tuple[int, ...]) -> State:
     member 0 leads; every member has joined (as ``step`` leaves it before ``assign``)."""
     n = len(releases)
     members = tuple(
-        Member(SYNCING, u, 0, 0, 0, 0, 0, 0, 0,
-               Subscription(u, rel.release(r).latest if u >= s.PROBEABLE else u, rel.EAGER, 0, 0, 0, 0, 0, False),
-               None, -1)
+        Member(status=SYNCING, used=u, generation=0, active=0, prev=0, standby=0, learning=0, ready=0, learned=0,
+               sub=Subscription(used=u, latest=rel.release(r).latest if u >= s.PROBEABLE else u, protocol=rel.EAGER,
+                                owned=0, prev=0, standby=0, learning=0, ready=0, leaving=False),
+               inbox=None, history=-1)
         for r, u in zip(releases, used))
-    group = Group(PREPARING, 0, 0, tuple(range(n)), tuple(range(n)), 0)
-    return State(group, tuple(Instance(UP, i) for i in range(n)), members, 0, 0, 0, -1)
+    group = Group(status=PREPARING, generation=0, leader=0, joined=tuple(range(n)), order=tuple(range(n)), version=0)
+    return State(group=group, instances=tuple(Instance(UP, i) for i in range(n)), members=members, budget=0, calm=0,
+                 since_start=0, last_start=-1)
 
 
 def run_model(releases, used, profile, advertise=True, downgrade=True, final_rebalance=True):
@@ -169,8 +171,10 @@ def py_claims_broken(cex: dict, advertise: bool = True) -> set[str]:
     for i, (lat, u) in enumerate(zip(cex["latest"], cex["used"])):
         name = REPS[lat]
         scope = scope_for((name,), cex["profile"], advertise, cex["follower_downgrades"])
-        m = Member(SYNCING, u, 0, 0, 0, 0, 0, 0, 0, None, None, -1)
-        a = Assignment(cex["version"][i], cex["supported"][i], "", 0, 0, 0, 0, False, 1)
+        m = Member(status=SYNCING, used=u, generation=0, active=0, prev=0, standby=0, learning=0, ready=0, learned=0,
+                   sub=None, inbox=None, history=-1)
+        a = Assignment(version=cex["version"][i], supported=cex["supported"][i], error="", active=0, standby=0,
+                       learning=0, learned=0, followup=False, generation=1)
         done = on_assignment(scope, scope.plan[0], m, a)
         assert (not done.member.failure) == cex["readable"][i], (i, done)
         if done.member.failure:

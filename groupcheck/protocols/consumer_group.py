@@ -95,9 +95,9 @@ def observer(model, scope):
             if is_callbacks(data):
                 member = nxt.clients[e.slot] if 0 <= e.slot < len(nxt.clients) else None
                 for c in data:
-                    o = {"kind": c[0], "client": client(e.slot), "partitions": _parts(scope, c[1])}
-                    if c[0] == "commit":
-                        o["epoch"], o["error"] = c[2], c[3]
+                    o = {"kind": c.kind, "client": client(e.slot), "partitions": _parts(scope, c.partitions)}
+                    if c.kind == "commit":
+                        o["epoch"], o["error"] = c.epoch, c.error
                     elif getattr(member, "epoch", None) is not None:
                         o["epoch"] = member.epoch
                     out.append(o)

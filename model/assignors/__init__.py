@@ -58,13 +58,18 @@ class Assignor:
 ASSIGNORS: dict[str, Assignor] = {
     a.name: a
     for a in (
-        Assignor("range", (EAGER,), True, None, False, _range.plan),
-        Assignor("roundrobin", (EAGER,), True, None, False, _roundrobin.plan),
-        Assignor("sticky", (EAGER,), True, "user_data", False, _sticky.plan),
-        Assignor("cooperative-sticky", (COOPERATIVE, EAGER), True, "owned", True, _sticky.plan),
+        Assignor(name="range", supported_protocols=(EAGER,), builtin=True, claims_from=None, withholds=False,
+                 plan=_range.plan),
+        Assignor(name="roundrobin", supported_protocols=(EAGER,), builtin=True, claims_from=None, withholds=False,
+                 plan=_roundrobin.plan),
+        Assignor(name="sticky", supported_protocols=(EAGER,), builtin=True, claims_from="user_data", withholds=False,
+                 plan=_sticky.plan),
+        Assignor(name="cooperative-sticky", supported_protocols=(COOPERATIVE, EAGER), builtin=True,
+                 claims_from="owned", withholds=True, plan=_sticky.plan),
         # A user's own cooperative assignor that is sticky but forgets to withhold:
         # ConsumerCoordinator#validateCooperativeAssignment exists for exactly this.
-        Assignor("custom-cooperative", (COOPERATIVE, EAGER), False, "owned", False, _sticky.plan),
+        Assignor(name="custom-cooperative", supported_protocols=(COOPERATIVE, EAGER), builtin=False,
+                 claims_from="owned", withholds=False, plan=_sticky.plan),
     )
 }
 

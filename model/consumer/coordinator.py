@@ -33,7 +33,7 @@ class Event(NamedTuple):
 
 def new_group() -> Group:
     """A group the coordinator has just created: Empty, generation 0, no members."""
-    return Group(EMPTY, 0, "", NO_MEMBER, (), (), 1)
+    return Group(status=EMPTY, generation=0, protocol="", leader=NO_MEMBER, members=(), pending=(), next_id=1)
 
 
 class Outcome(NamedTuple):
@@ -127,7 +127,8 @@ def join_group(group: Group, slot: int, req: JoinGroup) -> Outcome:
     if known is None:
         if req.member_id not in group.pending:
             return Outcome(group, ((slot, JoinGroupResponse(to=req.member_id, error=UNKNOWN_MEMBER_ID)),), ())
-        member = GroupMember(req.member_id, slot, req.protocols, req.subscription, True, False, 0)
+        member = GroupMember(member_id=req.member_id, slot=slot, protocols=req.protocols,
+                             subscription=req.subscription, joined=True, syncing=False, assignment=0)
         group = group._replace(pending=tuple(p for p in group.pending if p != req.member_id))
         added = Outcome(group, (), (Event("member_added", slot, note=f"m{req.member_id}"),))
         if group.status != PREPARING:

@@ -58,9 +58,10 @@ def run_assignor(assignor: Assignor, behaviour: Behaviour, subs: tuple[tuple[int
         kept, contested = resolve_claims(claims, behaviour.claim_resolution)
     else:
         kept, contested = {mid: 0 for mid, _ in subs}, 0
-    members = tuple(Member(mid, existing(partitions, stride, sub.topics), kept[mid], sub.topics,
-                           claim.owned if claims_used else 0, claim.generation if claims_used else -1,
-                           () if assignor.builtin else raw_subscription(sub, behaviour))
+    members = tuple(Member(member_id=mid, eligible=existing(partitions, stride, sub.topics), claims=kept[mid],
+                           topics=sub.topics, owned=claim.owned if claims_used else 0,
+                           generation=claim.generation if claims_used else -1,
+                           subscription=() if assignor.builtin else raw_subscription(sub, behaviour))
                     for (mid, sub), claim in zip(subs, claims))
     intended = assignor.plan(members, stride)
     if assignor.withholds and behaviour.withhold and behaviour.leader_cooperative_aware:

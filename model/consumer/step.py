@@ -12,6 +12,7 @@ from ..core import NotSettled
 from . import client, coordinator as gc
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
+from .properties import quiescent
 from .scope import ConsumerScope
 from .state import (
     ASSIGNED, DOWN, IDLE, NO_GENERATION, NO_MEMBER, PREPARING, Action, Consumer, Group, State,
@@ -31,8 +32,9 @@ ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "
 
 
 def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
-    return Consumer(IDLE, config, NO_MEMBER, NO_GENERATION, 0, 0, scope.all_topics, scope.all_topics,
-                    False, metadata, -1, "", (), (), True)
+    return Consumer(status=IDLE, config=config, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0, user_data=0,
+                    subscribed=scope.all_topics, joined=scope.all_topics, paused=False, metadata=metadata, snapshot=-1,
+                    awaiting="", outbox=(), inbox=(), needs_join_prepare=True)
 
 
 PROGRESS = ("receive", "deliver", "join")
@@ -40,7 +42,8 @@ PROGRESS = ("receive", "deliver", "join")
 
 def init_states(scope: ConsumerScope) -> tuple[State, ...]:
     consumers = tuple(fresh_consumer(scope, 0, 0) for _ in range(scope.members))
-    state = State(gc.new_group(), consumers, scope.partitions, 0, scope.budget, 0, 0)
+    state = State(group=gc.new_group(), consumers=consumers, partitions=scope.partitions, metadata=0,
+                  budget=scope.budget, calm=0, calm_from=0)
     if scope.start == "stable":
         state = _settle(scope, state)
     return (state,)
@@ -50,7 +53,6 @@ def _settle(scope: ConsumerScope, state: State) -> State:
     """Run the first enabled protocol step (receive, deliver, join; else a heartbeat)
     until the group has settled: a fixed, fault-free schedule, so the result is a
     reachable state."""
-    from .properties import quiescent
     for _ in range(40 * scope.members):
         if quiescent(scope, state):
             return state._replace(calm=0, calm_from=state.group.generation)

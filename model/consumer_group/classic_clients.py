@@ -93,9 +93,11 @@ def assign(state: ClassicState, index, topics: tuple[tuple[str, int], ...]) -> t
     """The classic leader's assignment: the uniform assignor over the subscriptions (owned
     partitions as the members' current assignment), then the cooperative rule."""
     owned = {m.member_id: wire_mask(index, subscription_of(m.subscription).owned_partitions) for m in state.members}
-    members = tuple(Member(m.member_id, subscribed_topic_names=tuple(sorted(set(subscription_of(m.subscription).topics))),
+    members = tuple(Member(member_id=m.member_id,
+                           subscribed_topic_names=tuple(sorted(set(subscription_of(m.subscription).topics))),
                            assigned=owned[m.member_id]) for m in state.members)
-    g = Group("leader", tuple(index), group_epoch=1, members=members, target_assignment=tuple(sorted(owned.items())))
+    g = Group(group_id="leader", partition_index=tuple(index), group_epoch=1, members=members,
+              target_assignment=tuple(sorted(owned.items())))
     g = replace(g, subscription_metadata=subscription_metadata(g, dict(topics)))
     target = new_target(g, "uniform")
     out = []
@@ -112,9 +114,11 @@ def init(group_id: str, n: int, index, topics: tuple[tuple[str, int], ...], gene
     """A classic group STABLE at ``generation`` held by slots 0..n-1, each consuming the
     assignment the leader made for it."""
     names = tuple(t for t, _ in topics)
-    subs = tuple(GroupMember(member_id(s, 0), s, (PROTOCOL,), metadata(index, names, 0, -1), False, False, b"")
+    subs = tuple(GroupMember(member_id=member_id(s, 0), slot=s, protocols=(PROTOCOL,),
+                             subscription=metadata(index, names, 0, -1), joined=False, syncing=False, assignment=b"")
                  for s in range(n))
-    state = ClassicState(CLASSIC_STABLE, generation, PROTOCOL, member_id(0, 0), subs, (), 1)
+    state = ClassicState(status=CLASSIC_STABLE, generation=generation, protocol=PROTOCOL, leader=member_id(0, 0),
+                         members=subs, pending=(), next_id=1)
     given = dict(assign(state, index, topics))
     members = tuple(m._replace(assignment=given[m.member_id],
                                subscription=metadata(index, names, _mask(index, given[m.member_id]), generation))
@@ -130,7 +134,8 @@ def _mask(index, assignment_bytes) -> int:
 def request(slot: int, c: ClassicClient, index, topics: tuple[str, ...]):
     mid = member_id(slot, c.incarnation)
     if c.status == REJOINING:
-        return JoinGroup(member_id=mid, protocols=(PROTOCOL,), subscription=metadata(index, topics, c.owned, c.generation))
+        return JoinGroup(member_id=mid, protocols=(PROTOCOL,),
+                         subscription=metadata(index, topics, c.owned, c.generation))
     if c.status == SYNCING:
         return SyncGroup(member_id=mid, generation=c.generation)
     return Heartbeat(member_id=mid, generation=c.generation)

@@ -138,17 +138,19 @@ def step(scope, state, action, index, names):
         clients[s] = c._replace(status=cc.WAITING)
         clients = cc.answer(clients, responses)
         nxt = store(state, group)._replace(clients=tuple(clients))      # step.py keeps the rounds
-        return nxt, (Event(k, s, msg.kind, Handled(msg, responses, records, events)),)
+        return nxt, (Event(k, s, msg.kind, Handled(request=msg, response=responses, records=records, events=events)),)
     if k == "upgrade":
         group, _, records, events, responses = cc.upgrade(held(state), s, c, cfg, switches=sw)
         clients = cc.answer(clients, responses)
-        clients[s] = Client(DOWN, c.incarnation, 0, 0, 0, 0, None, None, None)   # restart: consumer protocol
+        clients[s] = Client(status=DOWN, incarnation=c.incarnation, epoch=0, owned=0, target=0, sub=0, sent=None,
+                            request=None, reply=None)   # restart: consumer protocol
         nxt = store(state, group)._replace(clients=tuple(clients), calm=0, beaten=0, fresh=0)
-        return nxt, (Event(k, s, "LeaveGroup, restarts on the consumer protocol", Handled(None, None, records, events)),)
+        handled = Handled(request=None, response=None, records=records, events=events)
+        return nxt, (Event(k, s, "LeaveGroup, restarts on the consumer protocol", handled),)
     mid = member_id(s, action.arg)                       # classic_expire
     group, responses, records, events = cc.expire(held(state), mid, cfg, switches=sw)
     nxt = store(state, group)._replace(clients=tuple(cc.answer(clients, responses)), calm=0, beaten=0, fresh=0)
-    return nxt, (Event(k, s, mid, Handled(None, None, records, events)),)
+    return nxt, (Event(k, s, mid, Handled(request=None, response=None, records=records, events=events)),)
 
 
 def heartbeat(scope, state, request, profile, switches, index):

@@ -28,10 +28,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
-# The same values the streams coordinator takes: ``OtherGroup(group_id, group_type)`` for a group
-# id held as another type (classic, share, streams), ``Cluster(topics)`` the (name, partitions)
-# that exist, sorted by name.
-from ..streams_group.coordinator import Cluster, OtherGroup
+from ..epochs.coordinator import Cluster, OtherGroup
 from .coordinator_update import (Config, Outcome, Update, assignors_of, bumped, error_outcome, owned_partitions,
                                  refresh_regexes, switched, update)
 from .group import Group, Member, mask_of, new_group
@@ -86,7 +83,8 @@ def heartbeat(group: AnyGroup, request: ConsumerGroupHeartbeat, cluster: Cluster
     if isinstance(got, Error):
         return error_outcome(group, got)
     g, old, member = got
-    return update(Update(group, g, old, member, request, cluster.topics, p, config))
+    return update(Update(original=group, group=g, old=old, member=member, request=request, topics=cluster.topics,
+                         profile=p, config=config))
 
 
 def _held(group: AnyGroup) -> Optional[AnyGroup]:
@@ -123,7 +121,8 @@ def _generated_id(g: Group) -> str:
 
 
 def _assignment(m: Member) -> MemberAssignment:
-    return MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    return MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=(m.assigned,),
+                            pending_revocation=(m.pending_revocation,))
 
 
 def check_member_epoch(m: Member, received: int, owned: Optional[int]) -> Optional[Error]:
@@ -149,7 +148,7 @@ def _dynamic_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Prof
     if known is None:
         if r.member_epoch != JOIN_EPOCH:
             return _unknown_member(g, member_id)
-        return g, None, Member(member_id)
+        return g, None, Member(member_id=member_id)
     if r.member_epoch == JOIN_EPOCH and p.epoch0_rejoin_accepted:
         return g, known, known          # KAFKA-19233's early return: no epoch check at 0
     error = check_member_epoch(known, r.member_epoch, owned_partitions(g, r))
@@ -162,7 +161,7 @@ def _static_member(g: Group, r: ConsumerGroupHeartbeat, member_id: str, p: Profi
     if r.member_epoch == JOIN_EPOCH:
         if holder is None:
             known = g.member(member_id)
-            return g, known, known or Member(member_id)
+            return g, known, known or Member(member_id=member_id)
         if holder.member_id == member_id and p.static_rejoin_in_place:
             return g, holder, holder            # apache/kafka #23542's rejoin in place
         if holder.epoch != LEAVE_STATIC_EPOCH:                # throwIfInstanceIdIsUnreleased

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import NamedTuple, Optional
 
 from ..epochs import Fenced, Holding, MemberAssignment, consumer_unreleased, reconcile
+from ..epochs.switches import apply_switches
 from .group import Group, Member, mask_of, topic_partitions_of
 from .profiles import (REGEX_ASYNC, REGEX_SYNC, SENT_ON_FULL_REQUEST_OR_REGEX, SENT_WHEN_OWNED_REPORTED, Profile,
                        profile as _profile)
@@ -74,12 +75,7 @@ SWITCHES = {
 
 def switched(profile, switches=()) -> Profile:
     """``profile`` with each of ``switches`` (names in ``SWITCHES``) applied."""
-    p = _profile(profile)
-    for name in switches:
-        if name not in SWITCHES:
-            raise KeyError(f"unknown consumer group switch {name!r}; known: {', '.join(SWITCHES)}")
-        p = SWITCHES[name](p)
-    return p
+    return apply_switches(_profile(profile), switches, SWITCHES, "consumer group")
 
 
 def assignors_of(p: Profile, config: Config) -> tuple[str, ...]:
@@ -134,7 +130,7 @@ def member_reasons(old: Optional[Member], new: Member, g: Group, p: Profile) -> 
     A server assignor or rack change is written but bumps nothing in either."""
     if old is None and p.bump_on_join:
         return ["member joined"]
-    before = old or Member(new.member_id)
+    before = old or Member(member_id=new.member_id)
     if before.subscribed_topic_names != new.subscribed_topic_names:
         return ["member joined" if old is None else "subscription changed"]
     if before.subscribed_topic_regex != new.subscribed_topic_regex:
@@ -222,11 +218,13 @@ def reconcile_member(g: Group, m: Member, owned: Optional[int], p: Profile) -> M
     lost = g.epoch_map_lost       # KAFKA-16147: owners the partition-epoch map forgot
     holdings = tuple(Holding(x.member_id, "", (x.assigned & ~lost,), (x.pending_revocation & ~lost,))
                      for x in g.members)
-    current = MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,), (m.pending_revocation,))
+    current = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=(m.assigned,),
+                               pending_revocation=(m.pending_revocation,))
     if p.new_target_ignores_owned and g.target_assignment_epoch != m.target_member_epoch:
         # 3.7.0 transitionToNewTargetAssignmentState: start over from assigned ∪ pending
         # revocation towards the new target; the owned partitions reported now are not read.
-        current = MemberAssignment("STABLE", m.epoch, m.previous_epoch, (m.assigned | m.pending_revocation,), (0,))
+        current = MemberAssignment(state="STABLE", epoch=m.epoch, previous_epoch=m.previous_epoch,
+                                   assigned=(m.assigned | m.pending_revocation,), pending_revocation=(0,))
         owned = None
         m = replace(m, target_member_epoch=g.target_assignment_epoch)
     moved = reconcile(current, g.target_assignment_epoch, (g.target_of(m.member_id),),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from ..epochs.members import MemberTable
 from .state import ASSIGNING, DEAD, EMPTY, RECONCILING, STABLE, TopicPartitions
 
 # Member states, the names model/epochs/reconcile.py uses; the values are the records' int8.
@@ -126,7 +127,7 @@ def _sorted_unique(keys, what: str, fix: str) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class Group:
+class Group(MemberTable):
     """A consumer group as the coordinator holds it (ConsumerGroup.java's record-backed
     fields). Canonical: every collection is a tuple sorted by its key.
 
@@ -160,25 +161,11 @@ class Group:
         if list(self.partition_index) != sorted(set(self.partition_index)):
             raise ValueError("Group: partition_index must be sorted and unique; build it with partition_index()")
 
-    def member(self, member_id: str) -> Optional[Member]:
-        return next((m for m in self.members if m.member_id == member_id), None)
-
-    def static_member(self, instance_id: str) -> Optional[Member]:
-        """ConsumerGroup.staticMember: the member holding ``instance_id``."""
-        return next((m for m in self.members if m.instance_id == instance_id), None)
-
     def target_of(self, member_id: str) -> int:
         for mid, mask in self.target_assignment:
             if mid == member_id:
                 return mask
         return 0
-
-    def with_member(self, member: Member) -> "Group":
-        others = [m for m in self.members if m.member_id != member.member_id]
-        return replace(self, members=tuple(sorted(others + [member], key=lambda m: m.member_id)))
-
-    def without_member(self, member_id: str) -> "Group":
-        return replace(self, members=tuple(m for m in self.members if m.member_id != member_id))
 
     def with_target(self, member_id: str, mask: Optional[int]) -> "Group":
         """The target assignment with ``member_id``'s entry set, or removed if None."""
@@ -200,7 +187,7 @@ class Group:
 
 def new_group(group_id: str, partition_index: PartitionIndex = ()) -> Group:
     """The group Kafka creates on a first join (ConsumerGroup's constructor: epochs 0)."""
-    return Group(group_id, tuple(partition_index))
+    return Group(group_id=group_id, partition_index=tuple(partition_index))
 
 
 def group_state(group: Group) -> str:

@@ -46,7 +46,7 @@ from typing import NamedTuple, Optional
 
 from .state import JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, ConsumerGroupHeartbeat
 from .world import (ACKNOWLEDGING, DOWN, FATAL, IN_GROUP, JOINING, LEAVING, RECONCILING, STABLE, UNSUBSCRIBED,
-                    Client, Reply)
+                    Client, Reply, SentFields)
 
 # ConsumerHeartbeatRequestManager#onErrorResponse: these errors fence the member (it rejoins);
 # the retriable ones (COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS)
@@ -97,7 +97,8 @@ def running(c: Client) -> bool:
 
 
 def new_client(incarnation: int, status: str = JOINING, sub: int = 0) -> Client:
-    return Client(status, incarnation, 0, 0, 0, sub, None, None, None)
+    return Client(status=status, incarnation=incarnation, epoch=0, owned=0, target=0, sub=sub, sent=None, request=None,
+                  reply=None)
 
 
 def request(c: Client, member_id: str, group_id: str, s: Subscription, to_tps,
@@ -136,8 +137,28 @@ def after_send(c: Client, r: ConsumerGroupHeartbeat, reported: Optional[int]) ->
     status = c.status
     if status == ACKNOWLEDGING:
         status = STABLE if c.target == c.owned else RECONCILING
-    owned = reported if reported is not None else (c.owned if c.sent is None else c.sent[0])
-    return c._replace(status=status, request=r, sent=(owned, c.sub))
+    owned = reported if reported is not None else (c.owned if c.sent is None else c.sent.owned)
+    return c._replace(status=status, request=r, sent=SentFields(owned=owned, sub=c.sub))
+
+
+class Callback(NamedTuple):
+    """A rebalance-listener callback the client ran: onPartitionsRevoked / Assigned / Lost."""
+
+    kind: str                  # "revoked", "assigned" or "lost"
+    partitions: int
+
+
+class Commit(NamedTuple):
+    """The offset commit of the owned partitions before a revocation or a close."""
+
+    kind: str                  # "commit"
+    partitions: int
+    epoch: int                 # the member epoch it carried
+    error: str                 # the coordinator's answer ("" accepted)
+
+
+def _commit(c: Client, error: str) -> tuple:
+    return (Commit(kind="commit", partitions=c.owned, epoch=c.epoch, error=error),) if c.owned else ()
 
 
 def fenced(c: Client, rules: ClientRules = ClientRules()) -> tuple[Client, tuple]:
@@ -149,12 +170,13 @@ def fenced(c: Client, rules: ClientRules = ClientRules()) -> tuple[Client, tuple
     if not rules.lost_before_rejoin:
         return c._replace(status=JOINING, epoch=0, target=keep_target, sent=None), ()
     out = c._replace(status=JOINING, epoch=0, owned=0, target=keep_target, sent=None)
-    return out, ((("lost", c.owned),) if c.owned else ())
+    return out, ((Callback(kind="lost", partitions=c.owned),) if c.owned else ())
 
 
 def fatal(c: Client) -> tuple[Client, tuple]:
     """transitionToFatal: onPartitionsLost(owned), then the consumer stops."""
-    return c._replace(status=FATAL, owned=0, target=0), ((("lost", c.owned),) if c.owned else ())
+    lost = (Callback(kind="lost", partitions=c.owned),) if c.owned else ()
+    return c._replace(status=FATAL, owned=0, target=0), lost
 
 
 def on_response(c: Client, reply: Reply, rules: ClientRules = ClientRules()) -> tuple[Client, tuple]:
@@ -170,7 +192,8 @@ def on_response(c: Client, reply: Reply, rules: ClientRules = ClientRules()) -> 
         return c, ()      # "Ignoring heartbeat response received from broker" (leaving / not in group)
     callbacks = ()
     if c.status == JOINING and not rules.lost_before_rejoin and c.owned and c.epoch == 0:
-        callbacks, c = (("lost", c.owned),), c._replace(owned=0)   # kafka-16251: the late callback
+        # kafka-16251: the late callback
+        callbacks, c = (Callback(kind="lost", partitions=c.owned),), c._replace(owned=0)
     c = c._replace(epoch=reply.epoch)
     if reply.assignment is None:
         return (c._replace(status=STABLE) if c.status == JOINING and c.owned == c.target else c), callbacks
@@ -199,11 +222,12 @@ def reconcile(c: Client, commit_error: str) -> tuple[Client, tuple]:
     owned), then ACKNOWLEDGING (a stale reconciliation under ``kafka-16375`` leaves the client
     JOINING)."""
     revoked, added = c.owned & ~c.target, c.target & ~c.owned
-    callbacks = ((("commit", c.owned, c.epoch, commit_error),) if c.owned else ())
-    callbacks += ((("revoked", revoked),) if revoked else ()) + ((("assigned", added),) if added else ())
+    callbacks = _commit(c, commit_error)
+    callbacks += ((Callback(kind="revoked", partitions=revoked),) if revoked else ())
+    callbacks += ((Callback(kind="assigned", partitions=added),) if added else ())
     status = ACKNOWLEDGING if c.status == RECONCILING else c.status
     # the local assignment changed: its next heartbeat reports the owned partitions
-    sent = None if c.sent is None else (-1, c.sent[1])
+    sent = None if c.sent is None else SentFields(owned=-1, sub=c.sent.sub)
     return c._replace(status=status, owned=c.target, sent=sent), callbacks
 
 
@@ -211,13 +235,13 @@ def close(c: Client, commit_error: str, for_good: bool) -> tuple[Client, tuple]:
     """close(): commit (auto-commit), then leaveGroup: onPartitionsRevoked (epoch > 0) or
     onPartitionsLost (epoch <= 0) of what it owns, then LEAVING. ``for_good``: the process
     will not restart (``sub`` -1 marks it so that ``after_send`` ends UNSUBSCRIBED)."""
-    callbacks = ((("commit", c.owned, c.epoch, commit_error),) if c.owned else ())
+    callbacks = _commit(c, commit_error)
     if c.owned:
-        callbacks += ((("revoked" if c.epoch > 0 else "lost", c.owned),))
+        callbacks += (Callback(kind="revoked" if c.epoch > 0 else "lost", partitions=c.owned),)
     out = c._replace(status=LEAVING, owned=0, target=0, sub=-1 if for_good else c.sub, stalled=False)
     return out, callbacks
 
 
-__all__ = ["CLIENT_SWITCHES", "REJOIN_ERRORS", "ClientRules", "Subscription", "after_send", "can_reconcile",
-           "client_rules", "close", "fatal", "fenced", "new_client", "on_response", "reconcile", "request",
+__all__ = ["CLIENT_SWITCHES", "REJOIN_ERRORS", "Callback", "ClientRules", "Commit", "Subscription", "after_send",
+           "can_reconcile", "client_rules", "close", "fatal", "fenced", "new_client", "on_response", "reconcile", "request",
            "running"]

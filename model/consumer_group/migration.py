@@ -35,6 +35,7 @@ from ..consumer.state import GroupMember
 from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, assignors_of, error_outcome, switched
 from .group import Group, Member, new_group
+from . import migration_state as _state
 from .migration_state import *  # noqa: F401,F403  (the migration's values are part of this API)
 from .migration_state import (CONSUMER_PROTOCOL_TYPE, MIGRATION_SWITCHES, AnyGroup, ClassicGroup, ClassicGroupMetadata,
                               ClassicMemberMetadata, Malformed, MigratingGroup, assignment_of, classic_records,
@@ -79,13 +80,15 @@ def convert_to_consumer(classic: ClassicGroup, index, keep_owned: bool = False) 
             raise ValueError("userData from a custom assignor would be lost")
         assigned = wire_mask(index, a.assigned_partitions)
         pending = wire_mask(index, sub.owned_partitions) & ~assigned if keep_owned else 0
-        members.append(Member(cm.member_id, rack_id=sub.rack_id, subscribed_topic_names=tuple(sorted(set(sub.topics))),
-                              state="UNREVOKED" if pending else "STABLE", epoch=g, previous_epoch=g,
-                              assigned=assigned, pending_revocation=pending))
+        members.append(Member(member_id=cm.member_id, rack_id=sub.rack_id,
+                              subscribed_topic_names=tuple(sorted(set(sub.topics))),
+                              state="UNREVOKED" if pending else "STABLE", epoch=g, previous_epoch=g, assigned=assigned,
+                              pending_revocation=pending))
         target[cm.member_id] = assigned
         meta.append((cm.member_id, ClassicMemberMetadata(_session_of(cm), tuple((p, cm.subscription) for p in cm.protocols))))
-    group = Group(classic.group_id, tuple(index), group_epoch=g, target_assignment_epoch=g,
-                  members=tuple(sorted(members, key=lambda m: m.member_id)), target_assignment=tuple(sorted(target.items())))
+    group = Group(group_id=classic.group_id, partition_index=tuple(index), group_epoch=g, target_assignment_epoch=g,
+                  members=tuple(sorted(members, key=lambda m: m.member_id)),
+                  target_assignment=tuple(sorted(target.items())))
     return group, tuple(sorted(meta))
 
 
@@ -167,11 +170,13 @@ def convert_to_classic(before: MigratingGroup, leaving: tuple[str, ...]) -> Clas
     for slot, m in enumerate(x for x in g.members if x.member_id not in leaving):
         md = before.metadata(m.member_id)
         metadata = md.protocols[0][1]
-        members.append(GroupMember(m.member_id, slot, tuple(n for n, _ in md.protocols), metadata, False, False,
-                                   encoded_assignment(g.partition_index, g.target_of(m.member_id), metadata)))
+        assignment = encoded_assignment(g.partition_index, g.target_of(m.member_id), metadata)
+        members.append(GroupMember(member_id=m.member_id, slot=slot, protocols=tuple(n for n, _ in md.protocols),
+                                   subscription=metadata, joined=False, syncing=False, assignment=assignment))
     protocol = select_protocol([m.protocols for m in members]) or ""
     leader = members[0].member_id if members else NO_MEMBER
-    return ClassicGroup(g.group_id, ClassicState(PREPARING, g.group_epoch, protocol, leader, tuple(members), (), 1))
+    return ClassicGroup(g.group_id, ClassicState(status=PREPARING, generation=g.group_epoch, protocol=protocol,
+                                                 leader=leader, members=tuple(members), pending=(), next_id=1))
 
 
 def maybe_downgrade(before: MigratingGroup, out: Outcome, leaving: tuple[str, ...], config: Config,
@@ -231,8 +236,6 @@ def consumer_session_timeout(group: AnyGroup, member_id: str, profile="kip-848",
         return out._replace(group=group)
     return maybe_downgrade(group, out, (member_id,), config, classic_max_size, switches)
 
-
-from . import migration_state as _state  # noqa: E402
 
 __all__ = _state.__all__ + ["consumer_heartbeat", "consumer_session_timeout", "convert_to_classic", "convert_to_consumer",
                             "downgrades", "maybe_downgrade", "validate_online_upgrade", "with_classic_records"]

@@ -96,7 +96,8 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
     g = group.group
     mid = request.member_id
     if not g.members:
-        empty = ClassicGroup(g.group_id, ClassicState(CLASSIC_EMPTY, 0, "", NO_MEMBER, (), (), 1))
+        empty = ClassicGroup(g.group_id, ClassicState(status=CLASSIC_EMPTY, generation=0, protocol="",
+                                                      leader=NO_MEMBER, members=(), pending=(), next_id=1))
         return ClassicOutcome(empty, None, tuple(diff(g, replace(g, dead=True))), (("consumer_group_deleted", g.group_id),))
 
     def fail(error, message=""):
@@ -116,11 +117,12 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
         return fail("UNKNOWN_SERVER_ERROR", "Malformed embedded consumer protocol in subscription deserialization.")
     known = g.member(mid)
     hb = ConsumerGroupHeartbeat(
-        g.group_id, mid, known.epoch if known else 0, rack_id=sub.rack_id, rebalance_timeout_ms=rebalance_timeout_ms,
-        subscribed_topic_names=tuple(sub.topics),
+        group_id=g.group_id, member_id=mid, member_epoch=known.epoch if known else 0, rack_id=sub.rack_id,
+        rebalance_timeout_ms=rebalance_timeout_ms, subscribed_topic_names=tuple(sub.topics),
         topic_partitions=topic_partitions_of(g.partition_index, wire_mask(g.partition_index, sub.owned_partitions)))
     p = switched(profile, tuple(s for s in switches if s not in MIGRATION_SWITCHES))
-    out = update(Update(g, g, known, known or Member(mid), hb, cluster.topics, p, config))
+    out = update(Update(original=g, group=g, old=known, member=known or Member(
+        member_id=mid), request=hb, topics=cluster.topics, profile=p, config=config))
     if out.response.error_code:
         return fail(ERROR_NAMES[out.response.error_code], out.response.error_message or "")
     after = out.group.member(mid)
@@ -161,7 +163,8 @@ def classic_sync(group: MigratingGroup, request: SyncGroup) -> ClassicOutcome:
     group = as_migrating(group)
 
     def make(error, assignment=b""):
-        return SyncGroupResponse(to=request.member_id, error=error, generation=request.generation, assignment=assignment)
+        return SyncGroupResponse(to=request.member_id, error=error, generation=request.generation,
+                                 assignment=assignment)
     m, why = _member(group, request.member_id)
     if m is None:
         return ClassicOutcome(group, make(UNKNOWN_MEMBER_ID), (), (("error", UNKNOWN_MEMBER_ID, why),))

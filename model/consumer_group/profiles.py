@@ -122,14 +122,17 @@ class Profile(NamedTuple):
     initial_group_epoch: int = 0
 
 
-KIP_848 = Profile("kip-848", CONSUMER_TRUNK, False, REGEX_SYNC, MEMBER_ID_NOT_AT_JOIN, False,
-                  SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True, empty_group_epochs_equal=True,
+KIP_848 = Profile(name="kip-848", epochs=CONSUMER_TRUNK, own_pending_blocks=False, regex=REGEX_SYNC,
+                  member_id_required=MEMBER_ID_NOT_AT_JOIN, join_needs_nonempty_names=False,
+                  assignment_sent=SENT_ON_FULL_REQUEST_OR_REGEX, bump_on_join=True, empty_group_epochs_equal=True,
                   static_rejoin_in_place=True)
-KAFKA_3_7 = Profile("kafka-3.7", CONSUMER_4_1, True, REGEX_REJECTED, MEMBER_ID_NOT_AT_JOIN, True,
-                    SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True,
+KAFKA_3_7 = Profile(name="kafka-3.7", epochs=CONSUMER_4_1, own_pending_blocks=True, regex=REGEX_REJECTED,
+                    member_id_required=MEMBER_ID_NOT_AT_JOIN, join_needs_nonempty_names=True,
+                    assignment_sent=SENT_WHEN_OWNED_REPORTED, epoch0_rejoin_accepted=False, sticky_range=True,
                     new_target_ignores_owned=True, partition_epoch_map_bug=True)
-KAFKA_4_0 = Profile("kafka-4.0", CONSUMER_4_1, True, REGEX_ASYNC, MEMBER_ID_ALWAYS, False, SENT_ON_FULL_REQUEST,
-                    epoch0_rejoin_accepted=False)
+KAFKA_4_0 = Profile(name="kafka-4.0", epochs=CONSUMER_4_1, own_pending_blocks=True, regex=REGEX_ASYNC,
+                    member_id_required=MEMBER_ID_ALWAYS, join_needs_nonempty_names=False,
+                    assignment_sent=SENT_ON_FULL_REQUEST, epoch0_rejoin_accepted=False)
 KAFKA_4_1 = KAFKA_4_0._replace(name="kafka-4.1")
 KAFKA_4_2 = KAFKA_4_0._replace(name="kafka-4.2", epochs=CONSUMER_TRUNK, own_pending_blocks=False)
 KAFKA_4_3 = KAFKA_4_2._replace(name="kafka-4.3", epoch0_rejoin_accepted=True, assignment_epochs=True,

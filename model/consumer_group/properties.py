@@ -162,9 +162,9 @@ def commits_only_by_owner(scope, prev: State, action: Action, nxt: State, events
     validateOffsetCommit). Claims: an accepted commit of a client is of partitions its member
     holds (clause 1), and no other live client owns any of them (clause 2)."""
     for e, call in _callbacks(events):
-        if call[0] != "commit" or call[3]:
+        if call.kind != "commit" or call.error:
             continue
-        s, mask = e.slot, call[1]
+        s, mask = e.slot, call.partitions
         c = prev.clients[s]
         m = None if prev.group.dead else prev.group.member(member_id(s, c.incarnation))
         if m is None or mask & ~(m.assigned | m.pending_revocation):
@@ -184,7 +184,7 @@ def callbacks_in_order(scope, prev: State, action: Action, nxt: State, events) -
     (clause 1); onPartitionsRevoked / Lost release only what the client owned (clause 2);
     onPartitionsLost runs only on a fence, a fatal error or leaving at epoch <= 0 (clause 3)."""
     for e, call in _callbacks(events):
-        s, kind, mask = e.slot, call[0], call[1]
+        s, kind, mask = e.slot, call.kind, call.partitions
         if kind == "assigned" and any(o == s for o, _ in _live(nxt)):
             for o, oc in _consuming(nxt):
                 if o != s and oc.owned & mask:
@@ -212,11 +212,11 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
         c = nxt.clients[action.slot]
         if c.owned:
             return f"client {action.slot} (re-)joins with epoch 0 still running {_parts(scope, c.owned)}"
-    if action.kind == "handle" and events[0].data[0].member_epoch == JOIN_EPOCH and not nxt.group.dead:
-        m = nxt.group.member(events[0].data[0].member_id)
+    if action.kind == "handle" and events[0].data.request.member_epoch == JOIN_EPOCH and not nxt.group.dead:
+        m = nxt.group.member(events[0].data.request.member_id)
         if m is not None and m.pending_revocation:
             return f"coordinator: {m.member_id} rejoined at epoch 0 but still has {_parts(scope, m.pending_revocation)} pending"
-        request, response = events[0].data[0], events[0].data[1]
+        request, response = events[0].data.request, events[0].data.response
         known = None if prev.group.dead else prev.group.member(request.member_id)
         if (response.error_code and known is not None and known.epoch != LEAVE_STATIC_EPOCH
                 and _profile(scope.profile).epoch0_rejoin_accepted):
@@ -244,12 +244,12 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
         return None
     for e in events:
         if e.data and e.kind in HANDLED + classic.ACTION_KINDS and (prev.classic is not None or nxt.classic is not None):
-            if not classic.replay_matches(e.data[2], prev, nxt):      # a migration step (classic_world.py)
-                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+            if not classic.replay_matches(e.data.records, prev, nxt):      # a migration step (classic_world.py)
+                return f"{action.kind} of client {action.slot}: replay of its {len(e.data.records)} records differs"
         elif e.data and e.kind in HANDLED:
-            got = _replayed(e.data[2], prev.group)
+            got = _replayed(e.data.records, prev.group)
             if _hard(got) != _hard(nxt.group):
-                return f"{action.kind} of client {action.slot}: replay of its {len(e.data[2])} records differs"
+                return f"{action.kind} of client {action.slot}: replay of its {len(e.data.records)} records differs"
     return None
 
 
@@ -287,8 +287,9 @@ def prescribed_error(scope: ConsumerGroupScope, prev: State, request) -> str:
         return ""
     owned = None if request.topic_partitions is None else (mask_of(g.partition_index, request.topic_partitions),)
     try:
-        validate_member_epoch(MemberAssignment(m.state, m.epoch, m.previous_epoch, (m.assigned,),
-                                               (m.pending_revocation,)), epoch, owned)
+        member = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch,
+                                  assigned=(m.assigned,), pending_revocation=(m.pending_revocation,))
+        validate_member_epoch(member, epoch, owned)
     except Fenced:
         return "FENCED_MEMBER_EPOCH"
     return ""
@@ -303,7 +304,7 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     scope's profile prescribes (``prescribed_error``); a switched rule is judged by it."""
     if action.kind != "handle":
         return None
-    request, response = events[0].data[0], events[0].data[1]
+    request, response = events[0].data.request, events[0].data.response
     want = prescribed_error(scope, prev, request)
     got = ERROR_NAMES[response.error_code] if response.error_code else ""
     if got != want:
@@ -338,7 +339,7 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     g0, g1 = prev.group, nxt.group
     if g0.dead or g1.dead or action.kind == "failover" or g0 is g1:
         return None
-    reasons = [r for e in events if e.kind in HANDLED + classic.ACTION_KINDS and e.data for kind, *rest in e.data[3]
+    reasons = [r for e in events if e.kind in HANDLED + classic.ACTION_KINDS and e.data for kind, *rest in e.data.events
                if kind == "group_epoch_bumped" for r in rest[0]]
     rise = g1.group_epoch - g0.group_epoch
     if rise not in (0, 1) or (rise == 1) != bool(reasons):

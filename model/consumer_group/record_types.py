@@ -16,14 +16,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
+from ..epochs.records import ReplayError
 from .group import MEMBER_STATE_VALUES, Group, Member, mask_of, topic_partitions_of
 from .state import TopicPartitions
 
 LEAVE_EPOCH = -1
-
-
-class ReplayError(Exception):
-    """A record Kafka's replay rejects (IllegalStateException: the partition fails to load)."""
 
 
 class ConsumerGroupMetadata(NamedTuple):
@@ -94,15 +91,18 @@ Record = Union[ConsumerGroupMetadata, ConsumerGroupMemberMetadata, ConsumerGroup
 
 
 def member_metadata_value(m: Member) -> MemberMetadataValue:
-    return MemberMetadataValue(m.instance_id, m.rack_id, m.rebalance_timeout_ms, m.subscribed_topic_names,
-                               m.subscribed_topic_regex, m.server_assignor)
+    return MemberMetadataValue(instance_id=m.instance_id, rack_id=m.rack_id,
+                               rebalance_timeout_ms=m.rebalance_timeout_ms,
+                               subscribed_topic_names=m.subscribed_topic_names,
+                               subscribed_topic_regex=m.subscribed_topic_regex, server_assignor=m.server_assignor)
 
 
 def current_assignment_value(g: Group, m: Member) -> CurrentMemberAssignmentValue:
-    return CurrentMemberAssignmentValue(m.epoch, m.previous_epoch, MEMBER_STATE_VALUES[m.state],
-                                        topic_partitions_of(g.partition_index, m.assigned),
-                                        topic_partitions_of(g.partition_index, m.pending_revocation),
-                                        m.assignment_epochs, m.target_member_epoch)
+    return CurrentMemberAssignmentValue(
+        member_epoch=m.epoch, previous_member_epoch=m.previous_epoch, state=MEMBER_STATE_VALUES[m.state],
+        assigned_partitions=topic_partitions_of(g.partition_index, m.assigned),
+        partitions_pending_revocation=topic_partitions_of(g.partition_index, m.pending_revocation),
+        assignment_epochs=m.assignment_epochs, target_member_epoch=m.target_member_epoch)
 
 
 def target_value(g: Group, mask: int) -> tuple[TopicPartitions, ...]:

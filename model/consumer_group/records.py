@@ -14,12 +14,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
+from ..epochs.records import (check_group_tombstone, check_member_tombstone, check_target_tombstone,
+                              leave_tombstones, target_batch)
 from .group import MEMBER_STATE_NAMES, UNKNOWN, Group, Member, new_group
 from .record_types import *  # noqa: F401,F403  (the record types are part of this API)
 from .record_types import (LEAVE_EPOCH, ConsumerGroupCurrentMemberAssignment, ConsumerGroupMemberMetadata,
                            ConsumerGroupMetadata, ConsumerGroupPartitionMetadata, ConsumerGroupRegularExpression,
                            ConsumerGroupTargetAssignmentMember, ConsumerGroupTargetAssignmentMetadata, Record,
                            ReplayError, current_assignment_value, mask, member_metadata_value, target_value)
+
+KIND = "ConsumerGroup"   # the records' names, as Kafka's replay messages spell them
 
 
 def diff(before: Group, after: Group) -> tuple[Record, ...]:
@@ -40,9 +44,8 @@ def diff(before: Group, after: Group) -> tuple[Record, ...]:
     after_ids = {m.member_id for m in after.members}
     for m in before.members:
         if m.member_id not in after_ids:
-            out += [ConsumerGroupCurrentMemberAssignment(gid, m.member_id, None),
-                    ConsumerGroupTargetAssignmentMember(gid, m.member_id, None),
-                    ConsumerGroupMemberMetadata(gid, m.member_id, None)]
+            out += leave_tombstones(gid, m.member_id, ConsumerGroupCurrentMemberAssignment,
+                                    ConsumerGroupTargetAssignmentMember, ConsumerGroupMemberMetadata)
     for m in after.members:
         old = before.member(m.member_id)
         if old is None or member_metadata_value(old) != member_metadata_value(m):
@@ -55,26 +58,13 @@ def diff(before: Group, after: Group) -> tuple[Record, ...]:
         out.append(ConsumerGroupPartitionMetadata(gid, after.subscription_metadata))
     if before.group_epoch != after.group_epoch or before.dead:
         out.append(ConsumerGroupMetadata(gid, after.group_epoch))
-    out += _target_batch(before, after, after_ids)
+    out += target_batch(before, after, after_ids, ConsumerGroupTargetAssignmentMember,
+                        ConsumerGroupTargetAssignmentMetadata, target_value)
     for m in after.members:
         old = before.member(m.member_id)
         if old is None or current_assignment_value(before, old) != current_assignment_value(after, m):
             out.append(ConsumerGroupCurrentMemberAssignment(gid, m.member_id, current_assignment_value(after, m)))
     return tuple(out)
-
-
-def _target_batch(before: Group, after: Group, after_ids: set[str]) -> list:
-    gid, old, new = after.group_id, dict(before.target_assignment), dict(after.target_assignment)
-    removed = {m.member_id for m in before.members} - after_ids
-    batch: list = []
-    for mid in sorted(set(old) | set(new)):
-        if mid in new and (old.get(mid) != new[mid] or mid in removed):
-            batch.append(ConsumerGroupTargetAssignmentMember(gid, mid, target_value(after, new[mid])))
-        elif mid not in new and mid not in removed:
-            batch.append(ConsumerGroupTargetAssignmentMember(gid, mid, None))
-    if batch or before.target_assignment_epoch != after.target_assignment_epoch:
-        batch.append(ConsumerGroupTargetAssignmentMetadata(gid, after.target_assignment_epoch))
-    return batch
 
 
 def _tombstones(g: Group) -> list:
@@ -119,31 +109,21 @@ def replay(records, group: Optional[Group] = None, *, partition_index=None) -> G
 def _group_metadata(g: Group, r: ConsumerGroupMetadata) -> Group:
     if r.value is not None:
         return replace(g, group_epoch=r.value)
-    if g.members:
-        raise ReplayError(f"Received a tombstone record to delete group {g.group_id} but the group still has "
-                          f"{len(g.members)} members.")
-    if g.target_assignment_epoch != -1:
-        raise ReplayError(f"Received a tombstone record to delete group {g.group_id} but did not receive "
-                          "ConsumerGroupTargetAssignmentMetadataValue tombstone.")
+    check_group_tombstone(g, KIND)
     return replace(g, dead=True)
 
 
 def _member_metadata(g: Group, r: ConsumerGroupMemberMetadata) -> Group:
     old, v = g.member(r.member_id), r.value
     if v is not None:
-        return g.with_member(replace(old or Member(r.member_id), instance_id=v.instance_id, rack_id=v.rack_id,
+        return g.with_member(replace(old or Member(member_id=r.member_id), instance_id=v.instance_id, rack_id=v.rack_id,
                                      rebalance_timeout_ms=v.rebalance_timeout_ms,
                                      subscribed_topic_names=v.subscribed_topic_names,
                                      subscribed_topic_regex=v.subscribed_topic_regex,
                                      server_assignor=v.server_assignor))
     if old is None:
         return g
-    if old.epoch != LEAVE_EPOCH:
-        raise ReplayError(f"Received a tombstone record to delete member {r.member_id} but did not receive "
-                          "ConsumerGroupCurrentMemberAssignmentValue tombstone.")
-    if r.member_id in dict(g.target_assignment):
-        raise ReplayError(f"Received a tombstone record to delete member {r.member_id} but did not receive "
-                          "ConsumerGroupTargetAssignmentMetadataValue tombstone.")
+    check_member_tombstone(g, old, LEAVE_EPOCH, KIND)
     return g.without_member(r.member_id)
 
 
@@ -165,9 +145,8 @@ def _target_member(g: Group, r: ConsumerGroupTargetAssignmentMember) -> Group:
 
 
 def _target_metadata(g: Group, r: ConsumerGroupTargetAssignmentMetadata) -> Group:
-    if r.value is None and g.target_assignment:
-        raise ReplayError(f"Received a tombstone record to delete target assignment of {g.group_id} but the "
-                          f"assignment still has {len(g.target_assignment)} members.")
+    if r.value is None:
+        check_target_tombstone(g)
     return replace(g, target_assignment_epoch=-1 if r.value is None else r.value)
 
 
@@ -179,7 +158,7 @@ def _current_assignment(g: Group, r: ConsumerGroupCurrentMemberAssignment) -> Gr
         # Kafka keeps the member (its metadata tombstone removes it) at epoch -1 with nothing assigned.
         return g.with_member(replace(old, epoch=LEAVE_EPOCH, previous_epoch=LEAVE_EPOCH, assigned=0,
                                      pending_revocation=0, assignment_epochs=()))
-    return g.with_member(replace(old or Member(r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
+    return g.with_member(replace(old or Member(member_id=r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
                                  epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
                                  assigned=mask(g, v.assigned_partitions),
                                  pending_revocation=mask(g, v.partitions_pending_revocation),

@@ -1,14 +1,17 @@
 """Readable views of consumer-group states and actions: ITF values and one-line text."""
 from __future__ import annotations
 
+from ..epochs.rounds import has_slot
 from ..itf import itf_set
+from .classic_clients import _mask
 from .group import group_state
+from .properties import _consuming
 from .scope import ConsumerGroupScope
+from .step import index
 from .world import Action, State, member_id
 
 
 def _parts(scope: ConsumerGroupScope, mask: int) -> list[str]:
-    from .step import index   # step imports this module's users; import late
     idx = index(scope)
     return [f"{t}-{p}" for i, (t, p) in enumerate(idx) if mask >> i & 1]
 
@@ -76,8 +79,6 @@ def _classic_group(scope, held) -> dict:
 
 
 def _assigned(scope, assignment: bytes) -> int:
-    from .classic_clients import _mask
-    from .step import index
     return _mask(index(scope), assignment) if assignment else 0
 
 
@@ -119,7 +120,7 @@ def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> 
         return f"{who} closes to restart as a classic consumer (rolling downgrade)"
     if k == "upgrade":
         return f"{who} (classic) closes with LeaveGroup to restart on the consumer protocol (rolling upgrade)"
-    if k == "restart" and state.downgrading >> s & 1:
+    if k == "restart" and has_slot(state.downgrading, s):
         return f"{who} restarts as a classic consumer"
     if k == "restart":
         return f"{who} restarts on the consumer protocol"
@@ -137,8 +138,8 @@ def describe_event(scope: ConsumerGroupScope, event) -> str | None:
     if event.kind in ("handle", "expire", "session_timeout", "rebalance_timeout"):
         return f"{name(scope, event.slot)}: {event.note}"
     if event.data and event.kind in ("deliver", "reconcile", "leave", "roll", "downgrade"):
-        calls = "; ".join(f"{c[0]} {_text(scope, c[1])}" + (f" epoch {c[2]}: {c[3] or 'ok'}" if c[0] == "commit" else "")
-                          for c in event.data)
+        calls = "; ".join(f"{c.kind} {_text(scope, c.partitions)}"
+                          + (f" epoch {c.epoch}: {c.error or 'ok'}" if c.kind == "commit" else "") for c in event.data)
         return f"{name(scope, event.slot)}: {calls}"
     return None
 
@@ -170,14 +171,8 @@ def owners(scope: ConsumerGroupScope, state: State) -> dict[str, tuple[str, ...]
     """Who consumes each partition (the explorer's ownership timeline), exactly the clients
     ``no_double_ownership`` judges (its ``_consuming``): live consumer-protocol clients and the
     classic clients the coordinator holds as members, by their owned partitions."""
-    from .properties import _consuming   # properties import step, which imports this module's users
-    out: dict[str, tuple[str, ...]] = {p: () for p in _parts(scope, (1 << len(_index(scope))) - 1)}
+    out: dict[str, tuple[str, ...]] = {p: () for p in _parts(scope, (1 << len(index(scope))) - 1)}
     for slot, c in sorted(_consuming(state), key=lambda sc: sc[0]):
         for p in _parts(scope, c.owned):
             out[p] = out.get(p, ()) + (name(scope, slot),)
     return out
-
-
-def _index(scope):
-    from .step import index   # step imports this module's users; import late
-    return index(scope)

@@ -26,6 +26,9 @@ from typing import ClassVar
 
 from .. import scopes
 from ..scopes import ScopeError
+from .coordinator_update import SWITCHES
+from .member import CLIENT_SWITCHES
+from .migration_state import MIGRATION_SWITCHES, POLICIES
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash", "stall")
@@ -97,9 +100,6 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("operations", "subscription_change needs two topics (partitions: [n, m]) and names, not regex")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
-    from .coordinator_update import SWITCHES
-    from .member import CLIENT_SWITCHES
-    from .migration_state import MIGRATION_SWITCHES, POLICIES
     for i, name in enumerate(scope.switches):
         if name not in SWITCHES and name not in CLIENT_SWITCHES and name not in MIGRATION_SWITCHES:
             raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from functools import lru_cache
 
+from ..epochs.rounds import add_slot, drop_slot, has_slot, response_read
 from . import classic_world as classic
 from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
@@ -99,7 +100,7 @@ def init_states(scope: ConsumerGroupScope) -> tuple[State, ...]:
     if scope.classic:   # classic consumers holding a classic group (classic_world.py)
         group, held, first_slots = classic.init(scope, GROUP_ID, index(scope), topics)
         clients = tuple(first_slots) + clients[scope.classic:]
-    return (State(group, topics, clients, scope.budget, 0, 0, classic=held),)
+    return (State(group=group, topics=topics, clients=clients, budget=scope.budget, calm=0, beaten=0, classic=held),)
 
 
 # ---- actions ----
@@ -147,7 +148,7 @@ def _upkeep(scope: ConsumerGroupScope, state: State) -> list[Action]:
             continue    # a classic member: classic_world's classic_expire
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
-        elif m.state == UNREVOKED and (c.stalled or state.wedged >> s & 1):
+        elif m.state == UNREVOKED and (c.stalled or has_slot(state.wedged, s)):
             out.append(Action("rebalance_timeout", s, inc))
     if scope.regex and profile_of(scope).regex == REGEX_ASYNC and not g.dead and g.members:
         if resolve_regexes(g, Cluster(state.topics), profile_of(scope)).records:
@@ -206,7 +207,7 @@ def _conversions(events) -> int:
     """The online conversions a step's coordinator events name (witness marks)."""
     marks = 0
     for e in events:
-        for ev in (e.data[3] if e.data and len(e.data) == 4 and e.data[3] else ()):
+        for ev in (e.data.events if isinstance(e.data, Handled) else ()):
             if ev[0] == "converted_to_consumer":
                 marks |= UPGRADED_ONLINE
             elif ev[0] == "converted_to_classic":
@@ -225,7 +226,7 @@ def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[Stat
     if k in classic.ACTION_KINDS:
         nxt, events = classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
         if k == "classic_send":     # a request of this round, like a heartbeat
-            nxt = nxt._replace(fresh=nxt.fresh | 1 << s)
+            nxt = nxt._replace(fresh=add_slot(nxt.fresh, s))
         elif k == "classic_deliver":
             c = nxt.clients[s]
             calm, beaten, fresh = _monitor(nxt, s, nxt.clients, c.status != "member" or c.reply is not None)
@@ -237,13 +238,13 @@ def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[Stat
     if k == "send":
         r = request(c, member_id(s, c.incarnation), GROUP_ID, subscription(scope, s, c), lambda m: tps(scope, m), rules)
         clients[s] = after_send(c, r, None if r.topic_partitions is None else mask_of(index(scope), r.topic_partitions))
-        nxt = state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s)
+        nxt = state._replace(clients=tuple(clients), fresh=add_slot(state.fresh, s))
         return nxt, (Event("send", s, f"epoch {r.member_epoch}"),)
     if k == "deliver":
         clients[s], callbacks = on_response(c, c.reply, rules)
         nxt = state._replace(clients=tuple(clients))
-        if nxt.wedged >> s & 1 and (converged(nxt, s) or clients[s].status not in IN_GROUP):
-            nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
+        if has_slot(nxt.wedged, s) and (converged(nxt, s) or clients[s].status not in IN_GROUP):
+            nxt = nxt._replace(wedged=drop_slot(nxt.wedged, s))
         calm, beaten, fresh = _monitor(nxt, s, clients, can_reconcile(clients[s], rules)
                                        or clients[s].status == ACKNOWLEDGING)
         return nxt._replace(calm=calm, beaten=beaten, fresh=fresh), (Event("deliver", s, clients[s].status, callbacks),)
@@ -269,20 +270,20 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     wedged = state.wedged
     callbacks = ()
     downgrading = state.downgrading
-    if k == "restart" and downgrading >> s & 1:     # back as a classic consumer (classic_world.py)
+    if k == "restart" and has_slot(downgrading, s):     # back as a classic consumer (classic_world.py)
         clients[s] = classic.restart(c.incarnation + 1)
-        downgrading &= ~(1 << s)
+        downgrading = drop_slot(downgrading, s)
     elif k == "restart" or k == "join":
         clients[s] = new_client(c.incarnation + 1, sub=c.sub)
     elif k in ("leave", "roll", "downgrade"):
         clients[s], callbacks = close(c, _commit(scope, state, s, c), for_good=k == "leave")
-        downgrading |= (k == "downgrade") << s
+        downgrading = add_slot(downgrading, s) if k == "downgrade" else downgrading
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=0, target=0, reply=None, sent=None, stalled=False)
     elif k == "lose_response":
         # the request times out: HeartbeatRequestManager#onFailure resets the heartbeat state
         clients[s] = c._replace(reply=None, sent=None)
-        wedged |= 1 << s
+        wedged = add_slot(wedged, s)
     elif k == "stall":
         clients[s] = c._replace(stalled=True)
     elif k == "resume":
@@ -319,7 +320,7 @@ def _handle(scope: ConsumerGroupScope, state: State, s: int):
     if r.member_epoch < 0:
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)   # the membership changes
     note = f"epoch {r.member_epoch} -> {error or 'epoch ' + str(resp.member_epoch)}"
-    return nxt, (Event("handle", s, note, Handled(r, resp, out.records, out.events)),)
+    return nxt, (Event("handle", s, note, Handled(request=r, response=resp, records=out.records, events=out.events)),)
 
 
 def _marks(before: Group, r, out) -> int:
@@ -354,14 +355,15 @@ def _expire(scope: ConsumerGroupScope, state: State, action: Action):
     else:
         out = session_timeout(state.group, mid, profile_of(scope))
     nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0, budget=state.budget - (action.kind in BUDGETED))
-    return nxt, (Event(action.kind, s, mid, Handled(None, None, out.records, out.events)),)
+    return nxt, (Event(action.kind, s, mid, Handled(request=None, response=None, records=out.records, events=out.events)),)
 
 
 def _coordinator(scope: ConsumerGroupScope, state: State, action: Action):
     if action.kind == "resolve":
         out = resolve_regexes(state.group, Cluster(state.topics), profile_of(scope))
         nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0)
-        return nxt, (Event("resolve", 0, "regex resolved", Handled(None, None, out.records, out.events)),)
+        handled = Handled(request=None, response=None, records=out.records, events=out.events)
+        return nxt, (Event("resolve", 0, "regex resolved", handled),)
     group, error = _failover.failover(state.group)
     nxt = state._replace(group=group, budget=state.budget - 1, calm=0, beaten=0, fresh=0)
     return nxt, (Event("failover", 0, error or "the new coordinator replayed the log"),)
@@ -370,14 +372,8 @@ def _coordinator(scope: ConsumerGroupScope, state: State, action: Action):
 def _monitor(state: State, slot: int, clients, busy: bool) -> tuple[int, int, int]:
     """A round ends once every running client has read the response to a heartbeat it sent in
     the round (``fresh``) with no reconciliation left to run (``busy``: it must poll first);
-    nothing counts while a lost response may hide an assignment."""
-    beaten = state.beaten | (0 if busy else 1 << slot & state.fresh)
-    if state.wedged:
-        return 0, 0, 0
-    want = sum(1 << i for i, c in enumerate(clients) if active(c))
-    if beaten & want == want:
-        return min(K, state.calm + 1), 0, 0
-    return state.calm, beaten, state.fresh
+    nothing counts while a lost response may hide an assignment (``epochs.rounds``)."""
+    return response_read(state, slot, clients, active, not busy, K)
 
 
 # ---- symmetry, bounds, settling ----

@@ -24,7 +24,7 @@ import re
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
-from ..streams_group.validation import PY, Ops   # the rule language the z3 queries share
+from ..epochs.rules import PY, Ops   # the rule language the z3 queries share
 from .profiles import MEMBER_ID_ALWAYS, REGEX_REJECTED, REGEX_SYNC, profile as _profile
 from .state import ERRORS, JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, ConsumerGroupHeartbeat
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ..epochs.world import Action, Event, Handled, member_id, slot_of
 from .group import Group
 from .state import ConsumerGroupHeartbeat
 
@@ -38,6 +39,13 @@ class Reply(NamedTuple):
     assignment: Optional[int]
 
 
+class SentFields(NamedTuple):
+    """HeartbeatState.sentFields: what the last heartbeat sent."""
+
+    owned: int                 # the owned partitions it reported
+    sub: int                   # the subscription it sent
+
+
 class Client(NamedTuple):
     status: str
     incarnation: int
@@ -45,8 +53,7 @@ class Client(NamedTuple):
     owned: int                 # partitions it consumes (SubscriptionState's assigned partitions)
     target: int                # currentTargetAssignment: the last assignment received
     sub: int                   # its subscription: 0 as started, 1 after subscription_change
-    # HeartbeatState.sentFields: (owned, sub) as last sent; None: the next heartbeat sends every field
-    sent: Optional[tuple[int, int]]
+    sent: Optional[SentFields]  # None: the next heartbeat sends every field
     request: Optional[ConsumerGroupHeartbeat]
     reply: Optional[Reply]
     stalled: bool = False      # the application stopped polling (no reconciliation, no callbacks)
@@ -75,34 +82,6 @@ UPGRADED_ONLINE = 8    # a classic group with members became a consumer group (f
 DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic group (convertToClassicGroup)
 
 
-class Action(NamedTuple):
-    kind: str
-    slot: int
-    arg: int = 0
-
-
-class Handled(NamedTuple):
-    """What handling a request (or a coordinator-side change) left: an ``Event``'s ``data``."""
-
-    request: object          # the ConsumerGroupHeartbeat or classic request; None for a coordinator step
-    response: object         # its response (a classic request: the responses); None when none
-    records: tuple           # the records written, in order (replay checks them)
-    events: tuple            # the coordinator's outcome events, e.g. ("new_target", ...)
-
-
-class Event(NamedTuple):
-    kind: str
-    slot: int
-    note: str
-    # handle and coordinator steps: a ``Handled``; reconcile / close / fenced: the callbacks run,
-    # (("commit", mask, epoch, error), ("revoked", mask), ("assigned", mask), ("lost", mask))
-    data: tuple = ()
-
-
-# member ids as the streams model makes them: m<slot>.<incarnation>
-from ..streams_group.world import member_id, slot_of  # noqa: E402
-
-
 __all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
-           "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "State",
-           "member_id", "slot_of"]
+           "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "SentFields",
+           "State", "Handled", "member_id", "slot_of"]

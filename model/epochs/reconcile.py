@@ -80,8 +80,8 @@ def new_member(roles: int, profile: Profile = STREAMS_TRUNK) -> MemberAssignment
     """A joining member: epoch 0, previous -1, nothing assigned (Builder defaults;
     trunk's revocation epoch starts at 0)."""
     empty = (0,) * roles
-    return MemberAssignment(STABLE, 0, -1, empty, empty,
-                            0 if profile.tracks_revocation_epoch else NO_REVOCATION_EPOCH)
+    return MemberAssignment(state=STABLE, epoch=0, previous_epoch=-1, assigned=empty, pending_revocation=empty,
+                            revocation_epoch=0 if profile.tracks_revocation_epoch else NO_REVOCATION_EPOCH)
 
 
 def _overlaps(owned: Optional[Resources], pending: Resources) -> bool:

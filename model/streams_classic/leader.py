@@ -43,7 +43,8 @@ class Outcome(NamedTuple):
 
 
 def _empty(version: int, supported: int, generation: int, error: str = "") -> Assignment:
-    return Assignment(version, supported, error, 0, 0, 0, 0, False, generation)
+    return Assignment(version=version, supported=supported, error=error, active=0, standby=0, learning=0, learned=0,
+                      followup=False, generation=generation)
 
 
 def kafka_8649_fixed(scope: StreamsScope, release: rel.Release) -> bool:
@@ -121,8 +122,9 @@ def assign(scope: StreamsScope, state: State, leader: int, generation: int) -> O
     out = []
     for s in joined:
         active, standby, learning, learned, followup = placed[s]
-        out.append((s, Assignment(min_received, supported, "", active, standby, learning, learned,
-                                  followup or (final and s == leader), generation)))
+        out.append((s, Assignment(version=min_received, supported=supported, error="", active=active, standby=standby,
+                                  learning=learning, learned=learned, followup=followup or (final and s == leader),
+                                  generation=generation)))
     note = f"v{min_received}" + (f", supported v{supported}" if supported else "")
     if future:
         note += f"; future v{max(subs[s].used for s in future)} member(s) placed too"
@@ -170,7 +172,8 @@ def _probing_answer(scope, state, own, joined, future, min_received, supported, 
             mates = [o for o in joined if o // scope.threads == s // scope.threads and o not in future]
             prev = _or(state.members[o].sub.prev for o in mates)
             standby = _or(state.members[o].sub.standby for o in mates)
-        out.append((s, Assignment(min_received, supported, "", prev, standby, 0, 0, False, generation)))
+        out.append((s, Assignment(version=min_received, supported=supported, error="", active=prev, standby=standby,
+                                  learning=0, learned=0, followup=False, generation=generation)))
     return Outcome("", tuple(out),
                    f"version probing: v{own.latest} leader answers future subscription(s) with an empty "
                    f"v{answer[0]} assignment; the rest keep their tasks at v{min_received}")
@@ -191,17 +194,17 @@ def _place(scope: StreamsScope, state: State, leader: int, joined: tuple[int, ..
     clients = []
     for inst, slots in ranked:
         subs: list[Subscription] = [view[s] for s in slots]
-        clients.append(tasks.Client(
-            inst, _or(x.prev for x in subs), _or(x.owned for x in subs), _or(x.standby for x in subs),
-            _or(x.learning for x in subs), _or(x.ready for x in subs), any(x.leaving for x in subs),
-            history >= 0 and not history >> inst & 1))
+        clients.append(tasks.Client(instance=inst, prev=_or(x.prev for x in subs), owned=_or(x.owned for x in subs),
+                                    standby=_or(x.standby for x in subs), learning=_or(x.learning for x in subs),
+                                    ready=_or(x.ready for x in subs), leaving=any(x.leaving for x in subs),
+                                    new=history >= 0 and not history >> inst & 1))
     learner = scope.task_assignor == "learner" and cooperative_aware
     registered = tasks.REGISTERED.get(scope.task_assignor) if scope.task_assignor not in tasks.BUILT_IN else None
     if registered is not None:
         lead = [c.instance for c in clients].index(leader // scope.threads)
         threads = tuple(len(slots) for _, slots in ranked)
-        placement = registered(tasks.Request(tuple(clients), scope.all_tasks, scope.standbys, threads, lead,
-                                             cooperative_aware))
+        placement = registered(tasks.Request(clients=tuple(clients), tasks=scope.all_tasks, standbys=scope.standbys,
+                                             threads=threads, leader=lead, cooperative=cooperative_aware))
     elif learner:
         lead = [c.instance for c in clients].index(leader // scope.threads)
         placement = tasks.learner(clients, scope.all_tasks, scope.standbys, lead)

@@ -33,8 +33,8 @@ def subscribe(scope: StreamsScope, cfg: Config, m: Member, leaving: bool) -> tup
                                   f"{latest}; was: {m.used}"), 0
     revoked = m.active if protocol == rel.EAGER else m.active & m.learned
     owned = 0 if protocol == rel.EAGER else m.active & ~revoked
-    sub = Subscription(m.used, latest if m.used >= PROBEABLE else m.used,
-                       protocol, owned, m.prev, m.standby, m.learning, m.ready, leaving)
+    sub = Subscription(used=m.used, latest=latest if m.used >= PROBEABLE else m.used, protocol=protocol, owned=owned,
+                       prev=m.prev, standby=m.standby, learning=m.learning, ready=m.ready, leaving=leaving)
     return m._replace(active=m.active & ~revoked, learned=m.learned & ~revoked, sub=sub), revoked
 
 

@@ -46,7 +46,8 @@ def first_version(scope: StreamsScope, stage: int) -> int:
 
 def fresh(scope: StreamsScope, stage: int, status: str) -> Member:
     """A stream thread as it starts: no assignment, sending ``first_version``."""
-    return Member(status, first_version(scope, stage), -1, 0, 0, 0, 0, 0, 0, None, None, -1)
+    return Member(status=status, used=first_version(scope, stage), generation=-1, active=0, prev=0, standby=0,
+                  learning=0, ready=0, learned=0, sub=None, inbox=None, history=-1)
 
 
 def slots_of(scope: StreamsScope, instance: int) -> range:
@@ -61,7 +62,9 @@ def init_states(scope: StreamsScope) -> tuple[State, ...]:
     instances = tuple(Instance(UP if i < scope.running else ABSENT, 0) for i in range(scope.instances))
     members = tuple(fresh(scope, 0, JOINING if instances[s // scope.threads].status == UP else OFF)
                     for s in range(scope.members))
-    state = State(Group(GROUP_STABLE, 0, NO_LEADER, (), (), 0), instances, members, scope.budget, 0, 0, -1)
+    group = Group(status=GROUP_STABLE, generation=0, leader=NO_LEADER, joined=(), order=(), version=0)
+    state = State(group=group, instances=instances, members=members, budget=scope.budget, calm=0, since_start=0,
+                  last_start=-1)
     if scope.start == "stable":
         state = settle(scope, state)
     return (state,)
@@ -135,7 +138,8 @@ def _drop(scope: StreamsScope, members: list[Member], g: Group, slots, status: s
     for s in slots:
         m = members[s]
         had |= m.status != OFF and m.generation >= 0 or m.status == SYNCING
-        members[s] = Member(status, m.used, m.generation, 0, 0, 0, 0, 0, 0, None, None, -1, m.failure)
+        members[s] = Member(status=status, used=m.used, generation=m.generation, active=0, prev=0, standby=0,
+                            learning=0, ready=0, learned=0, sub=None, inbox=None, history=-1, failure=m.failure)
     gone = set(slots)
     g = g._replace(joined=tuple(s for s in g.joined if s not in gone),
                    order=tuple(s for s in g.order if s not in gone),
@@ -198,7 +202,7 @@ def _assign(scope: StreamsScope, state: State, members: list[Member], leader: in
         members[leader] = members[leader]._replace(history=insts)
     version = min(a.version for _, a in out.assignments)
     started = state.last_start >= 0 and any(s // scope.threads == state.last_start for s in g.joined)
-    g = Group(GROUP_STABLE, gen, leader, (), g.order, version)
+    g = Group(status=GROUP_STABLE, generation=gen, leader=leader, joined=(), order=g.order, version=version)
     nxt = state._replace(group=g, members=tuple(members), calm=min(CAP, state.calm + 1),
                          since_start=min(CAP, state.since_start + started))
     return nxt, (Event("assign", leader, f"generation {gen}: {out.note}"),)

@@ -39,12 +39,12 @@ from ..consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP
                               SyncGroupResponse)
 from ..consumer.state import Group as ClassicGroup
 from .coordinator_update import coordinator_profile
-from .group import NO_TASKS, Group, Member, mask_of, new_group, task_ids_of
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP, Group, Member, mask_of, new_group, task_ids_of
 from .migration import PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, streams_of
 from .migration_classic import classic_heartbeat, classic_join, classic_sync
 from .target import new_target
 from .topology import configure
-from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, Event, member_id, slot_of
+from .world import DOWN, FAILED, MEMBER, REJOINING, SYNCING, WAITING, Client, Event, Handled, member_id, slot_of
 
 GENERATION = 1            # the classic group's generation when the exploration starts
 
@@ -55,26 +55,31 @@ def init(scope, group_id: str, topology, task_index, topics: dict, config) -> tu
     standing in for the classic leader's StreamsPartitionAssignor)."""
     n = scope.classic
     procs = [f"p{s // scope.members_per_process}" for s in range(n)]
-    members = tuple(Member(member_id(s, 0), process_id=procs[s], topology_epoch=topology.epoch) for s in range(n))
+    members = tuple(Member(member_id=member_id(s, 0), process_id=procs[s], topology_epoch=topology.epoch)
+                    for s in range(n))
     g = replace(new_group(group_id, task_index), topology=topology, members=members)
     target = new_target(g, configure(topology, topics, scope.profile), config.assignment, config.assignor)
     classic_members, clients = [], []
     for s in range(n):
         active, standby, warm = target[member_id(s, 0)]
         owned = (active, standby | warm, 0)
-        sub = StreamsSubscription(procs[s], task_ids_of(task_index, owned[0]), task_ids_of(task_index, owned[1]))
+        sub = StreamsSubscription(procs[s], task_ids_of(task_index, owned[ACTIVE]),
+                                  task_ids_of(task_index, owned[STANDBY]))
         a = StreamsAssignment(sub.owned_active, sub.owned_standby)
-        classic_members.append(GroupMember(member_id(s, 0), s, (PROTOCOL,), sub, False, False, a))
-        clients.append(Client(MEMBER, 0, GENERATION, owned, 0, 0, False, None, None, classic=True))
+        classic_members.append(GroupMember(member_id=member_id(s, 0), slot=s, protocols=(PROTOCOL,), subscription=sub,
+                                           joined=False, syncing=False, assignment=a))
+        clients.append(Client(status=MEMBER, incarnation=0, epoch=GENERATION, owned=owned, topology_epoch=0, caught=0,
+                              shutdown=False, request=None, reply=None, classic=True))
     leader = classic_members[0].member_id
-    return ClassicGroup(CLASSIC_STABLE, GENERATION, PROTOCOL, leader, tuple(classic_members), (), 1), clients
+    return ClassicGroup(status=CLASSIC_STABLE, generation=GENERATION, protocol=PROTOCOL, leader=leader,
+                        members=tuple(classic_members), pending=(), next_id=1), clients
 
 
 def subscription(scope, slot: int, c: Client, task_index) -> StreamsSubscription:
     """KIP: "The consumers on the classic protocol send their owned active and standby tasks
     in the JoinGroup request"."""
-    return StreamsSubscription(f"p{slot // scope.members_per_process}", task_ids_of(task_index, c.owned[0]),
-                               task_ids_of(task_index, c.owned[1]))
+    return StreamsSubscription(f"p{slot // scope.members_per_process}", task_ids_of(task_index, c.owned[ACTIVE]),
+                               task_ids_of(task_index, c.owned[STANDBY]))
 
 
 def request(scope, slot: int, c: Client, task_index):
@@ -137,7 +142,8 @@ def handle_step(state, slot: int, cluster, profile, config, leader):
     clients = answer(clients, responses)
     answered = clients[slot].reply.error if clients[slot].reply is not None else "waits"
     nxt = state._replace(group=group, clients=tuple(clients))
-    return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", (c.request, responses, records, events)),)
+    handled = Handled(request=c.request, response=responses, records=records, events=events)
+    return nxt, (Event("handle", slot, f"{c.request.kind} -> {answered}", handled),)
 
 
 def written(record, before, after):
@@ -167,7 +173,7 @@ def reload(state):
     waiting = {m.member_id: (REJOINING if m.joined else SYNCING) for m in state.group.members}
     clients = tuple(c._replace(status=waiting.get(member_id(s, c.incarnation), REJOINING))
                     if c.classic and c.status == WAITING else c for s, c in enumerate(state.clients))
-    return state._replace(group=group, clients=clients, shutdown=None, uncommitted=())
+    return state._replace(group=group, clients=clients, shutdown=None, uncommitted=None)
 
 
 def answer(clients: list, responses) -> list:
@@ -209,7 +215,7 @@ def assign(group: ClassicGroup, profile, task_index, topology, topics: dict, con
     is sent as a standby."""
     owned = {m.member_id: (mask_of(task_index, m.subscription.owned_active),
                            mask_of(task_index, m.subscription.owned_standby), 0) for m in group.members}
-    members = tuple(Member(m.member_id, process_id=m.subscription.process_id, topology_epoch=topology.epoch,
+    members = tuple(Member(member_id=m.member_id, process_id=m.subscription.process_id, topology_epoch=topology.epoch,
                            assigned=owned[m.member_id]) for m in group.members)
     g = replace(new_group("leader", task_index), topology=topology, members=members,   # the leader's working copy
                 target_assignment=tuple(sorted(owned.items())))
@@ -218,8 +224,8 @@ def assign(group: ClassicGroup, profile, task_index, topology, topics: dict, con
     for mid, (active, standby, warm) in sorted(target.items()):
         others = 0
         for other, tasks in owned.items():
-            others |= tasks[0] if other != mid else 0
-        active &= ~others | owned[mid][0]
+            others |= tasks[ACTIVE] if other != mid else 0
+        active &= ~others | owned[mid][ACTIVE]
         out.append((mid, StreamsAssignment(task_ids_of(task_index, active),
                                            task_ids_of(task_index, (standby | warm) & ~active))))
     return tuple(out)
@@ -268,7 +274,7 @@ def on_response(c: Client, response, task_index) -> Client:
 
 def _synced(c: Client, a: StreamsAssignment, task_index) -> Client:
     owned = (mask_of(task_index, a.active), mask_of(task_index, a.standby), 0)
-    revoked = c.owned[0] & ~owned[0]
+    revoked = c.owned[ACTIVE] & ~owned[ACTIVE]
     return c._replace(status=REJOINING if revoked else MEMBER, owned=owned)
 
 
@@ -327,7 +333,7 @@ def converged(group, slot: int, c: Client, task_index) -> bool:
     g = group.group
     m, t = g.member(mid), g.target_of(mid)
     return (c.epoch == g.target_assignment_epoch and m.is_reconciled_to(g.target_assignment_epoch)
-            and c.owned == (t[0], t[1] | t[2], 0))
+            and c.owned == (t[ACTIVE], t[STANDBY] | t[WARMUP], 0))
 
 
 __all__ = ["GENERATION", "REJOINING", "SYNCING", "classic_member_ids", "converged", "expire", "handle", "holds",

@@ -35,11 +35,12 @@ handled by ``migration.py``; here it raises ``NotModelled``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple, Optional, Union
+from typing import Optional, Union
 
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
-from .coordinator_update import (Config, Outcome, Update, bumped, coordinator_profile, error_outcome,
-                                 owned_tasks, update)
+from ..epochs.coordinator import Cluster, OtherGroup
+from .coordinator_update import (Config, Outcome, Update, coordinator_profile, error_outcome, fence,
+                                 owned_tasks, remove_member, update)
 from .group import NO_TASKS, Group, Member, TaskIndex, new_group
 from .records import diff, replay
 from .state import (JOIN_EPOCH, LEAVE_EPOCH, LEAVE_STATIC_EPOCH, StreamsGroupHeartbeat,
@@ -50,19 +51,6 @@ from .validation import Error, validate
 
 class NotModelled(ValueError):
     """A request the model does not handle (a classic group of the same id: see ``migration``)."""
-
-
-class OtherGroup(NamedTuple):
-    """A group id the coordinator holds as a group of another type (consumer, share, classic)."""
-
-    group_id: str
-    group_type: str
-
-
-class Cluster(NamedTuple):
-    """The topics that exist: (name, partitions), sorted by name."""
-
-    topics: tuple[tuple[str, int], ...] = ()
 
 
 AnyGroup = Union[Group, OtherGroup]
@@ -123,7 +111,8 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
     assert decision.kind in (INITIALIZE, UPDATE, ACCEPT, KEEP_GROUP)
     if replaced is not None:
         g, member = _replace_static_member(g, replaced, request.member_id)
-        out = update(Update(group, g, member, member, topology, request, cluster.topics, cp, config, shutdown))
+        out = update(Update(original=group, group=g, old=member, member=member, topology=topology, request=request,
+                            topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
         if out.response.error_code:
             return out
         return out._replace(events=out.events + (("static_member_replaced", replaced.member_id),))
@@ -140,8 +129,9 @@ def _join(group, request, cluster, cp, config, shutdown) -> Outcome:
         member = replace(known, state="STABLE", epoch=0, previous_epoch=-1, assigned=NO_TASKS,
                          pending_revocation=NO_TASKS)
     else:
-        member = Member(request.member_id)
-    return update(Update(group, g, known, member, topology, request, cluster.topics, cp, config, shutdown))
+        member = Member(member_id=request.member_id)
+    return update(Update(original=group, group=g, old=known, member=member, topology=topology, request=request,
+                         topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
 
 
 def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
@@ -175,7 +165,8 @@ def _existing(group, request, cluster, cp, config, shutdown) -> Outcome:
         validate_member_epoch(_assignment(member), request.member_epoch, owned_tasks(held, request))
     except Fenced as fenced:
         return fence(held, request.member_id, str(fenced), cp, shutdown)
-    return update(Update(group, held, member, member, held.topology, request, cluster.topics, cp, config, shutdown))
+    return update(Update(original=group, group=held, old=member, member=member, topology=held.topology,
+                         request=request, topics=cluster.topics, cp=cp, config=config, shutdown=shutdown))
 
 
 # ---- static membership (KIP-848's rules, Kafka's consumerGroupHeartbeat / streamsGroupHeartbeat) ----
@@ -246,29 +237,8 @@ def static_leave(group: Group, member: Member, shutdown: Optional[str]) -> Outco
 
 
 def _assignment(m: Member) -> MemberAssignment:
-    return MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation, m.revocation_epoch)
-
-
-def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:
-    """FENCED_MEMBER_EPOCH; the KIP removes the member (a bump), shipped Kafka writes nothing."""
-    err = Error("FENCED_MEMBER_EPOCH", message)
-    if not cp.fenced_removes_member:
-        return error_outcome(group, err, shutdown)
-    removed = remove_member(group, member_id, "member fenced", shutdown)
-    resp = StreamsGroupHeartbeatResponse(error_code=err.error_code, error_message=message)
-    return removed._replace(response=resp)
-
-
-def remove_member(group: Group, member_id: str, reason: str, shutdown: Optional[str], *,
-                  leave: bool = False) -> Outcome:
-    """KIP: "The group epoch is bumped: When a member joins or leaves the group. When a member
-    is fenced or removed from the group by the group coordinator." Its current assignment,
-    target entry and metadata go (GroupMetadataManager#removeStreamsMember); the next
-    heartbeat computes the new target. SHUTDOWN_APPLICATION is forgotten once the group is empty."""
-    after = replace(group.without_member(member_id).with_target(member_id, None), group_epoch=group.group_epoch + 1)
-    shutdown = shutdown if after.members else None
-    resp = StreamsGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_EPOCH) if leave else None
-    return Outcome(after, resp, diff(group, after), bumped((reason,)) + (("member_removed", member_id),), shutdown)
+    return MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=m.assigned,
+                            pending_revocation=m.pending_revocation, revocation_epoch=m.revocation_epoch)
 
 
 def session_timeout(group: Group, member_id: str, shutdown_member_id: Optional[str] = None) -> Outcome:

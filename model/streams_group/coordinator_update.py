@@ -12,10 +12,11 @@ from typing import NamedTuple, Optional
 
 from ..epochs import STREAMS_4_1, STREAMS_TRUNK, Fenced, Holding, MemberAssignment, reconcile, streams_unreleased
 from ..epochs import Profile as EpochProfile
+from ..epochs.switches import apply_switches
 from .group import ACTIVE, WARMUP, Group, Member, Tasks, mask_of, task_ids_of
 from .profiles import KAFKA_4_1, KAFKA_4_5, KIP_1071, UPDATES_NOT_SUPPORTED, Profile, profile as streams_profile
 from .records import diff
-from .state import (SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
+from .state import (LEAVE_EPOCH, SHUTDOWN_APPLICATION, Status, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse,
                     Topology)
 from .target import AssignmentConfigs, assignment_configs, lag_levels, new_target, partition_metadata
 from .topology import configure, stale_status
@@ -80,9 +81,13 @@ class CoordinatorProfile(NamedTuple):
 
 
 COORDINATOR_PROFILES = {
-    "kip-1071": CoordinatorProfile(KIP_1071, STREAMS_4_1, True, False, False, static_rejoin_in_place=True),
-    "kafka-4.1": CoordinatorProfile(KAFKA_4_1, STREAMS_4_1, False, True, True),
-    "kafka-4.5": CoordinatorProfile(KAFKA_4_5, STREAMS_TRUNK, False, True, True),
+    "kip-1071": CoordinatorProfile(streams=KIP_1071, epochs=STREAMS_4_1, fenced_removes_member=True,
+                                   bump_on_any_member_change=False, full_rejects_known_member=False,
+                                   static_rejoin_in_place=True),
+    "kafka-4.1": CoordinatorProfile(streams=KAFKA_4_1, epochs=STREAMS_4_1, fenced_removes_member=False,
+                                    bump_on_any_member_change=True, full_rejects_known_member=True),
+    "kafka-4.5": CoordinatorProfile(streams=KAFKA_4_5, epochs=STREAMS_TRUNK, fenced_removes_member=False,
+                                    bump_on_any_member_change=True, full_rejects_known_member=True),
 }
 
 
@@ -125,10 +130,7 @@ SWITCHES = {
 
 def switched(profile, switches=()) -> CoordinatorProfile:
     """``profile``'s coordinator rules with each of ``switches`` (names in ``SWITCHES``) applied."""
-    cp = coordinator_profile(profile)
-    for name in switches:
-        cp = SWITCHES[name](cp)
-    return cp
+    return apply_switches(coordinator_profile(profile), switches, SWITCHES, "streams group")
 
 
 class Config(NamedTuple):
@@ -267,7 +269,6 @@ def update(u: Update) -> Outcome:
     try:
         member = _reconcile(after, member, owned_tasks(g, r), cp)                 # step 7
     except Fenced as fenced:
-        from .coordinator import fence
         return fence(g, member.member_id, str(fenced), cp, u.shutdown)
     after = after.with_member(member)
     shutdown = member.member_id if r.shutdown_application else u.shutdown
@@ -275,6 +276,28 @@ def update(u: Update) -> Outcome:
     if configured.internal_topics_to_create:
         events += (("internal_topics_to_create", configured.internal_topics_to_create),)
     return Outcome(after, response, diff(_before(u), after), events, shutdown)   # step 9
+
+
+def fence(group: Group, member_id: str, message: str, cp, shutdown: Optional[str]) -> Outcome:
+    """FENCED_MEMBER_EPOCH; the KIP removes the member (a bump), shipped Kafka writes nothing."""
+    err = Error("FENCED_MEMBER_EPOCH", message)
+    if not cp.fenced_removes_member:
+        return error_outcome(group, err, shutdown)
+    removed = remove_member(group, member_id, "member fenced", shutdown)
+    resp = StreamsGroupHeartbeatResponse(error_code=err.error_code, error_message=message)
+    return removed._replace(response=resp)
+
+
+def remove_member(group: Group, member_id: str, reason: str, shutdown: Optional[str], *,
+                  leave: bool = False) -> Outcome:
+    """KIP: "The group epoch is bumped: When a member joins or leaves the group. When a member
+    is fenced or removed from the group by the group coordinator." Its current assignment,
+    target entry and metadata go (GroupMetadataManager#removeStreamsMember); the next
+    heartbeat computes the new target. SHUTDOWN_APPLICATION is forgotten once the group is empty."""
+    after = replace(group.without_member(member_id).with_target(member_id, None), group_epoch=group.group_epoch + 1)
+    shutdown = shutdown if after.members else None
+    resp = StreamsGroupHeartbeatResponse(member_id=member_id, member_epoch=LEAVE_EPOCH) if leave else None
+    return Outcome(after, resp, diff(group, after), bumped((reason,)) + (("member_removed", member_id),), shutdown)
 
 
 def _before(u: Update) -> Group:
@@ -286,8 +309,8 @@ def _reconcile(g: Group, m: Member, owned: Optional[Tasks], cp: CoordinatorProfi
     withheld while another member still holds it (``streams_unreleased`` over every member's
     assigned and pending-revocation tasks)."""
     holdings = tuple(Holding(x.member_id, x.process_id, x.assigned, x.pending_revocation) for x in g.members)
-    current = MemberAssignment(m.state, m.epoch, m.previous_epoch, m.assigned, m.pending_revocation,
-                               m.revocation_epoch)
+    current = MemberAssignment(state=m.state, epoch=m.epoch, previous_epoch=m.previous_epoch, assigned=m.assigned,
+                               pending_revocation=m.pending_revocation, revocation_epoch=m.revocation_epoch)
     moved = reconcile(current, g.target_assignment_epoch, g.target_of(m.member_id), owned,
                       streams_unreleased(holdings, m.process_id), profile=cp.epochs)
     return m.with_assignment(moved)
@@ -322,5 +345,5 @@ def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str
     return resp
 
 
-__all__ = ["COORDINATOR_PROFILES", "SWITCHES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped",
-           "coordinator_profile", "error_outcome", "owned_tasks", "switched", "update", "ACTIVE"]
+__all__ = ["COORDINATOR_PROFILES", "SWITCHES", "Config", "CoordinatorProfile", "Outcome", "Update", "bumped", "fence",
+           "coordinator_profile", "error_outcome", "owned_tasks", "remove_member", "switched", "update", "ACTIVE"]

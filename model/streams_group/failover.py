@@ -86,7 +86,8 @@ def failover_step(state, log_prefix: tuple, group_id: str, task_index, rejects_s
     the coordinator's response), and its client, whose response failed NOT_COORDINATOR, sends it again."""
     written, topics, clients = state.group, state.topics, state.clients
     if lost:
-        written, created, slot, request = state.uncommitted
+        lost_write = state.uncommitted
+        written, created, slot, request = lost_write.committed, lost_write.created, lost_write.slot, lost_write.request
         topics = tuple((t, p) for t, p in topics if t not in created)
         state = state._replace(creating=tuple((t, p) for t, p in state.creating if t not in created))
         c = clients[slot]
@@ -94,7 +95,7 @@ def failover_step(state, log_prefix: tuple, group_id: str, task_index, rejects_s
             clients = clients[:slot] + (c._replace(request=request, reply=None),) + clients[slot + 1:]
     group, error = failover(written, log_prefix, group_id, task_index, rejects_simple_classic)
     nxt = state._replace(group=group, shutdown=None, topics=topics, clients=clients, budget=state.budget - 1,
-                         calm=0, beaten=0, fresh=0, uncommitted=())
+                         calm=0, beaten=0, fresh=0, uncommitted=None)
     return nxt, ("the last write lost, " if lost else "") + (error or "log loaded")
 
 

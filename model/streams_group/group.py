@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Optional
 
+from ..epochs.group import ACTIVE, STANDBY, WARMUP
+from ..epochs.members import MemberTable
 from .state import (ASSIGNING, DEAD, EMPTY, NOT_READY, RECONCILING, STABLE, Endpoint,
                     TaskIds, Topology)
 
@@ -31,7 +33,6 @@ MEMBER_STABLE, UNREVOKED, UNRELEASED, UNKNOWN = "STABLE", "UNREVOKED", "UNRELEAS
 MEMBER_STATE_VALUES = {MEMBER_STABLE: 1, UNREVOKED: 2, UNRELEASED: 3, UNKNOWN: 127}
 MEMBER_STATE_NAMES = {v: k for k, v in MEMBER_STATE_VALUES.items()}
 
-ACTIVE, STANDBY, WARMUP = 0, 1, 2
 Tasks = tuple[int, int, int]            # (active, standby, warm-up) bitmasks
 NO_TASKS: Tasks = (0, 0, 0)
 TaskIndex = tuple[tuple[str, int], ...]  # (subtopology id, partition), sorted
@@ -126,7 +127,7 @@ def _sorted_unique(items, key, what: str, fix: str):
 
 
 @dataclass(frozen=True, slots=True)
-class Group:
+class Group(MemberTable):
     """A streams group as the coordinator holds it (StreamsGroup.java's record-backed
     fields). Canonical: every collection is a tuple sorted by its key, so two equal
     groups compare and hash equal. ``dead``: the group was deleted (its metadata
@@ -162,13 +163,6 @@ class Group:
 
     # ---- reading ----
 
-    def member(self, member_id: str) -> Optional[Member]:
-        return next((m for m in self.members if m.member_id == member_id), None)
-
-    def static_member(self, instance_id: str) -> Optional[Member]:
-        """StreamsGroup.staticMember: the member holding ``instance_id`` (None: no member does)."""
-        return next((m for m in self.members if m.instance_id == instance_id), None)
-
     def target_of(self, member_id: str) -> Tasks:
         """StreamsGroup.targetAssignment(memberId): NO_TASKS when it has none."""
         for mid, tasks in self.target_assignment:
@@ -177,13 +171,6 @@ class Group:
         return NO_TASKS
 
     # ---- new values ----
-
-    def with_member(self, member: Member) -> "Group":
-        others = [m for m in self.members if m.member_id != member.member_id]
-        return replace(self, members=tuple(sorted(others + [member], key=lambda m: m.member_id)))
-
-    def without_member(self, member_id: str) -> "Group":
-        return replace(self, members=tuple(m for m in self.members if m.member_id != member_id))
 
     def with_target(self, member_id: str, tasks: Optional[Tasks]) -> "Group":
         """The target assignment with ``member_id``'s entry set, or removed if None."""
@@ -197,7 +184,7 @@ class Group:
 
 def new_group(group_id: str, task_index: TaskIndex = ()) -> Group:
     """The group Kafka creates on first use (StreamsGroup's constructor)."""
-    return Group(group_id, task_index)
+    return Group(group_id=group_id, task_index=task_index)
 
 
 def group_state(group: Group) -> str:

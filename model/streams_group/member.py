@@ -34,9 +34,10 @@ Statuses (``world.py``): JOINING -> MEMBER; LEAVING -> DOWN (restartable) or STO
 """
 from __future__ import annotations
 
-from .group import NO_TASKS
+from .group import ACTIVE, NO_TASKS, STANDBY, WARMUP
 from .state import LEAVE_EPOCH, LEAVE_STATIC_EPOCH, SHUTDOWN_APPLICATION
-from .world import DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request
+from .world import (DOWN, FAILED, JOINING, LEAVING, MEMBER, REJOINING, STOPPED, SYNCING, WAITING, Client, Reply, Request,
+                    unsent_roles)
 
 REJOIN_ERRORS = ("FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID")
 # A breakable rule for the pinning tests (tests/model/streams_group/test_streams_group_model.py): True keeps
@@ -56,14 +57,16 @@ def request(c: Client, rules=None, static: bool = False) -> Request:
     (``rules.send_all_task_lists`` False) a list that did not change since it was last sent
     is left null."""
     if c.status == JOINING:
-        return Request(c.epoch, NO_TASKS, c.topology_epoch, c.shutdown, 0, joining=True, redeployed=c.redeployed)
+        return Request(epoch=c.epoch, owned=NO_TASKS, topology_epoch=c.topology_epoch, shutdown=c.shutdown, caught=0,
+                       joining=True, redeployed=c.redeployed)
     if c.status == LEAVING:
         epoch = LEAVE_STATIC_EPOCH if static and not c.shutdown else LEAVE_EPOCH
-        return Request(epoch, NO_TASKS, c.topology_epoch, False, 0)
+        return Request(epoch=epoch, owned=NO_TASKS, topology_epoch=c.topology_epoch, shutdown=False, caught=0)
     unsent = 0
     if rules is not None and not rules.send_all_task_lists and c.sent is not None:
-        unsent = sum(1 << i for i in range(3) if c.owned[i] == c.sent[i])
-    return Request(c.epoch, c.owned, c.topology_epoch, c.shutdown, c.caught, unsent=unsent)
+        unsent = unsent_roles(c.owned, c.sent)
+    return Request(epoch=c.epoch, owned=c.owned, topology_epoch=c.topology_epoch, shutdown=c.shutdown, caught=c.caught,
+                   unsent=unsent)
 
 
 def after_send(c: Client, r: Request, rules=None) -> Client:
@@ -82,7 +85,7 @@ def poll_timeout(c: Client) -> Client:
     application polls again, rejoins with the same member id (``maybeRejoinStaleMember``:
     JOINING, epoch 0) - here before the leave heartbeat's response arrives (one heartbeat
     in flight at a time, so the join waits for it). Its tasks are lost (``onAllTasksLost``)."""
-    leave = Request(LEAVE_EPOCH, NO_TASKS, c.topology_epoch, False, 0)
+    leave = Request(epoch=LEAVE_EPOCH, owned=NO_TASKS, topology_epoch=c.topology_epoch, shutdown=False, caught=0)
     return c._replace(status=JOINING, epoch=0, owned=NO_TASKS, caught=0, request=leave, sent=None)
 
 
@@ -91,7 +94,7 @@ def shutdown_on_leave(c: Client) -> Client:
     client closes at once, so the request rides on its leave heartbeat (KIP-1071: "A flag to
     request shutdown of the whole application (only if the member epoch is the group leave
     epoch)"; KAFKA-19190). The client is stopped for good once it is sent."""
-    leave = Request(LEAVE_EPOCH, NO_TASKS, c.topology_epoch, True, 0)
+    leave = Request(epoch=LEAVE_EPOCH, owned=NO_TASKS, topology_epoch=c.topology_epoch, shutdown=True, caught=0)
     return c._replace(status=STOPPED, epoch=0, owned=NO_TASKS, caught=0, shutdown=True, request=leave, sent=None)
 
 
@@ -128,8 +131,8 @@ def on_response(c: Client, reply: Reply, rules=None) -> Client:
     # heartbeat acknowledges, so it reports the revoked tasks gone.
     owned = reply.tasks
     if KEEP_REVOKED_FOR_TESTS:
-        owned = (owned[0] | c.owned[0], owned[1], owned[2])
-    return c._replace(owned=owned, caught=c.caught & (owned[1] | owned[2]))
+        owned = (owned[ACTIVE] | c.owned[ACTIVE], owned[STANDBY], owned[WARMUP])
+    return c._replace(owned=owned, caught=c.caught & (owned[STANDBY] | owned[WARMUP]))
 
 
 __all__ = ["REJOIN_ERRORS", "after_send", "close", "on_response", "poll_timeout", "request", "running",

@@ -36,7 +36,7 @@ from ..consumer.state import Group as ClassicGroup
 from ..consumer.state import GroupMember
 from .coordinator import Cluster, heartbeat, session_timeout
 from .coordinator_update import Config, Outcome, coordinator_profile, error_outcome
-from .group import Group, Member, TaskIndex, mask_of, new_group, task_ids_of
+from .group import ACTIVE, STANDBY, WARMUP, Group, Member, TaskIndex, mask_of, new_group, task_ids_of
 from .records import diff
 from .state import JOIN_EPOCH, LEAVE_EPOCH, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse, TaskIds
 from .validation import Error, validate
@@ -109,10 +109,10 @@ def convert_to_streams(classic: ClassicGroup, group_id: str, topology_epoch: int
     for cm in classic.members:
         sub, a = _subscription(cm), cm.assignment
         assigned = (mask_of(task_index, a.active), mask_of(task_index, a.standby), 0)
-        members.append(Member(cm.member_id, process_id=sub.process_id, topology_epoch=topology_epoch,
+        members.append(Member(member_id=cm.member_id, process_id=sub.process_id, topology_epoch=topology_epoch,
                               epoch=g, previous_epoch=g, assigned=assigned))
         target[cm.member_id] = assigned
-    return Group(group_id, task_index, group_epoch=g, target_assignment_epoch=g,
+    return Group(group_id=group_id, task_index=task_index, group_epoch=g, target_assignment_epoch=g,
                  members=tuple(sorted(members, key=lambda m: m.member_id)),
                  target_assignment=tuple(sorted(target.items())))
 
@@ -167,11 +167,13 @@ def convert_to_classic(group: Group, classic, leaving: tuple[str, ...]) -> Class
     subs = dict(classic)
     members = []
     for slot, m in enumerate(x for x in group.members if x.member_id not in leaving):
-        a = StreamsAssignment(task_ids_of(group.task_index, m.assigned[0]),
-                              task_ids_of(group.task_index, m.assigned[1] | m.assigned[2]))
-        members.append(GroupMember(m.member_id, slot, (PROTOCOL,), subs[m.member_id], False, False, a))
+        a = StreamsAssignment(task_ids_of(group.task_index, m.assigned[ACTIVE]),
+                              task_ids_of(group.task_index, m.assigned[STANDBY] | m.assigned[WARMUP]))
+        members.append(GroupMember(member_id=m.member_id, slot=slot, protocols=(PROTOCOL,),
+                                   subscription=subs[m.member_id], joined=False, syncing=False, assignment=a))
     leader = members[0].member_id if members else NO_MEMBER
-    return ClassicGroup(PREPARING, group.group_epoch, PROTOCOL, leader, tuple(members), (), 1)
+    return ClassicGroup(status=PREPARING, generation=group.group_epoch, protocol=PROTOCOL, leader=leader,
+                        members=tuple(members), pending=(), next_id=1)
 
 
 def maybe_convert_back(before: MigratingGroup, out: Outcome, leaving: tuple[str, ...]) -> Outcome:

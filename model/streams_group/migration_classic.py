@@ -30,7 +30,7 @@ from ..epochs import Holding, streams_unreleased
 from ..epochs.reconcile import difference
 from .coordinator import Cluster, remove_member
 from .coordinator_update import Config, Update, coordinator_profile, update
-from .group import STANDBY, UNRELEASED, UNREVOKED, WARMUP, Group, Member, mask_of, task_ids_of
+from .group import ACTIVE, STANDBY, UNRELEASED, UNREVOKED, WARMUP, Group, Member, mask_of, task_ids_of
 from .migration import (PROTOCOL, MigratingGroup, StreamsAssignment, StreamsSubscription, maybe_convert_back,
                         mixed)
 from .state import ERRORS, StreamsGroupHeartbeat
@@ -86,14 +86,15 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
     known = _member(group, request.member_id)
     if known is None and g.member(request.member_id) is not None:
         return ClassicOutcome(group, JoinGroupResponse(to=request.member_id, error=UNKNOWN_MEMBER_ID))
-    member = known or Member(request.member_id, topology_epoch=g.topology.epoch)
+    member = known or Member(member_id=request.member_id, topology_epoch=g.topology.epoch)
     owned = _owned(g, known, sub)
     hb = StreamsGroupHeartbeat(
-        g.group_id, request.member_id, member.epoch, process_id=sub.process_id,
-        active_tasks=task_ids_of(g.task_index, owned[0]), standby_tasks=task_ids_of(g.task_index, owned[1]),
-        warmup_tasks=task_ids_of(g.task_index, owned[2]))
-    out = update(Update(g, g, known, member, g.topology, hb, cluster.topics, coordinator_profile(profile),
-                        config, None))
+        group_id=g.group_id, member_id=request.member_id, member_epoch=member.epoch, process_id=sub.process_id,
+        active_tasks=task_ids_of(g.task_index, owned[ACTIVE]),
+        standby_tasks=task_ids_of(g.task_index, owned[STANDBY]),
+        warmup_tasks=task_ids_of(g.task_index, owned[WARMUP]))
+    out = update(Update(original=g, group=g, old=known, member=member, topology=g.topology, request=hb,
+                        topics=cluster.topics, cp=coordinator_profile(profile), config=config, shutdown=None))
     if out.response.error_code:
         return ClassicOutcome(group, JoinGroupResponse(to=request.member_id, error=_NAMES[out.response.error_code]))
     after = out.group.member(request.member_id)
@@ -106,7 +107,7 @@ def classic_join(group: MigratingGroup, request: JoinGroup, cluster: Cluster = C
 def classic_assignment(g: Group, m: Member) -> StreamsAssignment:
     """KIP: "If the group coordinator assigns a warm-up task to a Streams client on the classic
     protocol, that warm-up task is translated to a standby task"."""
-    return StreamsAssignment(task_ids_of(g.task_index, m.assigned[0]),
+    return StreamsAssignment(task_ids_of(g.task_index, m.assigned[ACTIVE]),
                              task_ids_of(g.task_index, m.assigned[STANDBY] | m.assigned[WARMUP]))
 
 

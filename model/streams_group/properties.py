@@ -54,7 +54,7 @@ def _members(group):
 
 
 def _classic_request(events) -> bool:
-    return bool(events) and bool(events[0].data) and not isinstance(events[0].data[0], StreamsGroupHeartbeat)
+    return bool(events) and bool(events[0].data) and not isinstance(events[0].data.request, StreamsGroupHeartbeat)
 
 
 def no_task_active_twice(scope: StreamsGroupScope, state: State) -> str | None:
@@ -153,7 +153,7 @@ def not_ready_responses_empty(scope, prev: State, action: Action, nxt: State, ev
     g = _streams(nxt.group)
     if action.kind != "handle" or _classic_request(events) or g is None or group_state(g) != NOT_READY:
         return None
-    resp = events[0].data[1]
+    resp = events[0].data.response
     for name in ("active_tasks", "standby_tasks", "warmup_tasks"):
         lists = getattr(resp, name)
         if lists and any(t.partitions for t in lists):
@@ -214,9 +214,9 @@ def join_epoch_is_rejoin(scope, prev: State, action: Action, nxt: State, events)
         c = nxt.clients[action.slot]
         if c.owned != NO_TASKS:
             return f"client {action.slot} joins with epoch 0 still running {c.owned}"
-    if action.kind == "handle" and events[0].data[0].member_epoch == 0:
+    if action.kind == "handle" and events[0].data.request.member_epoch == 0:
         g = _streams(nxt.group)
-        m = None if g is None or g.dead else g.member(events[0].data[0].member_id)
+        m = None if g is None or g.dead else g.member(events[0].data.request.member_id)
         if m is not None and m.pending_revocation != NO_TASKS:
             return f"coordinator: {m.member_id} rejoined at epoch 0 but still has {m.pending_revocation} pending"
     return None
@@ -234,17 +234,17 @@ def replay_gives_live_state(scope, prev: State, action: Action, nxt: State, even
     conversion back writes the classic group's record, which must hold the group); a
     ``failover`` (the new coordinator replays the compacted log) keeps the streams group."""
     if action.kind == "failover":   # the committed group: without the last write if it was lost
-        committed = prev.uncommitted[0] if action.arg else prev.group
+        committed = prev.uncommitted.committed if action.arg else prev.group
         if view(scope, nxt.group) != view(scope, committed):
             return f"failover: the new coordinator's group differs from the live one ({events[0].note})"
         return None
     for e in events:
         if e.data:
-            streams = tuple(r for r in e.data[2] if not isinstance(r, ClassicGroupMetadata))
+            streams = tuple(r for r in e.data.records if not isinstance(r, ClassicGroupMetadata))
             got = _replayed(streams, view(scope, prev.group))
             if got != view(scope, nxt.group):
                 return f"{action.kind} of client {action.slot}: replay of its {len(streams)} records differs"
-            for r in e.data[2]:
+            for r in e.data.records:
                 if isinstance(r, ClassicGroupMetadata) and r.value is not None and r.value != nxt.group:
                     return f"{action.kind} of client {action.slot}: the classic group's record differs from it"
     return None
@@ -316,7 +316,7 @@ def error_as_profile_prescribes(scope, prev: State, action: Action, nxt: State, 
     every response carries the error the profile's validation and decision tables prescribe."""
     if action.kind != "handle" or _classic_request(events):
         return None
-    request, response = events[0].data[0], events[0].data[1]
+    request, response = events[0].data.request, events[0].data.response
     want = prescribed_error(scope, prev, request)
     got = ERROR_NAMES[response.error_code] if response.error_code else ""
     if got != want:
@@ -346,7 +346,7 @@ def epoch_bumped_for_a_listed_reason(scope, prev: State, action: Action, nxt: St
     g0, g1 = view(scope, prev.group), view(scope, nxt.group)
     if g0.dead or g1.dead or action.kind == "failover":   # a reload, not a bump (may lose an uncommitted one)
         return None
-    reasons = [r for e in events if e.data for kind, *rest in e.data[3] if kind == "group_epoch_bumped"
+    reasons = [r for e in events if e.data for kind, *rest in e.data.events if kind == "group_epoch_bumped"
                for r in rest[0]]
     rise = g1.group_epoch - g0.group_epoch
     if rise not in (0, 1) or (rise == 1) != bool(reasons):
@@ -364,7 +364,7 @@ def one_creation_in_flight(scope, prev: State, action: Action, nxt: State, event
     topic whose creation is still in flight."""
     if action.kind != "handle" or len(events[0].data) < 5:
         return None
-    again = sorted(set(events[0].data[4]) & {name for name, _ in prev.creating})
+    again = sorted(set(events[0].data.created) & {name for name, _ in prev.creating})
     return f"CreateTopics sent for {again} while their creation is in flight" if again else None
 
 
@@ -374,9 +374,9 @@ def warmup_caught_up_resolved(scope, prev: State, action: Action, nxt: State, ev
     into an active task or a standby task, or be unassigned from the member." Claim: a new
     target computed in a heartbeat that reports a warm-up task of the member's target
     within acceptable.recovery.lag no longer has that task as the member's warm-up."""
-    if action.kind != "handle" or _classic_request(events) or not any(e[0] == "new_target" for e in events[0].data[3]):
+    if action.kind != "handle" or _classic_request(events) or not any(e[0] == "new_target" for e in events[0].data.events):
         return None
-    request, g0, g1 = events[0].data[0], view(scope, prev.group), view(scope, nxt.group)
+    request, g0, g1 = events[0].data.request, view(scope, prev.group), view(scope, nxt.group)
     if g0.dead or g1.dead:
         return None
     limit = config(scope).assignment.acceptable_recovery_lag
@@ -396,7 +396,7 @@ def shutdown_reaches_every_member(scope, prev: State, action: Action, nxt: State
     response to a member of the group carries SHUTDOWN_APPLICATION."""
     if action.kind != "handle" or _classic_request(events):
         return None
-    request, response = events[0].data[0], events[0].data[1]
+    request, response = events[0].data.request, events[0].data.response
     asked = prev.shutdown is not None or request.shutdown_application
     if not asked or response.error_code or request.member_epoch < 0:
         return None
@@ -414,7 +414,7 @@ def shutdown_request_kept(scope, prev: State, action: Action, nxt: State, events
     and so tells every member, while the group has members."""
     if action.kind != "handle" or _classic_request(events):
         return None
-    request, response = events[0].data[0], events[0].data[1]
+    request, response = events[0].data.request, events[0].data.response
     if not request.shutdown_application or response.error_code or not _members(nxt.group):
         return None
     if nxt.shutdown is None:
@@ -462,7 +462,7 @@ def static_member_keeps_assignment(scope, prev: State, action: Action, nxt: Stat
     and the group epoch moves only if the member's topology epoch changed."""
     if action.kind != "handle" or _classic_request(events):
         return None
-    request, response = events[0].data[0], events[0].data[1]
+    request, response = events[0].data.request, events[0].data.response
     before, after = view(scope, prev.group), view(scope, nxt.group)
     if response.error_code or request.instance_id is None or after.dead:
         return None

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
+from ..epochs.records import ReplayError  # noqa: F401  (part of this API)
 from .group import MEMBER_STATE_VALUES, Group, Member, Tasks, mask_of, task_ids_of
 from .state import Endpoint, TaskIds, Topology
 
 LEAVE_EPOCH = -1
-
-
-class ReplayError(Exception):
-    """A record Kafka's replay rejects (an IllegalStateException there: the coordinator
-    fails to load the partition)."""
 
 
 # ---- the records ----
@@ -123,14 +119,19 @@ Record = Union[StreamsGroupMetadata, StreamsGroupMemberMetadata, StreamsGroupTop
 # ---- member <-> record values ----
 
 def member_metadata_value(m: Member) -> MemberMetadataValue:
-    return MemberMetadataValue(m.instance_id, m.rack_id, m.rebalance_timeout_ms, m.topology_epoch,
-                               m.process_id, m.user_endpoint, m.client_tags)
+    return MemberMetadataValue(instance_id=m.instance_id, rack_id=m.rack_id,
+                               rebalance_timeout_ms=m.rebalance_timeout_ms, topology_epoch=m.topology_epoch,
+                               process_id=m.process_id, user_endpoint=m.user_endpoint, client_tags=m.client_tags)
 
 
 def current_assignment_value(g: Group, m: Member) -> CurrentMemberAssignmentValue:
-    ids = [task_ids_of(g.task_index, mask) for mask in m.assigned + m.pending_revocation]
-    return CurrentMemberAssignmentValue(m.epoch, m.previous_epoch, MEMBER_STATE_VALUES[m.state],
-                                        *ids, revocation_epoch=m.revocation_epoch)
+    active, standby, warmup = (task_ids_of(g.task_index, mask) for mask in m.assigned)
+    revoking = [task_ids_of(g.task_index, mask) for mask in m.pending_revocation]
+    return CurrentMemberAssignmentValue(
+        member_epoch=m.epoch, previous_member_epoch=m.previous_epoch, state=MEMBER_STATE_VALUES[m.state],
+        active_tasks=active, standby_tasks=standby, warmup_tasks=warmup,
+        active_tasks_pending_revocation=revoking[0], standby_tasks_pending_revocation=revoking[1],
+        warmup_tasks_pending_revocation=revoking[2], revocation_epoch=m.revocation_epoch)
 
 
 def target_value(g: Group, tasks: Tasks) -> TargetAssignmentMemberValue:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional, Union
 
+from ..epochs.records import (check_group_tombstone, check_member_tombstone, check_target_tombstone,
+                              leave_tombstones, target_batch)
 from .group import MEMBER_STATE_NAMES, NO_TASKS, UNKNOWN, Group, Member, new_group
 from .record_types import *  # noqa: F401,F403  (the record types are part of this API)
 from .record_types import (LEAVE_EPOCH, OffsetCommit, Record, ReplayError, StreamsGroupCurrentMemberAssignment,
@@ -23,6 +25,8 @@ from .record_types import (LEAVE_EPOCH, OffsetCommit, Record, ReplayError, Strea
                            StreamsGroupTargetAssignmentMember, StreamsGroupTargetAssignmentMetadata,
                            StreamsGroupTopology, GroupMetadataValue, _tasks, current_assignment_value,
                            member_metadata_value, target_value)
+
+KIND = "StreamsGroup"   # the records' names, as Kafka's replay messages spell them
 
 # ---- diff: the records that move ``before`` to ``after`` ----
 
@@ -47,9 +51,8 @@ def diff(before: Group, after: Group) -> tuple[Record, ...]:
     after_ids = {m.member_id for m in after.members}
     for m in before.members:
         if m.member_id not in after_ids:
-            out += [StreamsGroupCurrentMemberAssignment(gid, m.member_id, None),
-                    StreamsGroupTargetAssignmentMember(gid, m.member_id, None),
-                    StreamsGroupMemberMetadata(gid, m.member_id, None)]
+            out += leave_tombstones(gid, m.member_id, StreamsGroupCurrentMemberAssignment,
+                                    StreamsGroupTargetAssignmentMember, StreamsGroupMemberMetadata)
     for m in after.members:
         old = before.member(m.member_id)
         if old is None or member_metadata_value(old) != member_metadata_value(m):
@@ -62,28 +65,13 @@ def diff(before: Group, after: Group) -> tuple[Record, ...]:
         out.append(StreamsGroupTopology(gid, after.topology))
     if before.partition_metadata != after.partition_metadata:
         out.append(StreamsGroupPartitionMetadata(gid, after.partition_metadata))
-    out += _target_batch(before, after, after_ids)
+    out += target_batch(before, after, after_ids, StreamsGroupTargetAssignmentMember,
+                        StreamsGroupTargetAssignmentMetadata, target_value)
     for m in after.members:
         old = before.member(m.member_id)
         if old is None or current_assignment_value(before, old) != current_assignment_value(after, m):
             out.append(StreamsGroupCurrentMemberAssignment(gid, m.member_id, current_assignment_value(after, m)))
     return tuple(out)
-
-
-def _target_batch(before: Group, after: Group, after_ids: set[str]) -> list[Record]:
-    """The target assignment as one batch: changed entries, tombstones for entries gone
-    (a removed member's was written with its leave), and the epoch record last."""
-    gid, old, new = after.group_id, dict(before.target_assignment), dict(after.target_assignment)
-    removed_members = {m.member_id for m in before.members} - after_ids
-    batch: list[Record] = []
-    for mid in sorted(set(old) | set(new)):
-        if mid in new and (old.get(mid) != new[mid] or mid in removed_members):
-            batch.append(StreamsGroupTargetAssignmentMember(gid, mid, target_value(after, new[mid])))
-        elif mid not in new and mid not in removed_members:
-            batch.append(StreamsGroupTargetAssignmentMember(gid, mid, None))
-    if batch or before.target_assignment_epoch != after.target_assignment_epoch:
-        batch.append(StreamsGroupTargetAssignmentMetadata(gid, after.target_assignment_epoch))
-    return batch
 
 
 def _tombstones(g: Group) -> list[Record]:
@@ -183,12 +171,7 @@ def _group_metadata(g: Group, r: StreamsGroupMetadata) -> Group:
         v = r.value
         return replace(g, group_epoch=v.epoch, validated_topology_epoch=v.validated_topology_epoch,
                        assignment_configs=v.last_assignment_configs)
-    if g.members:
-        raise ReplayError(f"Received a tombstone record to delete group {g.group_id} but the "
-                          f"group still has {len(g.members)} members.")
-    if g.target_assignment_epoch != -1:
-        raise ReplayError(f"Received a tombstone record to delete group {g.group_id} but did not "
-                          "receive StreamsGroupTargetAssignmentMetadataValue tombstone.")
+    check_group_tombstone(g, KIND)
     return replace(new_group(g.group_id, g.task_index), dead=True)
 
 
@@ -196,19 +179,14 @@ def _member_metadata(g: Group, r: StreamsGroupMemberMetadata) -> Group:
     old = g.member(r.member_id)
     if r.value is not None:
         v = r.value
-        base = old or Member(r.member_id)
+        base = old or Member(member_id=r.member_id)
         return g.with_member(replace(base, instance_id=v.instance_id, rack_id=v.rack_id,
                                      rebalance_timeout_ms=v.rebalance_timeout_ms,
                                      topology_epoch=v.topology_epoch, process_id=v.process_id,
                                      user_endpoint=v.user_endpoint, client_tags=v.client_tags))
     if old is None:
         return g
-    if old.epoch != LEAVE_EPOCH:
-        raise ReplayError(f"Received a tombstone record to delete member {r.member_id} but did "
-                          "not receive StreamsGroupCurrentMemberAssignmentValue tombstone.")
-    if r.member_id in dict(g.target_assignment):
-        raise ReplayError(f"Received a tombstone record to delete member {r.member_id} but did "
-                          "not receive StreamsGroupTargetAssignmentMetadataValue tombstone.")
+    check_member_tombstone(g, old, LEAVE_EPOCH, KIND)
     return g.without_member(r.member_id)
 
 
@@ -227,9 +205,8 @@ def _target_member(g: Group, r: StreamsGroupTargetAssignmentMember) -> Group:
 
 
 def _target_metadata(g: Group, r: StreamsGroupTargetAssignmentMetadata) -> Group:
-    if r.value is None and g.target_assignment:
-        raise ReplayError(f"Received a tombstone record to delete target assignment of {g.group_id} "
-                          f"but the assignment still has {len(g.target_assignment)} members.")
+    if r.value is None:
+        check_target_tombstone(g)
     return replace(g, target_assignment_epoch=-1 if r.value is None else r.value)
 
 
@@ -243,7 +220,7 @@ def _current_assignment(g: Group, r: StreamsGroupCurrentMemberAssignment) -> Gro
         return g.with_member(replace(old, epoch=LEAVE_EPOCH, previous_epoch=LEAVE_EPOCH,
                                      assigned=NO_TASKS, pending_revocation=NO_TASKS))
     return g.with_member(replace(
-        old or Member(r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
+        old or Member(member_id=r.member_id), state=MEMBER_STATE_NAMES.get(v.state, UNKNOWN),
         epoch=v.member_epoch, previous_epoch=v.previous_member_epoch,
         assigned=_tasks(g, v.active_tasks, v.standby_tasks, v.warmup_tasks),
         pending_revocation=_tasks(g, v.active_tasks_pending_revocation,

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 from ..itf import itf_set
-from .group import group_state
+from .group import ACTIVE, STANDBY, WARMUP, group_state
+from .properties import _live
 from .scope import StreamsGroupScope
 from .state import STATUS_NAMES
+from .step import index, view
 from .world import Action, State, member_id
-
-
-def _streams(scope, group):
-    from .step import view   # step imports this module's users; import late
-    return view(scope, group)
 
 
 def _classic(group) -> str:
@@ -40,7 +37,7 @@ def name(scope: StreamsGroupScope, slot: int) -> str:
 
 
 def state_to_itf(scope: StreamsGroupScope, state: State) -> dict:
-    g = _streams(scope, state.group)
+    g = view(scope, state.group)
     members = [{"member_id": m.member_id, "process_id": m.process_id, "topology_epoch": m.topology_epoch,
                 "state": m.state, "epoch": m.epoch,
                 **{r: _tasks(m.assigned[i]) for i, r in enumerate(ROLES)},
@@ -88,7 +85,7 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
         return f"{who} reads the {c.reply.kind} ({c.reply.error})"
     if k == "send":
         epoch = -1 if c.status == "leaving" else c.epoch     # a joining client's epoch is 0 (KAFKA-19335: -1)
-        return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[0])})"
+        return f"{who} sends StreamsGroupHeartbeat (epoch {epoch}, active {_text(c.owned[ACTIVE])})"
     if k == "handle":
         return f"the coordinator handles {who}'s heartbeat (epoch {c.request.epoch})"
     if k == "deliver":
@@ -116,7 +113,7 @@ def describe_action(scope: StreamsGroupScope, state: State, action: Action) -> s
 
 def classic_request_text(scope, c) -> str:
     return {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat") + \
-        f" (generation {c.epoch}, active {_text(c.owned[0])})"
+        f" (generation {c.epoch}, active {_text(c.owned[ACTIVE])})"
 
 
 def describe_event(scope: StreamsGroupScope, event) -> str | None:
@@ -126,7 +123,7 @@ def describe_event(scope: StreamsGroupScope, event) -> str | None:
 
 
 def describe_state(scope: StreamsGroupScope, state: State) -> str:
-    g = _streams(scope, state.group)
+    g = view(scope, state.group)
     topo = "none" if g.topology is None else str(g.topology.epoch)
     lines = [f"group {group_state(g)}, group epoch {g.group_epoch}, assignment epoch {g.target_assignment_epoch}, "
              f"topology epoch {topo}, topics {dict(state.topics)}"]
@@ -134,12 +131,14 @@ def describe_state(scope: StreamsGroupScope, state: State) -> str:
         lines.append("  " + _classic(state.group))
     for m in () if g.dead else g.members:
         t = g.target_of(m.member_id)
-        lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, active {_text(m.assigned[0])}, "
-                     f"pending {_text(m.pending_revocation[0])}, target active {_text(t[0])} standby {_text(t[1])}")
+        lines.append(f"  {m.member_id} ({m.process_id}): {m.state} epoch {m.epoch}, "
+                     f"active {_text(m.assigned[ACTIVE])}, pending {_text(m.pending_revocation[ACTIVE])}, "
+                     f"target active {_text(t[ACTIVE])} standby {_text(t[STANDBY])}")
     for s, c in enumerate(state.clients):
         lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]{' classic' if c.classic else ''}: "
                      f"{c.status}, epoch {c.epoch}, "
-                     f"runs active {_text(c.owned[0])} standby {_text(c.owned[1])} warm-up {_text(c.owned[2])}, "
+                     f"runs active {_text(c.owned[ACTIVE])} standby {_text(c.owned[STANDBY])} "
+                     f"warm-up {_text(c.owned[WARMUP])}, "
                      f"topology epoch {c.topology_epoch}")
     return "\n".join(lines)
 
@@ -148,8 +147,6 @@ def owners(scope: StreamsGroupScope, state: State) -> dict[str, tuple[str, ...]]
     """Who runs each task (the explorer's ownership timeline), judged as ``no_task_active_twice``
     judges it: the live clients, classic or streams, by their owned active tasks ("P1"); their
     standby and warm-up tasks are shown as replicas ("P1 (standby)", "P1 (warm-up)"), not owners."""
-    from .properties import _live   # properties import step, which imports this module's users
-    from .step import index
     out: dict[str, tuple[str, ...]] = {f"T{t}": () for t in range(len(index(scope)))}
     live = list(_live(state))
     for role, suffix in ((0, ""), (1, " (standby)"), (2, " (warm-up)")):

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from .. import scopes
 from ..scopes import ScopeError
+from .coordinator_update import SWITCHES
 from .profiles import PROFILES
 
 FAULTS = ("lose_response", "session_timeout", "crash")
@@ -95,7 +96,6 @@ def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
     scopes.check_names("operations", scope.operations, OPERATIONS, "operation")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
-    from .coordinator_update import SWITCHES
     for i, name in enumerate(scope.switches):
         if name not in SWITCHES:
             raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: {', '.join(SWITCHES)}")

@@ -27,11 +27,12 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..consumer.state import Group as ClassicGroup
+from ..epochs.rounds import add_slot, drop_slot, has_slot, response_read
 from . import classic_clients as classic
 from .coordinator import Cluster, Config, heartbeat, rebalance_timeout, session_timeout
 from .coordinator_update import switched
 from .failover import classic_commits, failover_step
-from .group import NO_TASKS, UNREVOKED, Group, mask_of, new_group, task_ids_of, task_index
+from .group import ACTIVE, NO_TASKS, STANDBY, UNREVOKED, WARMUP, Group, mask_of, new_group, task_ids_of, task_index
 from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, poll_timeout, request, running, shutdown_on_leave
 from .scope import StreamsGroupScope
@@ -41,7 +42,7 @@ from .target import AssignmentConfigs
 from .topology import configure
 from .group import group_state
 from .world import (BECAME_READY, STATIC_KEPT, WARMUP_PROMOTED, DOWN, FAILED, JOINING, LEAVING, MEMBER, STOPPED, WAITING, Action, Client, Event, Reply, State,
-                    member_id, slot_of)
+                    Handled, HandledHeartbeat, Uncommitted, member_id, slot_of)
 
 GROUP_ID = "app"
 K = 5            # heartbeat rounds converges_within_k allows: notice, target, revoke, ack, assign
@@ -65,7 +66,7 @@ def topology(scope: StreamsGroupScope, epoch: int, redeployed: bool = False) -> 
     """The scope's topology at ``epoch``; ``redeployed``: the same source topics with the state
     stores added (stateless scope) or removed (stateful scope) - another topology."""
     stateful = scope.stateful != redeployed
-    subs = tuple(Subtopology(str(i), source_topics=(source(i),),
+    subs = tuple(Subtopology(subtopology_id=str(i), source_topics=(source(i),),
                              state_changelog_topics=(TopicInfo(f"{GROUP_ID}-{i}-changelog"),) if stateful else ())
                  for i in range(len(scope.partitions)))
     return Topology(epoch, subs)
@@ -99,15 +100,16 @@ def view(scope: StreamsGroupScope, group) -> Group:
 def init_states(scope: StreamsGroupScope) -> tuple[State, ...]:
     group = replace(new_group(GROUP_ID, index(scope)), dead=True)
     topics = dict((source(i), p) for i, p in enumerate(scope.partitions))
-    clients = [Client(JOINING, 0, 0, NO_TASKS, 0, 0, False, None, None) for _ in range(scope.members)]
+    clients = [Client(status=JOINING, incarnation=0, epoch=0, owned=NO_TASKS, topology_epoch=0, caught=0,
+                      shutdown=False, request=None, reply=None) for _ in range(scope.members)]
     if scope.classic:
         # classic Streams created its internal topics itself (InternalTopicManager)
         topics.update(configure(topology(scope, 0), topics, scope.profile).internal_partitions)
         group, clients[:scope.classic] = classic.init(scope, GROUP_ID, topology(scope, 0), index(scope), topics,
                                                       config(scope))
     record = group if scope.classic and "failover" in scope.operations else None
-    return (State(group, None, tuple(sorted(topics.items())), tuple(clients), scope.budget, 0, 0,
-                  classic_record=record),)
+    return (State(group=group, shutdown=None, topics=tuple(sorted(topics.items())), clients=tuple(clients),
+                  budget=scope.budget, calm=0, beaten=0, classic_record=record),)
 
 
 # ---- actions ----
@@ -144,7 +146,7 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
             out.append(Action("restart", s))
         if c.status in (MEMBER, JOINING) and _idle(c) and c.topology_epoch < newest:
             out.append(Action("bounce", s))
-        if scope.warmups and c.status == MEMBER and (c.owned[1] | c.owned[2]) & ~c.caught and not c.classic:
+        if scope.warmups and c.status == MEMBER and (c.owned[STANDBY] | c.owned[WARMUP]) & ~c.caught and not c.classic:
             out.append(Action("catch_up", s))
         if c.classic and c.status == MEMBER and _idle(c):
             out.append(Action("upgrade", s))
@@ -155,7 +157,7 @@ def _upkeep(scope: StreamsGroupScope, state: State) -> list[Action]:
         m = None if g.dead else g.member(mid)
         if inc != c.incarnation or not running(c):
             out.append(Action("expire", s, inc))
-        elif m is not None and m.state == UNREVOKED and state.wedged >> s & 1:
+        elif m is not None and m.state == UNREVOKED and has_slot(state.wedged, s):
             # the rebalance timer of a member that cannot learn of its revocation (its
             # response was lost and the coordinator sends tasks only when they change);
             # a member that got its response revokes at once, so its timer never fires
@@ -180,7 +182,7 @@ def _budgeted(scope: StreamsGroupScope, state: State) -> list[Action]:
     if "failover" in scope.operations:
         out.append(Action("failover", 0))
         if state.uncommitted:   # the last heartbeat's write was not committed yet
-            out.append(Action("failover", state.uncommitted[2], 1))
+            out.append(Action("failover", state.uncommitted.slot, 1))
     uniform = all(c.topology_epoch == state.clients[0].topology_epoch for c in state.clients)
     for s, c in enumerate(state.clients):
         if c.classic:   # faults strike streams clients only
@@ -227,7 +229,7 @@ def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State
     k, s = action.kind, action.slot
     if state.uncommitted and (k == "handle" and state.clients[s].classic
                               or k in ("expire", "session_timeout", "rebalance_timeout")):
-        state = state._replace(uncommitted=())   # a later write: the earlier one counts as committed
+        state = state._replace(uncommitted=None)   # a later write: the earlier one counts as committed
     if k == "handle":
         return _handle(scope, state, s)
     if k in ("expire", "session_timeout", "rebalance_timeout"):
@@ -239,21 +241,21 @@ def _step(scope: StreamsGroupScope, state: State, action: Action) -> tuple[State
     if k == "send" and c.classic:
         r = classic.request(scope, s, c, index(scope))
         clients[s] = c._replace(request=r)
-        fresh = state.fresh | (1 << s if classic.in_round(r) else 0)
+        fresh = add_slot(state.fresh, s) if classic.in_round(r) else state.fresh
         return state._replace(clients=tuple(clients), fresh=fresh), (Event("send", s, r.kind),)
     if k == "send":
         rules = switched(scope.profile, scope.switches)
         r = request(c, rules, scope.static)
         clients[s] = after_send(c, r, rules)
-        return state._replace(clients=tuple(clients), fresh=state.fresh | 1 << s), (Event("send", s, f"epoch {r.epoch}"),)
+        return state._replace(clients=tuple(clients), fresh=add_slot(state.fresh, s)), (Event("send", s, f"epoch {r.epoch}"),)
     if k == "deliver":
         clients[s] = (classic.on_response(c, c.reply, index(scope)) if c.classic
                       else on_response(c, c.reply, switched(scope.profile, scope.switches)))
         nxt = state._replace(clients=tuple(clients))
-        if state.uncommitted and state.uncommitted[2] == s:
-            nxt = nxt._replace(uncommitted=())   # its response was sent: the write was committed
-        if nxt.wedged >> s & 1 and (converged(nxt, s, scope) or clients[s].status != MEMBER):
-            nxt = nxt._replace(wedged=nxt.wedged & ~(1 << s))
+        if state.uncommitted and state.uncommitted.slot == s:
+            nxt = nxt._replace(uncommitted=None)   # its response was sent: the write was committed
+        if has_slot(nxt.wedged, s) and (converged(nxt, s, scope) or clients[s].status != MEMBER):
+            nxt = nxt._replace(wedged=drop_slot(nxt.wedged, s))
         if not c.classic or classic.in_round(c.reply):
             calm, beaten, fresh = _monitor(nxt, s, clients)
             nxt = nxt._replace(calm=calm, beaten=beaten, fresh=fresh)
@@ -268,7 +270,8 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     c = clients[s]
     topics = dict(state.topics)
     if k == "restart":
-        clients[s] = Client(JOINING, c.incarnation + 1, 0, NO_TASKS, c.topology_epoch, 0, False, None, None,
+        clients[s] = Client(status=JOINING, incarnation=c.incarnation + 1, epoch=0, owned=NO_TASKS,
+                            topology_epoch=c.topology_epoch, caught=0, shutdown=False, request=None, reply=None,
                             redeployed=c.redeployed)
     elif k == "bounce":
         clients[s] = close(c, _rolling(state))
@@ -287,13 +290,13 @@ def _disturb(scope: StreamsGroupScope, state: State, clients: list[Client], acti
     elif k == "lose_response":
         clients[s] = c._replace(reply=None)
         return state._replace(clients=tuple(clients), budget=state.budget - 1, calm=0, beaten=0, fresh=0,
-                              wedged=state.wedged | 1 << s)
+                              wedged=add_slot(state.wedged, s))
     elif k == "shutdown_request":
         clients[s] = c._replace(shutdown=True)
     elif k == "upgrade":
         clients[s] = classic.upgrade(c)
     elif k == "catch_up":
-        clients[s] = c._replace(caught=c.owned[1] | c.owned[2])
+        clients[s] = c._replace(caught=c.owned[STANDBY] | c.owned[WARMUP])
     elif k == "create_topic":
         topics[source(0)] = scope.partitions[0]
     elif k == "topics_created":
@@ -320,14 +323,14 @@ def heartbeat_request(scope: StreamsGroupScope, slot: int, incarnation: int, r) 
                     topology=topology(scope, r.topology_epoch, r.redeployed), active_tasks=(), standby_tasks=(),
                     warmup_tasks=())
     elif r.epoch > 0:
-        lists = {name: None if r.unsent >> i & 1 else task_ids_of(idx, r.owned[i])
+        lists = {name: task_ids_of(idx, r.owned[i]) if r.sends_owned(i) else None
                  for i, name in enumerate(("active_tasks", "standby_tasks", "warmup_tasks"))}
         base.update(**lists)
-        restoring = r.owned[1] | r.owned[2]
+        restoring = r.owned[STANDBY] | r.owned[WARMUP]
         if scope.warmups and restoring:
             tasks = [(i, t) for i, t in enumerate(idx) if restoring >> i & 1]
-            base.update(task_offsets=tuple(TaskOffset(t[0], t[1], r.caught >> i & 1) for i, t in tasks),
-                        task_end_offsets=tuple(TaskOffset(t[0], t[1], 1) for i, t in tasks))
+            base.update(task_offsets=tuple(TaskOffset(sub, part, r.caught >> i & 1) for i, (sub, part) in tasks),
+                        task_end_offsets=tuple(TaskOffset(sub, part, 1) for i, (sub, part) in tasks))
     return StreamsGroupHeartbeat(**base)
 
 
@@ -336,16 +339,10 @@ def instance_id(slot: int) -> str:
     return f"i{slot}"
 
 
-def _monitor(state: State, slot: int, clients) -> tuple[int, int]:
+def _monitor(state: State, slot: int, clients) -> tuple[int, int, int]:
     """A round ends once every running client has read the response to a heartbeat it
-    sent in the round (``fresh``); a slow heartbeat sent earlier does not count."""
-    beaten = state.beaten | (1 << slot & state.fresh)
-    if state.wedged:
-        return 0, 0, 0
-    want = sum(1 << i for i, c in enumerate(clients) if running(c))
-    if beaten & want == want:
-        return min(K, state.calm + 1), 0, 0
-    return state.calm, beaten, state.fresh
+    sent in the round (``fresh``); a slow heartbeat sent earlier does not count (``epochs.rounds``)."""
+    return response_read(state, slot, clients, running, True, K)
 
 
 def _handle_classic(scope: StreamsGroupScope, state: State, s: int):
@@ -394,7 +391,8 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
     if "failover" in scope.operations:
         # (not after a conversion of a classic group: a classic group's reload is not modelled)
         lost = waiting and out.records and not isinstance(state.group, ClassicGroup)
-        nxt = nxt._replace(uncommitted=(state.group, sent, s, c.request) if lost else ())
+        uncommitted = Uncommitted(committed=state.group, created=sent, slot=s, request=c.request) if lost else None
+        nxt = nxt._replace(uncommitted=uncommitted)
     if (c.request.epoch < 0 and c.request.shutdown) or (
             c.status == STOPPED and c.request.epoch < 0 and "failover" in scope.operations):
         # a leave heartbeat asking for the shutdown (``shutdown_leave``), or a stopped
@@ -402,7 +400,8 @@ def _handle(scope: StreamsGroupScope, state: State, s: int):
         # the others run on: the membership changes, a disturbance like an expiry
         nxt = nxt._replace(calm=0, beaten=0, fresh=0)
     note = f"epoch {c.request.epoch} -> {reply.error or 'epoch ' + str(reply.epoch)}"
-    return nxt, (Event("handle", s, note, (hb, resp, out.records, out.events, sent)),)
+    return nxt, (Event("handle", s, note, HandledHeartbeat(request=hb, response=resp, records=out.records,
+                                                           events=out.events, created=sent)),)
 
 
 def _create_topics(scope: StreamsGroupScope, state: State, out) -> tuple[tuple[str, ...], tuple]:
@@ -429,8 +428,8 @@ def _promoted(before, after) -> bool:
     revoked first, the active role granted once that is acknowledged."""
     if before.dead or after.dead or before.target_assignment == after.target_assignment:
         return False
-    warm = {m: tasks[2] for m, tasks in before.target_assignment}
-    return any(warm.get(m, 0) & tasks[0] for m, tasks in after.target_assignment)
+    warm = {m: tasks[WARMUP] for m, tasks in before.target_assignment}
+    return any(warm.get(m, 0) & tasks[ACTIVE] for m, tasks in after.target_assignment)
 
 
 def _static_kept(before, out) -> bool:
@@ -461,7 +460,8 @@ def _expire(state: State, action: Action):
         out = session_timeout(state.group, mid, state.shutdown)
     nxt = state._replace(group=out.group, shutdown=out.shutdown_member_id, calm=0, beaten=0, fresh=0,
                          budget=state.budget - (action.kind in BUDGETED))
-    return nxt, (Event(action.kind, s, member_id(s, inc), (None, None, out.records, out.events)),)
+    return nxt, (Event(action.kind, s, member_id(s, inc),
+                        Handled(request=None, response=None, records=out.records, events=out.events)),)
 
 
 def _failover(scope: StreamsGroupScope, state: State, lost: int):
@@ -506,7 +506,7 @@ def canonical(scope: StreamsGroupScope, state: State):
         per_slot.setdefault(slot, []).append((inc, _member_key(m), g.target_of(m.member_id),
                                               state.shutdown == m.member_id))
     requester = slot_of(state.shutdown)[0] if state.shutdown else -1
-    slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, state.beaten >> s & 1, state.fresh >> s & 1)
+    slots = [(c, tuple(sorted(per_slot.get(s, ()))), s == requester, has_slot(state.beaten, s), has_slot(state.fresh, s))
              for s, c in enumerate(state.clients)]
     # slots sorted by their repr (None and tuples do not compare), computed once per slot;
     # processes by their slots' reprs

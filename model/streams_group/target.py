@@ -104,9 +104,12 @@ def new_target(group: Group, configured: ConfiguredTopology, configs: Assignment
                            tuple(sorted((pid, lv[group.task_index[i]]) for pid, lv in lags.items()
                                         if group.task_index[i] in lv)))
                   for i in positions)
-    members = tuple(MemberSpec(m.member_id, m.process_id, m.topology_epoch,
-                               *(_compact(x, positions) for x in group.target_of(m.member_id)))
-                    for m in group.members)
+    specs = []
+    for m in group.members:
+        active, standby, warmup = (_compact(x, positions) for x in group.target_of(m.member_id))
+        specs.append(MemberSpec(member_id=m.member_id, process_id=m.process_id, topology_epoch=m.topology_epoch,
+                                active=active, standby=standby, warmup=warmup))
+    members = tuple(specs)
     spec = GroupSpec(topology.epoch, members, tasks, Configs(*configs))
     result = assign(choose_assignor(topology, assignor), spec, first_holder_unchecked)
     return {ms.member_id: (_expand(a.active, positions), _expand(a.standby, positions), _expand(a.warmup, positions))

@@ -258,7 +258,9 @@ def configure(topology: Topology, topics: Mapping[str, int], p: Profile | str = 
                 raise _Failed(Status(INCORRECTLY_PARTITIONED_TOPICS, f"Existing topic {name} has different number "
                                      f"of partitions: expected {counts[name]}, found {topics[name]}"))
     except _Failed as failed:
-        return ConfiguredTopology(topology.epoch, None, {}, (), failed.status, failed.error)
+        return ConfiguredTopology(epoch=topology.epoch, number_of_tasks=None, internal_partitions={},
+                                  internal_topics_to_create=(), status=failed.status, error=failed.error)
     create = tuple(sorted(n for n in counts if n not in topics))
     status = Status(MISSING_INTERNAL_TOPICS, f"Internal topics are missing: {summarize(create)}") if create else None
-    return ConfiguredTopology(topology.epoch, tasks, counts, create, status)
+    return ConfiguredTopology(epoch=topology.epoch, number_of_tasks=tasks, internal_partitions=counts,
+                              internal_topics_to_create=create, status=status)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Mapping, NamedTuple
 
+from ..epochs.rules import PY, Ops   # the rule language (the z3 queries import it from here)
 from .profiles import (INSTANCE_ID, SOURCE_TOPIC_REGEX, TASK_END_OFFSETS, TASK_OFFSETS, WARMUP_TASKS,
                        Profile, profile as _profile)
 from .state import ERRORS, JOIN_EPOCH, LEAVE_STATIC_EPOCH, StreamsGroupHeartbeat, Topology
@@ -38,15 +39,6 @@ class Error(NamedTuple):
     @property
     def error_code(self) -> int:
         return ERRORS[self.code]
-
-
-class Ops(NamedTuple):
-    And: Callable[..., Any]
-    Or: Callable[..., Any]
-    Not: Callable[[Any], Any]
-
-
-PY = Ops(lambda *a: all(a), lambda *a: any(a), lambda a: not a)
 
 
 class View(NamedTuple):

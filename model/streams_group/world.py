@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ..epochs.world import Action, Event, Handled, member_id, slot_of  # noqa: F401  (part of this API)
 from .group import Group, Tasks
 
 # Client status.
@@ -40,6 +41,15 @@ class Request(NamedTuple):
     joining: bool = False     # a join heartbeat: carries the topology (its epoch is 0 unless KAFKA-19335)
     unsent: int = 0           # roles (bit 0 active, 1 standby, 2 warm-up) whose owned list is left null
     redeployed: bool = False  # its topology is the redeployed one (``redeploy``: same epoch, other subtopologies)
+
+    def sends_owned(self, role: int) -> bool:
+        """Whether the owned-task list of ``role`` (ACTIVE, STANDBY, WARMUP) is sent (not left null)."""
+        return not self.unsent >> role & 1
+
+
+def unsent_roles(owned: Tasks, sent: Tasks) -> int:
+    """``Request.unsent`` when the lists equal to the ones last sent are left null (KAFKA-20870's hazard)."""
+    return sum(1 << role for role in range(len(owned)) if owned[role] == sent[role])
 
 
 class Reply(NamedTuple):
@@ -69,6 +79,26 @@ class Client(NamedTuple):
     classic: bool = False     # it speaks the classic protocol (JoinGroup / SyncGroup / Heartbeat)
 
 
+class Uncommitted(NamedTuple):
+    """The last streams heartbeat's write while its response is unread (failover may lose it)."""
+
+    committed: Group                    # the group before the write: what the log holds without it
+    created: tuple[str, ...]            # the internal topics the write asked to create
+    slot: int                           # the client whose heartbeat it was
+    request: Request                    # its heartbeat, sent again if the write is lost
+
+
+class HandledHeartbeat(NamedTuple):
+    """The data of a handled streams heartbeat: ``Handled``'s fields and the internal topics it
+    asked to create."""
+
+    request: Request
+    response: object
+    records: tuple
+    events: tuple
+    created: tuple[str, ...]
+
+
 class State(NamedTuple):
     group: Group
     shutdown: Optional[str]            # the coordinator's SHUTDOWN_APPLICATION requester
@@ -82,8 +112,8 @@ class State(NamedTuple):
     marks: int = 0                     # witnesses seen on the way (WARMUP_PROMOTED | BECAME_READY | STATIC_KEPT)
     creating: tuple[tuple[str, int], ...] = ()   # internal topics (name, partitions) whose CreateTopics is in flight
     # scopes with failover: the last streams heartbeat's write while its response is not yet
-    # read, which a failover may lose uncommitted: (group, topics it created, slot, request)
-    uncommitted: tuple = ()
+    # read, which a failover may lose (None: every write is committed)
+    uncommitted: Optional[Uncommitted] = None
     # scopes with classic members and failover: the classic group's last GroupMetadata record
     # value (Kafka writes it when the group reaches Stable or Empty, and on a conversion back)
     classic_record: object = None
@@ -91,26 +121,3 @@ class State(NamedTuple):
 
 WARMUP_PROMOTED, BECAME_READY = 1, 2
 STATIC_KEPT = 4     # a static member's replacement took its tasks over without a group-epoch bump
-
-
-class Action(NamedTuple):
-    kind: str
-    slot: int
-    arg: int = 0
-
-
-class Event(NamedTuple):
-    kind: str
-    slot: int
-    note: str
-    data: tuple = ()       # handled: (request, response, records, outcome events)
-
-
-def member_id(slot: int, incarnation: int) -> str:
-    return f"m{slot}.{incarnation}"
-
-
-def slot_of(member_id_: str) -> tuple[int, int]:
-    """(slot, incarnation) of a member id this model made."""
-    s, _, i = member_id_[1:].partition(".")
-    return int(s), int(i)

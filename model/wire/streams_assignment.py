@@ -223,7 +223,7 @@ def decode_assignment_info(data: bytes, strict: bool = True, *, allow_future: bo
         if not allow_future:
             raise r.error("version", f"unknown AssignmentInfo version {v} (Kafka's AssignmentInfo.decode "
                                      f"knows 1-{LATEST_SUPPORTED_VERSION} and throws for any other)", at=0)
-        return AssignmentInfo(v, r.int32("commonlySupportedVersion"))
+        return AssignmentInfo(used_version=v, commonly_supported_version=r.int32("commonlySupportedVersion"))
     commonly = r.int32("commonlySupportedVersion") if v >= 3 else UNKNOWN
     task_size = 12 if v >= MIN_NAMED_TOPOLOGY_VERSION else 8
     active = tuple(_read_assignment_task(r, v, f"activeTasks[{i}]")
@@ -273,5 +273,7 @@ def decode_assignment_info(data: bytes, strict: bool = True, *, allow_future: bo
     error_code = r.int32("errCode") if v >= 4 else 0
     next_rebalance_ms = r.int64("nextRebalanceMs") if v >= 7 else NO_NEXT_REBALANCE
     r.finish(strict)
-    return AssignmentInfo(v, commonly, active, tuple(standby), tuple(by_host), tuple(standby_by_host),
-                          error_code, next_rebalance_ms, dictionary_entries)
+    return AssignmentInfo(used_version=v, commonly_supported_version=commonly, active_tasks=active,
+                          standby_tasks=tuple(standby), partitions_by_host=tuple(by_host),
+                          standby_partitions_by_host=tuple(standby_by_host), error_code=error_code,
+                          next_rebalance_ms=next_rebalance_ms, topic_dictionary=dictionary_entries)

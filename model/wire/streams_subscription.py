@@ -183,7 +183,7 @@ def decode_subscription_info(data: bytes, strict: bool = True) -> SubscriptionIn
     latest = r.int32("latestSupportedVersion") if v >= 3 else UNKNOWN
     _check_subscription_versions(r, v, latest)
     if v > LATEST_SUPPORTED_VERSION:
-        return SubscriptionInfo(v, latest)
+        return SubscriptionInfo(used_version=v, latest_supported_version=latest)
     process_id = r.uuid("processId")
     prev: list[TaskId] = []
     standby: list[TaskId] = []
@@ -227,5 +227,7 @@ def decode_subscription_info(data: bytes, strict: bool = True) -> SubscriptionIn
         for i in range(r.count("clientTags", 8)):
             tags.append((r.utf8_bytes32(f"clientTags[{i}].key"), r.utf8_bytes32(f"clientTags[{i}].value")))
     r.finish(strict)
-    return SubscriptionInfo(v, latest, process_id, tuple(prev), tuple(standby), endpoint,
-                            tuple(offset_sums), unique_field, error_code, tuple(tags))
+    return SubscriptionInfo(used_version=v, latest_supported_version=latest, process_id=process_id,
+                            prev_tasks=tuple(prev), standby_tasks=tuple(standby), user_endpoint=endpoint,
+                            task_offset_sums=tuple(offset_sums), unique_field=unique_field, error_code=error_code,
+                            client_tags=tuple(tags))

@@ -24,7 +24,8 @@ from typing import Any
 
 import z3
 
-from groupcheck.model.streams_group.validation import INVARIANTS, PY, Ops, View, rules
+from groupcheck.model.epochs.rules import PY, Ops
+from groupcheck.model.streams_group.validation import INVARIANTS, View, rules
 
 from ._common import Instance, Result, run, value
 

@@ -23,7 +23,7 @@ import z3
 
 from groupcheck.model.streams_group.profiles import PROFILES
 from groupcheck.model.streams_group.topology import Row, join_rows
-from groupcheck.model.streams_group.validation import Ops
+from groupcheck.model.epochs.rules import Ops
 
 from ._common import Instance, Result, pick_weakening, run, value
 

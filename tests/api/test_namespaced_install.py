@@ -2,6 +2,7 @@
 ``groupcheck.properties``, never top-level ``model`` or ``properties`` that a user's own
 project may also have. The wheel is built from this checkout and installed into a fresh
 venv (without dependencies: only the layout is under test)."""
+import shutil
 import subprocess
 import sys
 import venv
@@ -16,10 +17,20 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "-w", str(out), str(ROOT)], check=True, cwd=build, timeout=600,
-                   capture_output=True)
+    # built from a copy of the tracked files: setuptools writes build/ into the folder it builds, and a
+    # build/ left by an earlier build would put modules since removed into the wheel
+    source = tmp_path_factory.mktemp("source")
+    for rel in subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True,
+                              text=True).stdout.split("\0"):
+        src, dest = ROOT / rel, source / rel
+        if rel and (src.is_symlink() or src.is_file()):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_symlink():
+                dest.symlink_to(src.readlink())
+            else:
+                shutil.copy2(src, dest)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
+                   check=True, cwd=source, timeout=600, capture_output=True)
     (found,) = out.glob("groupcheck-*.whl")
     return found
 

@@ -12,7 +12,7 @@ from groupcheck.model.streams_group.state import StreamsGroupHeartbeat, Subtopol
 
 
 def stateless(epoch: int, topic: str = "in") -> Topology:
-    return Topology(epoch, (Subtopology("0", source_topics=(topic,)),))
+    return Topology(epoch, (Subtopology(subtopology_id="0", source_topics=(topic,)),))
 
 
 @dataclass

@@ -19,18 +19,21 @@ GEN = 5
 
 def sub(used: int, latest: int | None = None, protocol: str = COOP, *, owned: int = 0, prev: int = 0,
         standby: int = 0, learning: int = 0, ready: int = 0) -> Subscription:
-    return Subscription(used, used if latest is None else latest, protocol, owned, prev, standby, learning,
-                        ready, False)
+    return Subscription(used=used, latest=used if latest is None else latest, protocol=protocol, owned=owned,
+                        prev=prev, standby=standby, learning=learning, ready=ready, leaving=False)
 
 
 def joined_round(stages: tuple[int, ...], subs: tuple[Subscription, ...]) -> State:
     """Instance i (one thread each) runs ``plan[stages[i]]`` and has joined with ``subs[i]``;
     the group's member order is the slot order, so slot 0 is the most senior."""
-    members = tuple(Member(SYNCING, s.used, GEN - 1, s.owned, s.prev, s.standby, s.learning, s.ready, 0, s, None, -1)
+    members = tuple(Member(status=SYNCING, used=s.used, generation=GEN - 1, active=s.owned, prev=s.prev,
+                           standby=s.standby, learning=s.learning, ready=s.ready, learned=0, sub=s, inbox=None,
+                           history=-1)
                     for s in subs)
     slots = tuple(range(len(subs)))
-    group = Group(PREPARING, GEN - 1, NO_LEADER, slots, slots, 0)
-    return State(group, tuple(Instance(UP, st) for st in stages), members, 0, 0, 0, -1)
+    group = Group(status=PREPARING, generation=GEN - 1, leader=NO_LEADER, joined=slots, order=slots, version=0)
+    return State(group=group, instances=tuple(Instance(UP, st) for st in stages), members=members, budget=0, calm=0,
+                 since_start=0, last_start=-1)
 
 
 def scope_of(*plan: Config, tasks: int = 2, **kw) -> StreamsScope:
@@ -43,7 +46,8 @@ def outcome_by_slot(scope, state, leader):
 
 
 def empty(version, supported, error="") -> Assignment:
-    return Assignment(version, supported, error, 0, 0, 0, 0, False, GEN)
+    return Assignment(version=version, supported=supported, error=error, active=0, standby=0, learning=0, learned=0,
+                      followup=False, generation=GEN)
 
 
 

@@ -34,71 +34,79 @@ def h(*parts: str) -> bytes:
 
 GOLDEN_SUBSCRIPTIONS = [
     # v1: version, processId (msb, lsb), prevTasks [(0,1)], standbyTasks [(2,3), (4,5)]
-    (SubscriptionInfo(1, process_id=PID, prev_tasks=[(0, 1)], standby_tasks=[(2, 3), (4, 5)]),
+    (SubscriptionInfo(used_version=1, process_id=PID, prev_tasks=[(0, 1)], standby_tasks=[(2, 3), (4, 5)]),
      h("00000001", PID_HEX, "00000001", "00000000 00000001", "00000002", "00000002 00000003",
        "00000004 00000005")),
     # v1: all defaults (zero UUID, no tasks)
-    (SubscriptionInfo(1), h("00000001", "00" * 16, "00000000", "00000000")),
+    (SubscriptionInfo(used_version=1), h("00000001", "00" * 16, "00000000", "00000000")),
     # v2: + userEndPoint "ab:9" as int32 length + UTF-8
-    (SubscriptionInfo(2, process_id=PID, standby_tasks=[(0, 0)], user_endpoint="ab:9"),
+    (SubscriptionInfo(used_version=2, process_id=PID, standby_tasks=[(0, 0)], user_endpoint="ab:9"),
      h("00000002", PID_HEX, "00000000", "00000001", "00000000 00000000", "00000004", "61623a39")),
     # v2: null userEndPoint is written as empty bytes
-    (SubscriptionInfo(2, process_id=PID), h("00000002", PID_HEX, "00000000", "00000000", "00000000")),
+    (SubscriptionInfo(used_version=2, process_id=PID), h("00000002", PID_HEX, "00000000", "00000000", "00000000")),
     # v3: + latestSupportedVersion right after the version; non-ASCII endpoint "é:1"
-    (SubscriptionInfo(3, 3, PID, prev_tasks=[(1, 2)], user_endpoint="é:1"),
+    (SubscriptionInfo(used_version=3, latest_supported_version=3, process_id=PID, prev_tasks=[(1, 2)],
+                      user_endpoint="é:1"),
      h("00000003", "00000003", PID_HEX, "00000001", "00000001 00000002", "00000000", "00000004", "c3a93a31")),
     # v4: same layout as v3; latest 11, negative task ids
-    (SubscriptionInfo(4, 11, PID, prev_tasks=[(-1, -2)]),
+    (SubscriptionInfo(used_version=4, latest_supported_version=11, process_id=PID, prev_tasks=[(-1, -2)]),
      h("00000004", "0000000b", PID_HEX, "00000001", "ffffffff fffffffe", "00000000", "00000000")),
     # v7: no prev/standby; taskOffsetSums grouped by topicGroupId: [0: (1,-2), (3,10)], [2: (0,-3)]
-    (SubscriptionInfo(7, 7, PID, task_offset_sums=[((0, 1), -2), ((0, 3), 10), ((2, 0), -3)]),
+    (SubscriptionInfo(used_version=7, latest_supported_version=7, process_id=PID,
+                      task_offset_sums=[((0, 1), -2), ((0, 3), 10), ((2, 0), -3)]),
      h("00000007", "00000007", PID_HEX, "00000000", "00000002",
        "00000000", "00000002", "00000001 fffffffffffffffe", "00000003 000000000000000a",
        "00000002", "00000001", "00000000 fffffffffffffffd")),
     # v8: + uniqueField int8; v9: + errorCode int32
-    (SubscriptionInfo(9, 9, PID, user_endpoint="h:1", unique_field=-128, error_code=5),
+    (SubscriptionInfo(used_version=9, latest_supported_version=9, process_id=PID, user_endpoint="h:1",
+                      unique_field=-128, error_code=5),
      h("00000009", "00000009", PID_HEX, "00000003", "683a31", "00000000", "80", "00000005")),
     # v10: flat taskOffsetSums with nullable-string namedTopology
-    (SubscriptionInfo(10, 11, PID, task_offset_sums=[((1, 2, "x"), 7), ((3, 4), 0)], unique_field=1),
+    (SubscriptionInfo(used_version=10, latest_supported_version=11, process_id=PID,
+                      task_offset_sums=[((1, 2, "x"), 7), ((3, 4), 0)], unique_field=1),
      h("0000000a", "0000000b", PID_HEX, "00000000", "00000002",
        "00000001 00000002 0000000000000007 0001 78", "00000003 00000004 0000000000000000 ffff",
        "01", "00000000")),
     # v11: + clientTags as (bytes key, bytes value)
-    (SubscriptionInfo(11, 11, PID, client_tags={"k": "v"}),
+    (SubscriptionInfo(used_version=11, latest_supported_version=11, process_id=PID, client_tags={"k": "v"}),
      h("0000000b", "0000000b", PID_HEX, "00000000", "00000000", "00", "00000000",
        "00000001", "00000001 6b", "00000001 76")),
 ]
 
 GOLDEN_ASSIGNMENTS = [
     # v1: activeTasks [(0,1), (1,0)], standbyTasks {(2,0): [t-0, t-1]} (TopicPartition = writeUTF + int32)
-    (AssignmentInfo(1, active_tasks=[(0, 1), (1, 0)], standby_tasks={(2, 0): [("t", 0), ("t", 1)]}),
+    (AssignmentInfo(used_version=1, active_tasks=[(0, 1), (1, 0)], standby_tasks={(2, 0): [("t", 0), ("t", 1)]}),
      h("00000001", "00000002", "00000000 00000001", "00000001 00000000",
        "00000001", "00000002 00000000", "00000002", "0001 74 00000000", "0001 74 00000001")),
     # v2: + partitionsByHost {localhost:8080: [a-0]}
-    (AssignmentInfo(2, active_tasks=[(0, 0)], partitions_by_host={("localhost", 8080): [("a", 0)]}),
+    (AssignmentInfo(used_version=2, active_tasks=[(0, 0)], partitions_by_host={("localhost", 8080): [("a", 0)]}),
      h("00000002", "00000001", "00000000 00000000", "00000000",
        "00000001", "0009 6c6f63616c686f7374", "00001f90", "00000001", "0001 61 00000000")),
     # v3: + commonlySupportedVersion after the version; a standby task with no partitions
-    (AssignmentInfo(3, 3, standby_tasks={(0, 1): []}, partitions_by_host={("h", 1): []}),
+    (AssignmentInfo(used_version=3, commonly_supported_version=3, standby_tasks={(0, 1): []},
+                    partitions_by_host={("h", 1): []}),
      h("00000003", "00000003", "00000000", "00000001", "00000000 00000001", "00000000",
        "00000001", "0001 68", "00000001", "00000000")),
     # v4: + errCode; topic "\0" in modified UTF-8 is C0 80
-    (AssignmentInfo(4, 4, active_tasks=[(7, 7)], partitions_by_host={("h", 65535): [("\x00", 3)]}, error_code=1),
+    (AssignmentInfo(used_version=4, commonly_supported_version=4, active_tasks=[(7, 7)],
+                    partitions_by_host={("h", 65535): [("\x00", 3)]}, error_code=1),
      h("00000004", "00000004", "00000001", "00000007 00000007", "00000000",
        "00000001", "0001 68", "0000ffff", "00000001", "0002 c080 00000003", "00000001")),
     # v5: topic dictionary (index, topic), then hosts with (topicIndex, partition)
-    (AssignmentInfo(5, 5, partitions_by_host={("h", 1): [("b", 0), ("a", 1), ("b", 2)]}),
+    (AssignmentInfo(used_version=5, commonly_supported_version=5,
+                    partitions_by_host={("h", 1): [("b", 0), ("a", 1), ("b", 2)]}),
      h("00000005", "00000005", "00000000", "00000000",
        "00000002", "00000000 0001 62", "00000001 0001 61",
        "00000001", "0001 68 00000001", "00000003", "00000000 00000000", "00000001 00000001",
        "00000000 00000002", "00000000")),
     # v7: + standbyPartitionsByHost (v6) sharing the dictionary, + nextRebalanceMs int64
-    (AssignmentInfo(7, 7, standby_partitions_by_host={("s", 2): [("c", 0)]}, next_rebalance_ms=0),
+    (AssignmentInfo(used_version=7, commonly_supported_version=7, standby_partitions_by_host={("s", 2): [("c", 0)]},
+                    next_rebalance_ms=0),
      h("00000007", "00000007", "00000000", "00000000", "00000001", "00000000 0001 63",
        "00000000", "00000001", "0001 73 00000002", "00000001", "00000000 00000000",
        "00000000", "0000000000000000")),
     # v10: TaskIds carry int32 char count + UTF-16BE named topology (0 chars = none)
-    (AssignmentInfo(10, 10, active_tasks=[(0, 1, "ab"), (2, 3)]),
+    (AssignmentInfo(used_version=10, commonly_supported_version=10, active_tasks=[(0, 1, "ab"), (2, 3)]),
      h("0000000a", "0000000a", "00000002", "00000000 00000001 00000002 0061 0062",
        "00000002 00000003 00000000", "00000000", "00000000", "00000000", "00000000", "00000000",
        "7fffffffffffffff")),
@@ -115,26 +123,28 @@ GOLDEN_ASSIGNMENTS = [
 
 def kafka_assignment(version: int, commonly: int = 11) -> AssignmentInfo:
     return AssignmentInfo(
-        version, commonly if version >= 3 else UNKNOWN,
-        [(0, 1), (2, 3)] + ([(1, 0, "topo\u00e9")] if version >= 10 else []),
-        [((1, 1), [("tp", 0), ("\u00e9\x00\U0001F600", 5)]), ((4, 2), [])],
-        [(("h", 80), [("a", 0), ("b", 1)]), (("\u00fc", 81), [])] if version >= 2 else [],
-        [(("s", 82), [("b", 2), ("c", 3)])] if version >= 6 else [],
-        7 if version >= 4 else 0,
-        1000 if version >= 7 else NO_NEXT_REBALANCE,
+        used_version=version, commonly_supported_version=commonly if version >= 3 else UNKNOWN,
+        active_tasks=[(0, 1), (2, 3)] + ([(1, 0, "topo\u00e9")] if version >= 10 else []),
+        standby_tasks=[((1, 1), [("tp", 0), ("\u00e9\x00\U0001F600", 5)]), ((4, 2), [])],
+        partitions_by_host=[(("h", 80), [("a", 0), ("b", 1)]), (("\u00fc", 81), [])] if version >= 2 else [],
+        standby_partitions_by_host=[(("s", 82), [("b", 2), ("c", 3)])] if version >= 6 else [],
+        error_code=7 if version >= 4 else 0,
+        next_rebalance_ms=1000 if version >= 7 else NO_NEXT_REBALANCE,
     )
 
 
 def kafka_subscription(version: int, latest: int = 11) -> SubscriptionInfo:
     v = version
     return SubscriptionInfo(
-        v, latest if v >= 3 else UNKNOWN, uuid.UUID("00112233-4455-6677-8899-aabbccddeeff"),
-        [(0, 1)] if v <= 6 else [], [(1, 2), (-1, 7)] if v <= 6 else [],
-        "h\u00e9:1" if v >= 2 else None,
-        ([((0, 1), -2), ((0, 2), 5), ((1, 0), 1 << 40)] if v <= 9 else [((0, 1, "nt"), -2), ((1, 0), 3)])
+        used_version=v, latest_supported_version=latest if v >= 3 else UNKNOWN,
+                            process_id=uuid.UUID("00112233-4455-6677-8899-aabbccddeeff"),
+        prev_tasks=[(0, 1)] if v <= 6 else [], standby_tasks=[(1, 2), (-1, 7)] if v <= 6 else [],
+        user_endpoint="h\u00e9:1" if v >= 2 else None,
+        task_offset_sums=([((0, 1), -2), ((0, 2), 5), ((1, 0), 1 << 40)] if v <= 9 else [((0, 1, "nt"), -2),
+                                                                                         ((1, 0), 3)])
         if v >= 7 else [],
-        -1 if v >= 8 else 0, 3 if v >= 9 else 0,
-        [("az", "eu-1"), ("rack", "")] if v >= 11 else [],
+        unique_field=-1 if v >= 8 else 0, error_code=3 if v >= 9 else 0,
+        client_tags=[("az", "eu-1"), ("rack", "")] if v >= 11 else [],
     )
 
 
@@ -255,16 +265,16 @@ def subscription_infos(draw, version: int) -> SubscriptionInfo:
     v = version
     sums = draw(st.lists(st.tuples(tasks(v), int64s), max_size=5)) if v >= 7 else []
     return SubscriptionInfo(
-        v,
-        draw(st.integers(v, 2**31 - 1)) if v >= 3 else UNKNOWN,
-        draw(st.uuids()),
-        draw(st.lists(plain_tasks, max_size=4)) if v <= 6 else (),
-        draw(st.lists(plain_tasks, max_size=4)) if v <= 6 else (),
-        draw(st.none() | texts) if v >= 2 else None,
-        grouped(sums) if v < 10 else sums,
-        draw(int8s) if v >= 8 else 0,
-        draw(int32s) if v >= 9 else 0,
-        draw(st.lists(st.tuples(texts, texts), max_size=3)) if v >= 11 else (),
+        used_version=v,
+        latest_supported_version=draw(st.integers(v, 2**31 - 1)) if v >= 3 else UNKNOWN,
+        process_id=draw(st.uuids()),
+        prev_tasks=draw(st.lists(plain_tasks, max_size=4)) if v <= 6 else (),
+        standby_tasks=draw(st.lists(plain_tasks, max_size=4)) if v <= 6 else (),
+        user_endpoint=draw(st.none() | texts) if v >= 2 else None,
+        task_offset_sums=grouped(sums) if v < 10 else sums,
+        unique_field=draw(int8s) if v >= 8 else 0,
+        error_code=draw(int32s) if v >= 9 else 0,
+        client_tags=draw(st.lists(st.tuples(texts, texts), max_size=3)) if v >= 11 else (),
     )
 
 
@@ -280,14 +290,14 @@ def assignment_infos(draw, version: int, full: bool = False) -> AssignmentInfo:
     def carried(since: int) -> bool:
         return full or v >= since
     return AssignmentInfo(
-        v,
-        draw(int32s) if carried(3) else UNKNOWN,
-        draw(st.lists(tasks(v), max_size=4)),
-        draw(st.lists(st.tuples(tasks(v), topic_partitions), max_size=3)),
-        draw(host_maps) if carried(2) else (),
-        draw(host_maps) if carried(6) else (),
-        draw(int32s) if carried(4) else 0,
-        draw(int64s) if carried(7) else NO_NEXT_REBALANCE,
+        used_version=v,
+        commonly_supported_version=draw(int32s) if carried(3) else UNKNOWN,
+        active_tasks=draw(st.lists(tasks(v), max_size=4)),
+        standby_tasks=draw(st.lists(st.tuples(tasks(v), topic_partitions), max_size=3)),
+        partitions_by_host=draw(host_maps) if carried(2) else (),
+        standby_partitions_by_host=draw(host_maps) if carried(6) else (),
+        error_code=draw(int32s) if carried(4) else 0,
+        next_rebalance_ms=draw(int64s) if carried(7) else NO_NEXT_REBALANCE,
     )
 
 versioned_subscriptions = st.sampled_from(VERSIONS).flatmap(subscription_infos)

@@ -23,7 +23,8 @@ def recording(seen: list) -> Assignor:
     def plan(members, stride):
         seen.append(members)
         return {m.member_id: 0 for m in members}
-    return Assignor("mine", (COOPERATIVE,), False, "owned", False, plan)
+    return Assignor(name="mine", supported_protocols=(COOPERATIVE,), builtin=False, claims_from="owned",
+                    withholds=False, plan=plan)
 
 
 def test_lookup_names_the_known_assignors_when_one_is_unknown():
@@ -37,15 +38,20 @@ def test_register_adds_an_assignor_that_protocol_selection_sees(registry):
         rebalance_protocol(("mine",))
     register(recording([]))
     assert rebalance_protocol(("mine",)) == COOPERATIVE
-    register(Assignor("mine", (EAGER,), False, None, False, lambda m, s: {}))     # replaced: cache cleared
+    register(Assignor(name="mine", supported_protocols=(EAGER,), builtin=False, claims_from=None, withholds=False,
+                      plan=lambda m, s: {}))     # replaced: cache cleared
     assert rebalance_protocol(("mine",)) == EAGER
 
 
 @pytest.mark.parametrize("assignor, message", [
-    (Assignor("range", (EAGER,), False, None, False, None), "packaged"),
-    (Assignor("x", (EAGER,), True, None, False, None), "not built-in"),
-    (Assignor("x", (), False, None, False, None), "supported_protocols"),
-    (Assignor("x", ("LAZY",), False, None, False, None), "supported_protocols"),
+    (Assignor(name="range", supported_protocols=(EAGER,), builtin=False, claims_from=None, withholds=False, plan=None),
+     "packaged"),
+    (Assignor(name="x", supported_protocols=(EAGER,), builtin=True, claims_from=None, withholds=False, plan=None),
+     "not built-in"),
+    (Assignor(name="x", supported_protocols=(), builtin=False, claims_from=None, withholds=False, plan=None),
+     "supported_protocols"),
+    (Assignor(name="x", supported_protocols=("LAZY",), builtin=False, claims_from=None, withholds=False, plan=None),
+     "supported_protocols"),
 ])
 def test_register_refuses_what_would_change_the_packaged_rules(registry, assignor, message):
     with pytest.raises(AssignorConfigError, match=message):
@@ -57,18 +63,22 @@ def test_a_non_built_in_assignor_sees_the_raw_claims_unresolved():
     for nobody, but the plan also gets each member's raw ownedPartitions and generation,
     and the whole subscription, as Kafka hands them to a non-built-in assignor."""
     seen: list = []
-    sub = Subscription(3, 0b1, 0b01, 2, 0, -1)
+    sub = Subscription(version=3, topics=0b1, owned=0b01, generation=2, user_data=0, user_generation=-1)
     subs = ((1, sub), (2, sub))
     run_assignor(recording(seen), Behaviour(), subs, (2,), 2)
-    assert seen == [(Member(1, 0b11, 0, 0b1, 0b01, 2, sub), Member(2, 0b11, 0, 0b1, 0b01, 2, sub))]
+    assert seen == [(Member(member_id=1, eligible=0b11, claims=0, topics=0b1, owned=0b01, generation=2,
+                            subscription=sub), Member(
+        member_id=2, eligible=0b11, claims=0, topics=0b1, owned=0b01, generation=2, subscription=sub))]
 
 
 def test_a_pre_kip_429_leader_hands_no_claims_even_to_an_assignor_that_reads_them():
     seen: list = []
-    subs = ((1, Subscription(3, 0b1, 0b01, 2, 0, -1)),)
+    subs = ((1, Subscription(version=3, topics=0b1, owned=0b01, generation=2, user_data=0, user_generation=-1)),)
     run_assignor(recording(seen), Behaviour(leader_cooperative_aware=False), subs, (2,), 2)
     # it decodes the subscription as v0: no ownedPartitions, no generation
-    assert seen == [(Member(1, 0b11, 0, 0b1, 0, -1, Subscription(3, 0b1, 0, -1, 0, -1)),)]
+    assert seen == [(Member(member_id=1, eligible=0b11, claims=0, topics=0b1, owned=0, generation=-1,
+                            subscription=Subscription(
+        version=3, topics=0b1, owned=0, generation=-1, user_data=0, user_generation=-1)),)]
 
 
 def test_a_consumer_writes_its_previous_assignment_as_user_data_for_any_assignor_that_reads_it(registry):
@@ -79,7 +89,8 @@ def test_a_consumer_writes_its_previous_assignment_as_user_data_for_any_assignor
     from groupcheck.model.consumer.scope import Config, ConsumerScope
     from groupcheck.model.consumer.step import fresh_consumer
 
-    register(Assignor("my-sticky", (EAGER,), False, "user_data", False, lambda m, s: {}))
+    register(Assignor(name="my-sticky", supported_protocols=(EAGER,), builtin=False, claims_from="user_data",
+                      withholds=False, plan=lambda m, s: {}))
     register(recording([]))
     for name, expect in (("my-sticky", 0b11), ("mine", 0)):
         scope = ConsumerScope(plan=(Config((name,)),))

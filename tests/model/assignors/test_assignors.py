@@ -41,7 +41,9 @@ def parts(stride: int, *tps: tuple[int, int]) -> int:
 def test_range_gives_consecutive_ranges_with_extra_partitions_to_the_first_members():
     """RangeAssignor: per topic, N/M partitions each in member order, the first N%M members get one more."""
     every = topic_mask(5, 0, 5)
-    out = range_assignor.plan((Member(1, every, 0), Member(2, every, 0), Member(3, every, 0)), 5)
+    out = range_assignor.plan((Member(member_id=1, eligible=every, claims=0), Member(
+        member_id=2, eligible=every, claims=0), Member(
+        member_id=3, eligible=every, claims=0)), 5)
     assert out == {1: 0b00011, 2: 0b01100, 3: 0b10000}
 
 
@@ -49,7 +51,8 @@ def test_range_assigns_each_topic_separately_so_the_first_member_gets_both_extra
     """RangeAssignor: ranges are computed per topic, so imbalance adds up across topics."""
     s = 3
     every = topic_mask(s, 0, 3) | topic_mask(s, 1, 3)
-    out = range_assignor.plan((Member(1, every, 0), Member(2, every, 0)), s)
+    out = range_assignor.plan((Member(member_id=1, eligible=every, claims=0), Member(
+        member_id=2, eligible=every, claims=0)), s)
     assert out[1] == parts(s, (0, 0), (0, 1), (1, 0), (1, 1))
     assert out[2] == parts(s, (0, 2), (1, 2))
 
@@ -58,15 +61,18 @@ def test_range_only_counts_members_subscribed_to_the_topic():
     """RangeAssignor: a topic's partitions are split among the members subscribed to it only."""
     s = 2
     t0, t1 = topic_mask(s, 0, 2), topic_mask(s, 1, 2)
-    out = range_assignor.plan((Member(1, t0 | t1, 0), Member(2, t1, 0)), s)
+    out = range_assignor.plan((Member(member_id=1, eligible=t0 | t1, claims=0), Member(
+        member_id=2, eligible=t1, claims=0)), s)
     assert out == {1: t0 | parts(s, (1, 0)), 2: parts(s, (1, 1))}
 
 
 def test_range_ignores_claims():
     """RangeAssignor is not sticky: previous ownership does not change its output."""
     every = topic_mask(4, 0, 4)
-    fresh = range_assignor.plan((Member(1, every, 0), Member(2, every, 0)), 4)
-    claimed = range_assignor.plan((Member(1, every, 0b1100), Member(2, every, 0b0011)), 4)
+    fresh = range_assignor.plan((Member(member_id=1, eligible=every, claims=0), Member(
+        member_id=2, eligible=every, claims=0)), 4)
+    claimed = range_assignor.plan((Member(member_id=1, eligible=every, claims=0b1100), Member(
+        member_id=2, eligible=every, claims=0b0011)), 4)
     assert fresh == claimed == {1: 0b0011, 2: 0b1100}
 
 
@@ -75,7 +81,9 @@ def test_range_ignores_claims():
 def test_roundrobin_deals_partitions_around_the_circle():
     """RoundRobinAssignor: all partitions in order, members in a circle sorted by id."""
     every = topic_mask(4, 0, 4)
-    out = roundrobin.plan((Member(1, every, 0), Member(2, every, 0), Member(3, every, 0)), 4)
+    out = roundrobin.plan((Member(member_id=1, eligible=every, claims=0), Member(
+        member_id=2, eligible=every, claims=0), Member(
+        member_id=3, eligible=every, claims=0)), 4)
     assert out == {1: 0b1001, 2: 0b0010, 3: 0b0100}
 
 
@@ -83,7 +91,8 @@ def test_roundrobin_skips_members_not_subscribed_to_the_topic():
     """RoundRobinAssignor: the circular iterator advances past members not subscribed to the partition's topic."""
     s = 2
     t0, t1 = topic_mask(s, 0, 2), topic_mask(s, 1, 2)
-    out = roundrobin.plan((Member(1, t0 | t1, 0), Member(2, t1, 0)), s)
+    out = roundrobin.plan((Member(member_id=1, eligible=t0 | t1, claims=0), Member(
+        member_id=2, eligible=t1, claims=0)), s)
     # t0-0 -> 1; t0-1: 2 skipped -> 1; t1-0 -> 2; t1-1 -> 1
     assert out == {1: t0 | parts(s, (1, 1)), 2: parts(s, (1, 0))}
 
@@ -93,9 +102,11 @@ def test_roundrobin_skips_members_not_subscribed_to_the_topic():
 def test_sticky_keeps_claims_within_the_quota_and_hands_out_the_rest():
     """AbstractStickyAssignor constrained assignment: keep up to the quota of owned partitions, fill the others."""
     every = topic_mask(4, 0, 4)
-    out = sticky.plan((Member(1, every, 0b0111), Member(2, every, 0)), 4)
+    out = sticky.plan((Member(member_id=1, eligible=every, claims=0b0111), Member(
+        member_id=2, eligible=every, claims=0)), 4)
     assert out == {1: 0b0011, 2: 0b1100}
-    out = sticky.plan((Member(1, every, 0b1000), Member(2, every, 0b0001)), 4)
+    out = sticky.plan((Member(member_id=1, eligible=every, claims=0b1000), Member(
+        member_id=2, eligible=every, claims=0b0001)), 4)
     assert out[1] & 0b1000 and out[2] & 0b0001
     assert count(out[1]) == count(out[2]) == 2
 
@@ -103,7 +114,9 @@ def test_sticky_keeps_claims_within_the_quota_and_hands_out_the_rest():
 def test_sticky_allows_only_p_mod_n_members_at_the_higher_quota():
     """AbstractStickyAssignor: at most P % N members keep maxQuota; the others keep minQuota."""
     every = topic_mask(7, 0, 7)             # P=7, N=3: minQuota 2, maxQuota 3, one member at max
-    out = sticky.plan((Member(1, every, 0b0000111), Member(2, every, 0b0111000), Member(3, every, 0)), 7)
+    out = sticky.plan((Member(member_id=1, eligible=every, claims=0b0000111), Member(
+        member_id=2, eligible=every, claims=0b0111000), Member(
+        member_id=3, eligible=every, claims=0)), 7)
     assert [count(out[m]) for m in (1, 2, 3)] == [3, 2, 2]
     assert out[1] == 0b0000111 and out[2] == 0b0011000 and out[3] == 0b1100000
 
@@ -112,7 +125,7 @@ def test_sticky_with_unequal_subscriptions_keeps_eligible_claims_and_rebalances_
     """StickyAssignor general case: claims kept, free partitions to the least-loaded eligible member."""
     s = 2
     t0, t1 = topic_mask(s, 0, 2), topic_mask(s, 1, 2)
-    out = sticky.plan((Member(1, t0 | t1, t0), Member(2, t1, 0)), s)
+    out = sticky.plan((Member(member_id=1, eligible=t0 | t1, claims=t0), Member(member_id=2, eligible=t1, claims=0)), s)
     assert out == {1: t0, 2: t1}
 
 
@@ -125,13 +138,16 @@ def equal_groups(draw):
     every = sum(topic_mask(stride, t, n) for t, n in enumerate(counts))
     n = draw(st.integers(1, 4))
     owner = {b: draw(st.integers(0, n)) for b in bits(every)}      # 0: unclaimed
-    members = tuple(Member(i, every, sum(1 << b for b, o in owner.items() if o == i)) for i in range(1, n + 1))
+    members = tuple(Member(member_id=i, eligible=every,
+                           claims=sum(1 << b for b, o in owner.items() if o == i)) for i in range(1, n + 1))
     return members, every, stride
 
 
 @FAST
 @given(equal_groups())
-@example(((Member(1, 0b1111111, 0b0000111), Member(2, 0b1111111, 0b0111000), Member(3, 0b1111111, 0)),
+@example(((Member(member_id=1, eligible=0b1111111, claims=0b0000111), Member(
+    member_id=2, eligible=0b1111111, claims=0b0111000), Member(
+    member_id=3, eligible=0b1111111, claims=0)),
           0b1111111, 8))
 def test_sticky_with_equal_subscriptions_is_balanced_complete_and_keeps_claims_up_to_min_quota(group):
     """KIP-429 / AbstractStickyAssignor: balanced within 1, every partition once, claims kept up to the quota."""
@@ -173,7 +189,8 @@ def test_rebalance_protocol_rejects_empty_and_unknown_assignor_lists():
 def test_rebalance_protocol_rejects_assignors_with_no_common_protocol(monkeypatch, request):
     """KIP-429: "If there is no common protocols supported across all the assignors, throw an exception"."""
     request.addfinalizer(rebalance_protocol.cache_clear)       # forget the temporary assignor
-    only_coop = Assignor("coop-only", (COOPERATIVE,), False, "owned", True, sticky.plan)
+    only_coop = Assignor(name="coop-only", supported_protocols=(COOPERATIVE,), builtin=False, claims_from="owned",
+                         withholds=True, plan=sticky.plan)
     monkeypatch.setitem(ASSIGNORS, "coop-only", only_coop)
     assert rebalance_protocol(("coop-only", "cooperative-sticky")) == COOPERATIVE
     with pytest.raises(AssignorConfigError, match="no rebalance protocol in common"):

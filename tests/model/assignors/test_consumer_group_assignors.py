@@ -201,13 +201,17 @@ def test_subscription_type_names_versus_a_regex_resolving_to_them():
     from groupcheck.model.consumer_group.group import Member, new_group
     from groupcheck.model.consumer_group.target import homogeneous
     g = new_group("g")
-    names = g.with_member(Member("A", subscribed_topic_names=("a",))).with_member(Member("B", subscribed_topic_names=("a",)))
+    names = g.with_member(Member(member_id="A", subscribed_topic_names=("a",))).with_member(Member(
+        member_id="B", subscribed_topic_names=("a",)))
     assert homogeneous(names)
-    mixed = g.with_member(Member("A", subscribed_topic_names=("a",))).with_member(Member("B", subscribed_topic_regex="a"))
+    mixed = g.with_member(Member(member_id="A", subscribed_topic_names=("a",))).with_member(Member(
+        member_id="B", subscribed_topic_regex="a"))
     assert not homogeneous(mixed)
-    same_rx = g.with_member(Member("A", subscribed_topic_regex="a")).with_member(Member("B", subscribed_topic_regex="a"))
+    same_rx = g.with_member(Member(member_id="A", subscribed_topic_regex="a")).with_member(Member(
+        member_id="B", subscribed_topic_regex="a"))
     assert homogeneous(same_rx)
-    partial = g.with_member(Member("A", subscribed_topic_names=("a", "b"))).with_member(Member("B", subscribed_topic_names=("a",)))
+    partial = g.with_member(Member(member_id="A", subscribed_topic_names=("a", "b"))).with_member(Member(
+        member_id="B", subscribed_topic_names=("a",)))
     assert not homogeneous(partial)
 
 

@@ -15,7 +15,8 @@ T1, T2, T3, T4 = 1, 2, 4, 8
 def client(instance: int, *, prev: int = 0, owned: int | None = None, standby: int = 0, learning: int = 0,
            ready: int = 0, leaving: bool = False, new: bool = False) -> Client:
     """A client; ``owned`` defaults to ``prev`` (a COOPERATIVE member still runs its tasks)."""
-    return Client(instance, prev, prev if owned is None else owned, standby, learning, ready, leaving, new)
+    return Client(instance=instance, prev=prev, owned=prev if owned is None else owned, standby=standby,
+                  learning=learning, ready=ready, leaving=leaving, new=new)
 
 
 def assert_partition(actives, tasks: int) -> None:

@@ -22,7 +22,8 @@ def mask(*tasks: int) -> int:
 
 
 def member(mid: str, pid: str | None = None, *, active=(), standby=(), warmup=(), epoch: int = 0) -> MemberSpec:
-    return MemberSpec(mid, pid or mid, epoch, mask(*active), mask(*standby), mask(*warmup))
+    return MemberSpec(member_id=mid, process_id=pid or mid, topology_epoch=epoch, active=mask(*active),
+                      standby=mask(*standby), warmup=mask(*warmup))
 
 
 def spec(members, n: int, *, stateful: bool = False, standbys: int = 0, warmups: int = 2, lags=None,
@@ -383,8 +384,10 @@ def group_specs(draw) -> GroupSpec:
     group_epoch = draw(st.integers(0, 1))
     k = draw(st.integers(1, 5))
     pids = [f"p{draw(st.integers(0, 2))}" for _ in range(k)]
-    ms = tuple(MemberSpec(f"m{i}", pids[i], draw(st.integers(max(0, group_epoch - 1), group_epoch)),
-                          *(draw(st.integers(0, everything)) for _ in range(3))) for i in range(k))
+    ms = tuple(MemberSpec(member_id=f"m{i}", process_id=pids[i],
+                          topology_epoch=draw(st.integers(max(0, group_epoch - 1), group_epoch)),
+                          active=draw(st.integers(0, everything)), standby=draw(st.integers(0, everything)),
+                          warmup=draw(st.integers(0, everything))) for i in range(k))
     levels = st.one_of(st.none(), st.integers(0, 2))
     tasks = tuple(TaskSpec(draw(st.booleans()),
                            tuple((p, lv) for p in sorted(set(pids)) if (lv := draw(levels)) is not None))

@@ -44,12 +44,12 @@ class NewClient(NamedTuple):
 def hb_request(c: NewClient):
     tps = topic_partitions_of(IDX, c.owned) if c.report or c.epoch == 0 else None
     if c.epoch == 0:
-        return ConsumerGroupHeartbeat("g", c.mid, 0, rebalance_timeout_ms=1000, subscribed_topic_names=NAMES,
-                                      topic_partitions=())
+        return ConsumerGroupHeartbeat(group_id="g", member_id=c.mid, member_epoch=0, rebalance_timeout_ms=1000,
+                                      subscribed_topic_names=NAMES, topic_partitions=())
     if c.full:
-        return ConsumerGroupHeartbeat("g", c.mid, c.epoch, rebalance_timeout_ms=1000, subscribed_topic_names=NAMES,
-                                      topic_partitions=topic_partitions_of(IDX, c.owned))
-    return ConsumerGroupHeartbeat("g", c.mid, c.epoch, topic_partitions=tps)
+        return ConsumerGroupHeartbeat(group_id="g", member_id=c.mid, member_epoch=c.epoch, rebalance_timeout_ms=1000,
+                                      subscribed_topic_names=NAMES, topic_partitions=topic_partitions_of(IDX, c.owned))
+    return ConsumerGroupHeartbeat(group_id="g", member_id=c.mid, member_epoch=c.epoch, topic_partitions=tps)
 
 
 def hb_read(c: NewClient) -> NewClient:
@@ -168,7 +168,8 @@ def upgrade(w: World, s: int) -> World:
 def downgrade(w: World, s: int) -> World:
     """Slot ``s`` closes its consumer-protocol client (heartbeat -1) and restarts as a classic consumer."""
     c = w.clients[s]
-    out = consumer_heartbeat(w.group, ConsumerGroupHeartbeat("g", c.mid, -1), CLUSTER, config=w.config,
+    out = consumer_heartbeat(w.group, ConsumerGroupHeartbeat(group_id="g", member_id=c.mid, member_epoch=-1), CLUSTER,
+                             config=w.config,
                              partition_index=IDX)
     assert out.response.error_code == 0
     check_step(w.group, out.records, out.group)

@@ -6,10 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from groupcheck.model.consumer_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, heartbeat, offset_commit,
+from groupcheck.model.consumer_group.coordinator import (Cluster, Config, NotModelled, OtherGroup, heartbeat,
+                                                         offset_commit,
                                               rebalance_timeout, resolve_regexes, session_timeout)
 from groupcheck.model.consumer_group.group import group_state, mask_of, topics_mask
-from groupcheck.model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE, ConsumerGroupHeartbeat,
+from groupcheck.model.consumer_group.state import (ASSIGNING, EMPTY, ERRORS, RECONCILING, STABLE,
+                                                   ConsumerGroupHeartbeat,
                                         TopicPartitions)
 from groupcheck.model.consumer_group.profiles import KIP_848, PROFILES as PROFILES_BY_NAME
 from tests.helpers.consumer_group_driver import INDEX, Client, World, fresh
@@ -48,13 +50,15 @@ def test_first_join_creates_the_group_at_epoch_1_and_assigns_everything():
 
 
 def test_heartbeat_for_a_missing_group_is_group_id_not_found():
-    out = heartbeat(fresh(), ConsumerGroupHeartbeat("g", "A", 3, topic_partitions=()), Cluster((("a", 4), ("b", 2))))
+    out = heartbeat(fresh(), ConsumerGroupHeartbeat(group_id="g", member_id="A", member_epoch=3, topic_partitions=()),
+                    Cluster((("a", 4), ("b", 2))))
     assert code(out) == ERRORS["GROUP_ID_NOT_FOUND"] and out.response.error_message == "Consumer group g not found."
     assert out.records == ()
 
 
 def test_a_group_of_another_type_is_not_a_consumer_group_and_classic_is_migrations():
-    req = ConsumerGroupHeartbeat("g", "A", 0, rebalance_timeout_ms=1, subscribed_topic_names=("a",), topic_partitions=())
+    req = ConsumerGroupHeartbeat(group_id="g", member_id="A", member_epoch=0, rebalance_timeout_ms=1,
+                                 subscribed_topic_names=("a",), topic_partitions=())
     out = heartbeat(OtherGroup("g", "share"), req)
     assert code(out) == ERRORS["GROUP_ID_NOT_FOUND"] and out.response.error_message == "Group g is not a consumer group."
     with pytest.raises(NotModelled):
@@ -103,7 +107,7 @@ def test_own_pending_revocation_blocks_only_before_kafka_19449():
     from groupcheck.model.consumer_group.group import Member
     from groupcheck.model.consumer_group.profiles import profile as prof
     for profile, withheld in (("kafka-4.1", True), ("kafka-4.2", False)):
-        m = Member("A", subscribed_topic_names=("a",), state="UNREVOKED", epoch=1, previous_epoch=0,
+        m = Member(member_id="A", subscribed_topic_names=("a",), state="UNREVOKED", epoch=1, previous_epoch=0,
                    assigned=A([0]), pending_revocation=A([1]))
         g = replace(fresh(), dead=False, group_epoch=2, target_assignment_epoch=2,
                     target_assignment=(("A", A([0, 1])),)).with_member(m)
@@ -454,4 +458,4 @@ def test_kafka_20268_new_groups_start_at_epoch_1_in_4_3(profile, first_epoch):
 
 def test_a_group_of_another_id_is_a_clear_error():
     with pytest.raises(ValueError, match="the request is for group 'h'"):
-        heartbeat(fresh(), ConsumerGroupHeartbeat("h", "A", 1))
+        heartbeat(fresh(), ConsumerGroupHeartbeat(group_id="h", member_id="A", member_epoch=1))

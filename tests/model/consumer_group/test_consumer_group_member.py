@@ -7,7 +7,7 @@ import pytest
 from groupcheck.model.consumer_group import member as m
 from groupcheck.model.consumer_group.state import TopicPartitions
 from groupcheck.model.consumer_group.world import (ACKNOWLEDGING, DOWN, FATAL, JOINING, LEAVING, RECONCILING, STABLE,
-                                        UNSUBSCRIBED, Reply)
+                                        UNSUBSCRIBED, Reply, SentFields)
 
 SUB = m.Subscription(("t0",), None, "uniform", None)
 STATIC = SUB._replace(instance_id="i0")
@@ -29,7 +29,7 @@ def test_a_join_sends_every_field_with_epoch_0_and_no_partitions():
 
 
 def test_a_stable_member_sends_only_what_changed():
-    c = m.new_client(0)._replace(status=STABLE, epoch=3, owned=0b1, target=0b1, sent=(0b1, 0))
+    c = m.new_client(0)._replace(status=STABLE, epoch=3, owned=0b1, target=0b1, sent=SentFields(owned=0b1, sub=0))
     r = req(c)
     assert r.member_epoch == 3
     assert r.subscribed_topic_names is None and r.topic_partitions is None and r.rebalance_timeout_ms == -1
@@ -49,7 +49,7 @@ def test_leaving_sends_minus_one_and_a_static_member_minus_two():
 
 
 def test_a_new_assignment_starts_reconciling_and_reconcile_commits_revokes_assigns_in_order():
-    c = m.new_client(0)._replace(status=STABLE, epoch=1, owned=0b011, target=0b011, sent=(0b011, 0))
+    c = m.new_client(0)._replace(status=STABLE, epoch=1, owned=0b011, target=0b011, sent=SentFields(owned=0b011, sub=0))
     c, calls = m.on_response(c, Reply("", 2, 0b110))
     assert c.status == RECONCILING and c.epoch == 2 and c.owned == 0b011 and calls == ()
     c, calls = m.reconcile(c, "")
@@ -63,13 +63,13 @@ def test_a_new_assignment_starts_reconciling_and_reconcile_commits_revokes_assig
 
 
 def test_a_failed_commit_does_not_stop_the_reconciliation():
-    c = m.new_client(0)._replace(status=RECONCILING, epoch=2, owned=0b1, target=0b10, sent=(0b1, 0))
+    c = m.new_client(0)._replace(status=RECONCILING, epoch=2, owned=0b1, target=0b10, sent=SentFields(owned=0b1, sub=0))
     c, calls = m.reconcile(c, "STALE_MEMBER_EPOCH")
     assert calls[0][3] == "STALE_MEMBER_EPOCH" and c.owned == 0b10
 
 
 def test_the_same_target_again_changes_nothing_but_a_new_equal_one_is_acknowledged():
-    c = m.new_client(0)._replace(status=STABLE, epoch=2, owned=0b1, target=0b1, sent=(0b1, 0))
+    c = m.new_client(0)._replace(status=STABLE, epoch=2, owned=0b1, target=0b1, sent=SentFields(owned=0b1, sub=0))
     assert m.on_response(c, Reply("", 2, 0b1))[0] == c
     joined = m.new_client(0)._replace(epoch=0)
     assert m.on_response(joined, Reply("", 1, 0))[0].status == STABLE
@@ -77,7 +77,7 @@ def test_the_same_target_again_changes_nothing_but_a_new_equal_one_is_acknowledg
 
 @pytest.mark.parametrize("error", ["FENCED_MEMBER_EPOCH", "UNKNOWN_MEMBER_ID"])
 def test_fenced_loses_everything_and_rejoins_with_the_same_id(error):
-    c = m.new_client(0)._replace(status=STABLE, epoch=4, owned=0b11, target=0b11, sent=(0b11, 0))
+    c = m.new_client(0)._replace(status=STABLE, epoch=4, owned=0b11, target=0b11, sent=SentFields(owned=0b11, sub=0))
     c2, calls = m.on_response(c, Reply(error, 0, None))
     assert c2.status == JOINING and c2.epoch == 0 and c2.owned == 0 and c2.incarnation == 0 and c2.sent is None
     assert calls == (("lost", 0b11),)
@@ -123,6 +123,6 @@ def test_client_switches():
 
 def test_the_candidate_fix_reports_the_partitions_being_assigned():
     rules = m.client_rules(("report-target-while-reconciling",))
-    c = m.new_client(0)._replace(status=RECONCILING, epoch=2, owned=0b1, target=0b11, sent=(0b1, 0))
+    c = m.new_client(0)._replace(status=RECONCILING, epoch=2, owned=0b1, target=0b11, sent=SentFields(owned=0b1, sub=0))
     assert req(c, rules=rules).topic_partitions == tps(0b11)
     assert req(c).topic_partitions is None

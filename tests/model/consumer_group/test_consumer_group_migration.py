@@ -8,16 +8,19 @@ from dataclasses import replace
 import pytest
 
 from groupcheck.model.consumer import coordinator as classic_coordinator
-from groupcheck.model.consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED,
+from groupcheck.model.consumer.state import (COMPLETING, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
+                                             MEMBER_ID_REQUIRED,
                                   NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE, UNKNOWN_MEMBER_ID, GroupMember,
                                   Heartbeat, JoinGroup, LeaveGroup, SyncGroup)
 from groupcheck.model.consumer.state import Group as ClassicState
 from groupcheck.model.consumer_group.coordinator import Cluster, Config
 from groupcheck.model.consumer_group.group import Group, mask_of, partition_index
-from groupcheck.model.consumer_group.migration import (ClassicGroup, ClassicGroupMetadata, MigratingGroup, assignment_of,
+from groupcheck.model.consumer_group.migration import (ClassicGroup, ClassicGroupMetadata, MigratingGroup,
+                                                       assignment_of,
                                             consumer_heartbeat, consumer_of, consumer_session_timeout,
                                             convert_to_consumer, downgrades, subscription_of, wire_mask)
-from groupcheck.model.consumer_group.migration_classic import (classic_heartbeat, classic_join, classic_leave, classic_sync,
+from groupcheck.model.consumer_group.migration_classic import (classic_heartbeat, classic_join, classic_leave,
+                                                               classic_sync,
                                                     must_rejoin)
 from groupcheck.model.consumer_group.migration_state import ConsumerGroupClassicMemberMetadata
 from groupcheck.model.consumer_group.migration_state import replay as replay_any
@@ -43,16 +46,19 @@ def parts(data) -> set[int]:
 
 
 def classic_group(generation=5, members=(("A", (0, 1)), ("B", (2, 3))), status=STABLE, protocol_type="consumer"):
-    ms = tuple(GroupMember(mid, i, ("cooperative-sticky",), meta(ps), False, False, assignment(*ps))
+    ms = tuple(GroupMember(member_id=mid, slot=i, protocols=("cooperative-sticky",), subscription=meta(ps),
+                           joined=False, syncing=False, assignment=assignment(*ps))
                for i, (mid, ps) in enumerate(members))
-    return ClassicGroup("g", ClassicState(status, generation, "cooperative-sticky", ms[0].member_id if ms else 0,
-                                          ms, (), 1), protocol_type)
+    return ClassicGroup("g", ClassicState(status=status, generation=generation, protocol="cooperative-sticky",
+                                          leader=ms[0].member_id if ms else 0, members=ms, pending=(), next_id=1),
+                        protocol_type)
 
 
 def join(mid, epoch=0, owned=None):
     owned = () if owned is None and epoch == 0 else owned
     tps = None if owned is None else ((TopicPartitions("t", tuple(sorted(owned))),) if owned else ())
-    return ConsumerGroupHeartbeat("g", mid, epoch, rebalance_timeout_ms=1000 if epoch == 0 else -1,
+    return ConsumerGroupHeartbeat(group_id="g", member_id=mid, member_epoch=epoch,
+                                  rebalance_timeout_ms=1000 if epoch == 0 else -1,
                                   subscribed_topic_names=("t",) if epoch == 0 else None, topic_partitions=tps)
 
 
@@ -138,7 +144,8 @@ def test_upgrade_one_member_at_a_time_then_downgrade_back():
     assert g.group.group_epoch == 7 and out.response.member_epoch == 7
     assert assigned(out.response) == set()                 # B still holds A2's share
     # B's classic heartbeat: REBALANCE_IN_PROGRESS (its epoch 6 < group epoch 7)
-    assert run.classic(classic_heartbeat, Heartbeat(member_id="B", generation=6)).response.error == REBALANCE_IN_PROGRESS
+    assert run.classic(classic_heartbeat,
+                       Heartbeat(member_id="B", generation=6)).response.error == REBALANCE_IN_PROGRESS
     # B rejoins reporting all four owned: it must revoke, its epoch (the generation) stays 6
     r = run.classic(classic_join, JoinGroup(member_id="B", protocols=("cooperative-sticky",),
                                             subscription=meta((0, 1, 2, 3))), cluster=CLUSTER, config=BI)
@@ -150,7 +157,8 @@ def test_upgrade_one_member_at_a_time_then_downgrade_back():
     kept = parts(s.response.assignment)
     assert len(kept) == 2 and kept < {0, 1, 2, 3}
     run.owned["B"] = kept                                   # cooperative: revoke, then rejoin
-    assert run.classic(classic_heartbeat, Heartbeat(member_id="B", generation=6)).response.error == REBALANCE_IN_PROGRESS
+    assert run.classic(classic_heartbeat,
+                       Heartbeat(member_id="B", generation=6)).response.error == REBALANCE_IN_PROGRESS
     r = run.classic(classic_join, JoinGroup(member_id="B", protocols=("cooperative-sticky",),
                                             subscription=meta(sorted(kept))), cluster=CLUSTER, config=BI)
     assert r.response.generation == 7
@@ -170,10 +178,10 @@ def test_upgrade_one_member_at_a_time_then_downgrade_back():
                                             subscription=meta(())), cluster=CLUSTER, config=BI)
     assert r.response.error == NONE and run.group.is_classic("C")
     epoch = run.group.group.member("A2").epoch
-    run.hb(ConsumerGroupHeartbeat("g", "A2", -1))
+    run.hb(ConsumerGroupHeartbeat(group_id="g", member_id="A2", member_epoch=-1))
     run.owned.pop("A2")
     assert isinstance(run.group, MigratingGroup)
-    out = run.hb(ConsumerGroupHeartbeat("g", "B2", -1))
+    out = run.hb(ConsumerGroupHeartbeat(group_id="g", member_id="B2", member_epoch=-1))
     run.owned.pop("B2", None)
     assert out.response.member_epoch == -1 and out.events[0][0] == "converted_to_classic"
     cg = run.group
@@ -252,7 +260,7 @@ def test_downgrade_follows_the_policy(policy, back):
     cfg = Config(migration_policy="bidirectional")
     run = _mixed_with_one_consumer_member(config=cfg)
     run.kw["config"] = Config(migration_policy=policy)
-    out = run.hb(ConsumerGroupHeartbeat("g", "C", -1))
+    out = run.hb(ConsumerGroupHeartbeat(group_id="g", member_id="C", member_epoch=-1))
     assert out.response.member_epoch == -1
     assert isinstance(run.group, ClassicGroup) == back
     if not back:
@@ -270,9 +278,11 @@ def test_downgrade_respects_classic_max_size_unless_kafka_16861():
     assert not downgrades(before, ("C",), BI, classic_max_size=1)
     assert downgrades(before, ("C",), BI, classic_max_size=2)
     assert downgrades(before, ("C",), BI, classic_max_size=1, switches=("kafka-16861",))
-    out = consumer_heartbeat(before, ConsumerGroupHeartbeat("g", "C", -1), CLUSTER, config=BI, classic_max_size=1)
+    out = consumer_heartbeat(before, ConsumerGroupHeartbeat(group_id="g", member_id="C", member_epoch=-1), CLUSTER,
+                             config=BI, classic_max_size=1)
     assert isinstance(out.group, MigratingGroup) and out.group.group.member("C") is None
-    out = consumer_heartbeat(before, ConsumerGroupHeartbeat("g", "C", -1), CLUSTER, config=BI, classic_max_size=1,
+    out = consumer_heartbeat(before, ConsumerGroupHeartbeat(group_id="g", member_id="C", member_epoch=-1), CLUSTER,
+                             config=BI, classic_max_size=1,
                              switches=("kafka-16861",))
     assert isinstance(out.group, ClassicGroup) and len(out.group.state.members) == 2
 
@@ -282,7 +292,7 @@ def test_downgrade_keeps_generation_and_target_assignment():
     its target assignment serialized with ConsumerProtocol; then PreparingRebalance."""
     run = _mixed_with_one_consumer_member(config=BI)
     g = run.group.group
-    out = run.hb(ConsumerGroupHeartbeat("g", "C", -1))
+    out = run.hb(ConsumerGroupHeartbeat(group_id="g", member_id="C", member_epoch=-1))
     cg = out.group
     assert cg.state.generation == g.group_epoch and cg.state.status == PREPARING
     for m in cg.state.members:
@@ -370,7 +380,8 @@ def test_replay_of_a_migration_log():
     log = list(run.log)
     assert any(isinstance(r, ConsumerGroupClassicMemberMetadata) and r.member_id == "A" for r in log)
     assert replay_any(log, partition_index=IDX) == run.group
-    out = run.hb(ConsumerGroupHeartbeat("g", "C", -1))           # downgraded: the classic group's record last
+    out = run.hb(ConsumerGroupHeartbeat(group_id="g", member_id="C",
+                                        member_epoch=-1))           # downgraded: the classic group's record last
     cg = out.group
     assert replay_any(run.log, partition_index=IDX) == cg
     # a consumer group created later under the same id, with a member called A: not classic
@@ -398,8 +409,9 @@ def _upgrade_during_unread_revocation(switches=()):
     g, responses, _, _ = cc.handle(g, 0, SyncGroup(member_id="m0.0", generation=2), cluster, idx)
     given = {mid: wire_mask(idx, assignment_of(r.assignment).assigned_partitions) for mid, r in responses}
     assert given == {"m0.0": 0b011, "m1.0": 0} and a.owned == 0b111
-    out = consumer_heartbeat(g, ConsumerGroupHeartbeat("g", "C", 0, rebalance_timeout_ms=1000,
-                                                       subscribed_topic_names=("t",), topic_partitions=()),
+    out = consumer_heartbeat(g, ConsumerGroupHeartbeat(group_id="g", member_id="C", member_epoch=0,
+                                                       rebalance_timeout_ms=1000, subscribed_topic_names=("t",),
+                                                       topic_partitions=()),
                              cluster, partition_index=idx, switches=switches)
     return {p for t in out.response.assignment for p in t.partitions}, consumer_of(out.group)
 

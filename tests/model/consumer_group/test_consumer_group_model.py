@@ -148,10 +148,10 @@ def test_prescribed_error_follows_the_profiles_epoch_0_rule():
     from groupcheck.model.consumer_group.group import Member, new_group, partition_index
     from groupcheck.model.consumer_group.properties import prescribed_error
     from groupcheck.model.consumer_group.state import ConsumerGroupHeartbeat
-    g = new_group("g", partition_index((("t0", 1),))).with_member(Member("m0.0", epoch=3, previous_epoch=2))
+    g = new_group("g", partition_index((("t0", 1),))).with_member(Member(member_id="m0.0", epoch=3, previous_epoch=2))
     state = MODEL.init_states(S())[0]._replace(group=g)
-    join = ConsumerGroupHeartbeat("g", "m0.0", 0, rebalance_timeout_ms=1000, subscribed_topic_names=("t0",),
-                                  topic_partitions=())
+    join = ConsumerGroupHeartbeat(group_id="g", member_id="m0.0", member_epoch=0, rebalance_timeout_ms=1000,
+                                  subscribed_topic_names=("t0",), topic_partitions=())
     assert prescribed_error(S(), state, join) == ""
     assert prescribed_error(S(profile="kafka-4.3"), state, join) == ""
     assert prescribed_error(S(profile="kafka-4.1"), state, join) == "FENCED_MEMBER_EPOCH"

@@ -18,7 +18,7 @@ def err(req, profile="kafka-4.0"):
 @pytest.mark.parametrize("profile", ["kip-848", "kafka-3.7", "kafka-4.0", "kafka-4.2"])
 def test_a_good_join_and_heartbeat_pass(profile):
     assert err(H(**JOIN), profile) is None
-    assert err(H("g", "m", 5), profile) is None
+    assert err(H(group_id="g", member_id="m", member_epoch=5), profile) is None
 
 
 @pytest.mark.parametrize("fields,expected", [
@@ -50,8 +50,8 @@ def test_empty_names_are_a_valid_join_in_4_0_but_not_in_3_7():
 
 
 def test_epoch_rules():
-    assert err(H("g", "m", -2)) == ("INVALID_REQUEST", "InstanceId can't be null.")
-    assert err(H("g", "m", -3)) == ("INVALID_REQUEST", "MemberEpoch is invalid.")
+    assert err(H(group_id="g", member_id="m", member_epoch=-2)) == ("INVALID_REQUEST", "InstanceId can't be null.")
+    assert err(H(group_id="g", member_id="m", member_epoch=-3)) == ("INVALID_REQUEST", "MemberEpoch is invalid.")
 
 
 def test_member_id_at_join_per_profile():
@@ -62,14 +62,17 @@ def test_member_id_at_join_per_profile():
 
 def test_order_differs_in_3_7():
     """3.7 checks GroupId before MemberId; 4.0 MemberId first."""
-    req = H("", "", 3)
+    req = H(group_id="", member_id="", member_epoch=3)
     assert err(req, "kafka-3.7")[1] == "GroupId can't be empty."
     assert err(req, "kafka-4.0")[1] == "MemberId can't be empty."
-    assert err(H("g", "", -2, instance_id="i"), "kafka-3.7")[1] == "MemberId can't be empty."
-    assert err(H("g", "", -2, instance_id="i"), "kip-848")[1] == "MemberId can't be empty."
+    assert err(H(group_id="g", member_id="", member_epoch=-2, instance_id="i"),
+               "kafka-3.7")[1] == "MemberId can't be empty."
+    assert err(H(group_id="g", member_id="", member_epoch=-2, instance_id="i"),
+               "kip-848")[1] == "MemberId can't be empty."
 
 
 def test_custom_assignor_list():
     req = H(**{**JOIN, "server_assignor": "range"})
     e = validate(req, "kafka-4.0", ("uniform",))
-    assert (e.code, e.message) == ("UNSUPPORTED_ASSIGNOR", "ServerAssignor range is not supported. Supported assignors: uniform.")
+    assert (e.code, e.message) == ("UNSUPPORTED_ASSIGNOR",
+                                   "ServerAssignor range is not supported. Supported assignors: uniform.")

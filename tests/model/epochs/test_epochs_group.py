@@ -26,7 +26,8 @@ def test_new_target_when_group_epoch_is_ahead():
 
 def _after_bump():
     """A member moved from epoch 10 to 11 (previous 10), keeping task 0, adding task 1."""
-    m = MemberAssignment(STABLE, 10, 9, (0b01, 0, 0), (0, 0, 0), 9)
+    m = MemberAssignment(state=STABLE, epoch=10, previous_epoch=9, assigned=(0b01, 0, 0), pending_revocation=(0, 0, 0),
+                         revocation_epoch=9)
     got = reconcile(m, 11, (0b11, 0, 0), (0b01, 0, 0), lambda r, i: False, profile=STREAMS_TRUNK)
     assert got.epoch == 11 and got.previous_epoch == 10
     return got
@@ -62,7 +63,8 @@ def test_older_epoch_otherwise_fenced(received, owned):
 def test_unrevoked_member_previous_epoch_is_its_own_epoch():
     """Builder.updateMemberEpoch sets previous := old epoch even when the epoch does
     not move, so a member that went STABLE 10 -> UNREVOKED 10 has previous 10."""
-    m = MemberAssignment(STABLE, 10, 9, (0b11, 0, 0), (0, 0, 0), 9)
+    m = MemberAssignment(state=STABLE, epoch=10, previous_epoch=9, assigned=(0b11, 0, 0), pending_revocation=(0, 0, 0),
+                         revocation_epoch=9)
     got = reconcile(m, 11, (0b01, 0, 0), None, lambda r, i: False)
     assert (got.state, got.epoch, got.previous_epoch) == (UNREVOKED, 10, 10)
     with pytest.raises(Fenced):
@@ -70,7 +72,8 @@ def test_unrevoked_member_previous_epoch_is_its_own_epoch():
 
 
 def test_new_member_defaults():
-    assert new_member(3) == MemberAssignment(STABLE, 0, -1, (0, 0, 0), (0, 0, 0), 0)
+    assert new_member(3) == MemberAssignment(state=STABLE, epoch=0, previous_epoch=-1, assigned=(0, 0, 0),
+                                             pending_revocation=(0, 0, 0), revocation_epoch=0)
 
 
 def test_streams_rule_from_holdings():
@@ -87,7 +90,8 @@ def test_streams_rule_from_holdings():
 
 
 def test_consumer_rule_from_holdings():
-    me = holding("me", "", MemberAssignment(UNREVOKED, 3, 3, (0b001,), (0b010,)))
+    me = holding("me", "", MemberAssignment(state=UNREVOKED, epoch=3, previous_epoch=3, assigned=(0b001,),
+                                            pending_revocation=(0b010,)))
     other = Holding("other", "", (0b100,), (0b1000,))
     rule = consumer_unreleased((me, other), "me")
     assert [i for i in range(5) if rule(0, i)] == [2, 3]

@@ -48,7 +48,8 @@ NOBODY = ()
 
 def m(role, state, epoch, prev, assigned, pending=0, rev=9, pending_role=None):
     pr = role if pending_role is None else pending_role
-    return MemberAssignment(state, epoch, prev, in_role(role, assigned), in_role(pr, pending), rev)
+    return MemberAssignment(state=state, epoch=epoch, previous_epoch=prev, assigned=in_role(role, assigned),
+                            pending_revocation=in_role(pr, pending), revocation_epoch=rev)
 
 
 # (Kafka test method, member process, member(role), target epoch, target, holdings, owned, expected(role))
@@ -178,7 +179,8 @@ def test_active_blocked_by_any_process_standby_only_by_own_process():
 # ---------------------------------------------------------------- KIP-848 consumer, one role
 
 def c(state, epoch, prev, assigned, pending=0):
-    return MemberAssignment(state, epoch, prev, (assigned,), (pending,))
+    return MemberAssignment(state=state, epoch=epoch, previous_epoch=prev, assigned=(assigned,),
+                            pending_revocation=(pending,))
 
 
 def owners(other=0, own_pending=0):
@@ -249,7 +251,8 @@ def steps(draw):
     assigned = draw(roles3)[:n]
     pending = tuple(p & ~a for p, a in zip(draw(roles3), assigned)) if state != STABLE else (0,) * n
     rev = draw(st.integers(0, epoch)) if profile.tracks_revocation_epoch else NO_REVOCATION_EPOCH
-    member = MemberAssignment(state, epoch, draw(st.integers(-1, epoch)), assigned, pending, rev)
+    member = MemberAssignment(state=state, epoch=epoch, previous_epoch=draw(st.integers(-1, epoch)), assigned=assigned,
+                              pending_revocation=pending, revocation_epoch=rev)
     target_epoch = epoch + draw(st.integers(0, 3))
     target = draw(roles3)[:n]
     owned = draw(st.none() | roles3.map(lambda x: x[:n]))

@@ -31,7 +31,8 @@ KAFKA_8649_OFF = Behaviour(advertise_group_min=False)
 
 def sub(used: int, latest: int | None = None, protocol: str = EAGER, *, owned: int = 0, prev: int = 0,
         standby: int = 0) -> Subscription:
-    return Subscription(used, used if latest is None else latest, protocol, owned, prev, standby, 0, 0, False)
+    return Subscription(used=used, latest=used if latest is None else latest, protocol=protocol, owned=owned,
+                        prev=prev, standby=standby, learning=0, ready=0, leaving=False)
 
 
 def round_of(plan: tuple[Config, ...], subs: tuple[Subscription, ...], *, threads: int = 1, tasks: int = 3,
@@ -40,11 +41,13 @@ def round_of(plan: tuple[Config, ...], subs: tuple[Subscription, ...], *, thread
     scope = StreamsScope(instances=len(plan), threads=threads, tasks=tasks, plan=plan)
     scope = with_profile(scope, profile) if behaviour is None else replace(scope, profile="custom",
                                                                            behaviour=behaviour)
-    members = tuple(Member(SYNCING, x.used, GEN - 1, x.owned, x.prev, x.standby, 0, 0, 0, x, None, -1)
+    members = tuple(Member(status=SYNCING, used=x.used, generation=GEN - 1, active=x.owned, prev=x.prev,
+                           standby=x.standby, learning=0, ready=0, learned=0, sub=x, inbox=None, history=-1)
                     for x in subs)
     slots = tuple(range(len(subs)))
-    group = Group(PREPARING, GEN - 1, NO_LEADER, slots, slots, 0)
-    return scope, State(group, tuple(Instance(UP, i) for i in range(len(plan))), members, 0, 0, 0, -1)
+    group = Group(status=PREPARING, generation=GEN - 1, leader=NO_LEADER, joined=slots, order=slots, version=0)
+    return scope, State(group=group, instances=tuple(Instance(UP, i) for i in range(len(plan))), members=members,
+                        budget=0, calm=0, since_start=0, last_start=-1)
 
 
 def run(scope: StreamsScope, state: State, leader: int = 0):
@@ -66,11 +69,13 @@ def placed_once(got: dict, tasks: int) -> bool:
 
 
 def member(used: int, active: int = 0, prev: int | None = None) -> Member:
-    return Member(SYNCING, used, GEN - 1, active, active if prev is None else prev, 0, 0, 0, 0, None, None, -1)
+    return Member(status=SYNCING, used=used, generation=GEN - 1, active=active, prev=active if prev is None else prev,
+                  standby=0, learning=0, ready=0, learned=0, sub=None, inbox=None, history=-1)
 
 
 def give(version: int, supported: int, active: int = 0, error: str = "", followup: bool = False) -> Assignment:
-    return Assignment(version, supported, error, active, 0, 0, 0, followup, GEN)
+    return Assignment(version=version, supported=supported, error=error, active=active, standby=0, learning=0,
+                      learned=0, followup=followup, generation=GEN)
 
 
 NEW = StreamsScope()
@@ -161,8 +166,10 @@ def test_kafka_2_0_probing_answer_is_empty_at_the_leaders_latest():
     # `new AssignmentInfo()` (LATEST, LATEST) and no partition
     scope, state = round_of((Config("2.0"), Config("2.3")), (sub(3, prev=T1 | T2, standby=T3), sub(4)))
     out, got = run(scope, state)
-    assert got[0] == Assignment(3, 3, "", T1 | T2, T3, 0, 0, False, GEN)
-    assert got[1] == Assignment(3, 3, "", 0, 0, 0, 0, False, GEN)
+    assert got[0] == Assignment(version=3, supported=3, error="", active=T1 | T2, standby=T3, learning=0, learned=0,
+                                followup=False, generation=GEN)
+    assert got[1] == Assignment(version=3, supported=3, error="", active=0, standby=0, learning=0, learned=0,
+                                followup=False, generation=GEN)
     assert out.note.startswith("version probing")
 
 
@@ -215,8 +222,10 @@ def test_no_readable_subscription_gets_everyone_the_empty_answer(leader):
     scope, state = round_of((Config(leader), Config("3.9")), (sub(latest + 1, 11), sub(11, 11)))
     out, got = run(scope, state)
     assert out.failure == ""
-    assert got == {0: Assignment(latest, latest, "", 0, 0, 0, 0, False, GEN),
-                   1: Assignment(latest, latest, "", 0, 0, 0, 0, False, GEN)}
+    assert got == {0: Assignment(version=latest, supported=latest, error="", active=0, standby=0, learning=0,
+                                 learned=0, followup=False, generation=GEN),
+                   1: Assignment(version=latest, supported=latest, error="", active=0, standby=0, learning=0,
+                                 learned=0, followup=False, generation=GEN)}
 
 
 # ============================================================================ leader, 2.4+ (kafka-2.6+ family)

@@ -68,8 +68,10 @@ def test_kip_268_probing_answer():
     out, got = outcome_by_slot(scope, state, leader=1)
     assert out.failure == ""
     assert got[2] == empty(3, 3)                      # minReceived, minSupported
-    assert got[0] == Assignment(3, 3, "", T1, T2, 0, 0, False, GEN)   # minReceived, group min
-    assert got[1] == Assignment(3, 3, "", T2, 0, 0, 0, False, GEN)
+    assert got[0] == Assignment(version=3, supported=3, error="", active=T1, standby=T2, learning=0, learned=0,
+                                followup=False, generation=GEN)   # minReceived, group min
+    assert got[1] == Assignment(version=3, supported=3, error="", active=T2, standby=0, learning=0, learned=0,
+                                followup=False, generation=GEN)
     assert "version probing" in out.note
     _, got = outcome_by_slot(with_profile(scope, rel.KIP_268), state, leader=1)
     assert got[2] == empty(4, 4)                      # the 2.3 leader's latest, both fields

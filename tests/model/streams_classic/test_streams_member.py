@@ -20,11 +20,13 @@ from tests.helpers.streams_rounds import COOP, EAGER, GEN, T1, T2, T3, Run, empt
 # ------------------------------------------------------------------------------ member: Kafka 2.6+
 
 def member(used: int, active: int = 0) -> Member:
-    return Member(SYNCING, used, GEN - 1, active, active, 0, 0, 0, 0, None, None, -1)
+    return Member(status=SYNCING, used=used, generation=GEN - 1, active=active, prev=active, standby=0, learning=0,
+                  ready=0, learned=0, sub=None, inbox=None, history=-1)
 
 
 def give(version, supported, active=0, followup=False) -> Assignment:
-    return Assignment(version, supported, "", active, 0, 0, 0, followup, GEN)
+    return Assignment(version=version, supported=supported, error="", active=active, standby=0, learning=0, learned=0,
+                      followup=followup, generation=GEN)
 
 
 NEW = StreamsScope()
@@ -184,7 +186,8 @@ def test_kip_268_probing_in_a_model_run():
     run.do("start", 1)
     run.joins()
     run.do("assign")
-    assert run.state.members[1].inbox == Assignment(4, 4, "", 0, 0, 0, 0, False, run.state.group.generation)
+    assert run.state.members[1].inbox == Assignment(version=4, supported=4, error="", active=0, standby=0, learning=0,
+                                                    learned=0, followup=False, generation=run.state.group.generation)
     assert run.state.members[0].inbox.active == T1 | T2           # its previous tasks, kept
     run.do("receive", 1)
     assert run.state.members[1].used == 4 and run.state.members[1].status == JOINING
@@ -194,7 +197,8 @@ def test_kip_268_probing_in_a_model_run():
 # ------------------------------------------------------------------------------ revocation at JoinGroup
 
 def running(active: int, learned: int = 0, used: int = 11) -> Member:
-    return Member(STABLE, used, GEN, active, active, 0, 0, 0, learned, None, None, -1)
+    return Member(status=STABLE, used=used, generation=GEN, active=active, prev=active, standby=0, learning=0, ready=0,
+                  learned=learned, sub=None, inbox=None, history=-1)
 
 
 @pytest.mark.parametrize("cfg", [Config("2.3"), Config("3.9", "2.3"), Config("2.4", "2.0")])

@@ -53,14 +53,17 @@ def stable_group(sc: StreamsScope, owned: dict[str, tuple[str, ...]]) -> State:
     for s in range(sc.instances):
         if s in slots:
             tasks = mask(*owned[f"S{s + 1}"])
-            members.append(Member(STABLE, 11, 1, tasks, tasks, 0, 0, 0, 0, None, None,
-                                  everyone if s == 0 else -1))
+            members.append(Member(status=STABLE, used=11, generation=1, active=tasks, prev=tasks, standby=0,
+                                  learning=0, ready=0, learned=0, sub=None, inbox=None,
+                                  history=everyone if s == 0 else -1))
             instances.append(Instance(UP, 0))
         else:
-            members.append(Member(OFF, 11, -1, 0, 0, 0, 0, 0, 0, None, None, -1))
+            members.append(Member(status=OFF, used=11, generation=-1, active=0, prev=0, standby=0, learning=0, ready=0,
+                                  learned=0, sub=None, inbox=None, history=-1))
             instances.append(Instance(ABSENT, 0))
-    group = Group(GROUP_STABLE, 1, 0, (), tuple(slots), 11)
-    return State(group, tuple(instances), tuple(members), sc.budget, 0, 0, -1)
+    group = Group(status=GROUP_STABLE, generation=1, leader=0, joined=(), order=tuple(slots), version=11)
+    return State(group=group, instances=tuple(instances), members=tuple(members), budget=sc.budget, calm=0,
+                 since_start=0, last_start=-1)
 
 
 def act(sc: StreamsScope, state: State, kind: str, name: str) -> State:

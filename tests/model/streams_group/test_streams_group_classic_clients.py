@@ -176,11 +176,14 @@ def test_the_classic_leader_withholds_an_active_task_another_member_still_owns()
     from groupcheck.model.streams_group.migration import StreamsAssignment, StreamsSubscription
     from groupcheck.model.streams_group.state import Subtopology, TaskIds, Topology
     idx = task_index({"0": 2})
-    topo = Topology(0, (Subtopology("0", source_topics=("t0",)),))
+    topo = Topology(0, (Subtopology(subtopology_id="0", source_topics=("t0",)),))
     both = (TaskIds("0", (0, 1)),)
-    a = GroupMember("A", 0, ("stream",), StreamsSubscription("pA", both), True, False, StreamsAssignment(both))
-    b = GroupMember("B", 1, ("stream",), StreamsSubscription("pB"), True, False, StreamsAssignment())
-    g = ClassicGroup("CompletingRebalance", 2, "stream", "A", (a, b), (), 1)
+    a = GroupMember(member_id="A", slot=0, protocols=("stream",), subscription=StreamsSubscription("pA", both),
+                    joined=True, syncing=False, assignment=StreamsAssignment(both))
+    b = GroupMember(member_id="B", slot=1, protocols=("stream",), subscription=StreamsSubscription("pB"), joined=True,
+                    syncing=False, assignment=StreamsAssignment())
+    g = ClassicGroup(status="CompletingRebalance", generation=2, protocol="stream", leader="A", members=(a, b),
+                     pending=(), next_id=1)
     plan = dict(classic_clients.assign(g, "kip-1071", idx, topo, {"t0": 2}, Config()))
     assert len(plan["A"].active[0].partitions) == 1, "the assignor balances: one task moves to B"
     assert plan["B"].active == (), "withheld while A still owns it"

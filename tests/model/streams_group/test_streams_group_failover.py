@@ -120,7 +120,7 @@ def test_a_failover_loses_the_last_write_if_it_was_not_committed():
     lost = next(a for a in MODEL.actions(scope, state) if a.kind == "failover" and a.arg == 1)
     after, events = MODEL.step(scope, state, lost)
     assert after.group.dead and events[0].note.startswith("the last write lost")
-    assert after.clients[0].reply is None and after.clients[0].request == state.uncommitted[3]
+    assert after.clients[0].reply is None and after.clients[0].request == state.uncommitted.request
     after, _ = drive(scope, [("handle", 0), ("deliver", 0)], after)
     assert after.clients[0].status == "member" and after.group.member("m0.0") is not None
 
@@ -153,7 +153,7 @@ def test_a_later_write_commits_the_earlier_one():
     heartbeat counts as committing it, so the failover that loses P1's write is gone."""
     scope = S(processes=2, faults=("session_timeout",), operations=("failover",), budget=2)
     state, _ = drive(scope, rt(0) + rt(1) + [("send", 1), ("handle", 1)])
-    assert state.uncommitted and state.uncommitted[2] == 1
+    assert state.uncommitted and state.uncommitted.slot == 1
     state, _ = drive(scope, [("session_timeout", 0)], state)
     assert not state.uncommitted
     assert [a.arg for a in MODEL.actions(scope, state) if a.kind == "failover"] == [0]

@@ -24,7 +24,7 @@ from groupcheck.model.streams_group.state import (ERRORS, StreamsGroupHeartbeat,
 from groupcheck.model.streams_group.target import AssignmentConfigs
 
 IDX = task_index({"0": 6})
-TOPOLOGY = Topology(0, (Subtopology("0", source_topics=("in",),
+TOPOLOGY = Topology(0, (Subtopology(subtopology_id="0", source_topics=("in",),
                                     state_changelog_topics=(TopicInfo("app-store-changelog"),)),))
 CLUSTER = Cluster((("app-store-changelog", 6), ("in", 6)))
 CONFIG = Config(assignment=AssignmentConfigs(num_standby_replicas=1, num_warmup_replicas=2,
@@ -41,20 +41,22 @@ def M(*partitions):
 
 def classic_member(mid, active, standby):
     sub = StreamsSubscription("p" + mid, T(*active), T(*standby))
-    return GroupMember(mid, 0, ("stream",), sub, False, False, StreamsAssignment(T(*active), T(*standby)))
+    return GroupMember(member_id=mid, slot=0, protocols=("stream",), subscription=sub, joined=False, syncing=False,
+                       assignment=StreamsAssignment(T(*active), T(*standby)))
 
 
 def kip_classic_group():
     """"classic group (generation=23)": A active=[0_0, 0_2, 0_4], standby=[0_1, 0_3, 0_5];
     B active=[0_1, 0_3, 0_5], standby=[0_0, 0_2, 0_4]."""
-    return ClassicGroup(STABLE, 23, "stream", "A",
-                        (classic_member("A", (0, 2, 4), (1, 3, 5)), classic_member("B", (1, 3, 5), (0, 2, 4))),
-                        (), 1)
+    return ClassicGroup(status=STABLE, generation=23, protocol="stream", leader="A",
+                        members=(classic_member("A", (0, 2, 4), (1, 3, 5)), classic_member("B", (1, 3, 5), (0, 2, 4))),
+                        pending=(), next_id=1)
 
 
 def c_join(member_id="C"):
-    return StreamsGroupHeartbeat("app", member_id, 0, process_id="p" + member_id, rebalance_timeout_ms=1000,
-                                 topology=TOPOLOGY, active_tasks=(), standby_tasks=(), warmup_tasks=())
+    return StreamsGroupHeartbeat(group_id="app", member_id=member_id, member_epoch=0, process_id="p" + member_id,
+                                 rebalance_timeout_ms=1000, topology=TOPOLOGY, active_tasks=(), standby_tasks=(),
+                                 warmup_tasks=())
 
 
 class Run:
@@ -109,7 +111,7 @@ class Run:
 
 def c_beat(run, member_id="C", **kw):
     m = streams_of(run.group).member(member_id)
-    req = StreamsGroupHeartbeat("app", member_id, m.epoch, process_id="p" + member_id,
+    req = StreamsGroupHeartbeat(group_id="app", member_id=member_id, member_epoch=m.epoch, process_id="p" + member_id,
                                 active_tasks=task_ids_of(IDX, m.assigned[0]),
                                 standby_tasks=task_ids_of(IDX, m.assigned[1]),
                                 warmup_tasks=task_ids_of(IDX, m.assigned[2]), **kw)
@@ -214,7 +216,7 @@ def test_a_reported_standby_held_as_warmup_is_owned_as_warmup():
     """The JoinGroup's standbys, read back: "warm-ups are standby tasks in the classic protocol"."""
     from groupcheck.model.streams_group.group import Member
     from groupcheck.model.streams_group.migration_classic import _owned
-    d = Member("D", assigned=(0, M(1), M(4)), pending_revocation=(0, 0, M(2)))
+    d = Member(member_id="D", assigned=(0, M(1), M(4)), pending_revocation=(0, 0, M(2)))
     sub = StreamsSubscription("pD", (), T(1, 2, 4))
     assert _owned(streams_of(Run(kip_classic_group()).streams(c_join()).group), d, sub) == (0, M(1), M(2, 4))
 
@@ -228,8 +230,8 @@ def test_classic_requests_are_checked():
     assert classic_sync(g, SyncGroup(member_id="X", generation=23)).response.error == UNKNOWN_MEMBER_ID
     # the group epoch moved on and A is not UNREVOKED: its SyncGroup must wait for a rejoin
     assert classic_sync(g, SyncGroup(member_id="A", generation=23)).response.error == REBALANCE_IN_PROGRESS
-    out = streams_heartbeat(g, StreamsGroupHeartbeat("app", "A", 23, active_tasks=(), standby_tasks=(),
-                                                     warmup_tasks=()), CLUSTER, "kip-1071", CONFIG)
+    out = streams_heartbeat(g, StreamsGroupHeartbeat(group_id="app", member_id="A", member_epoch=23, active_tasks=(),
+                                                     standby_tasks=(), warmup_tasks=()), CLUSTER, "kip-1071", CONFIG)
     assert out.response.error_code == ERRORS["UNKNOWN_MEMBER_ID"] and out.group is g
 
 
@@ -264,7 +266,7 @@ def test_shipped_kafka_refuses_a_live_classic_group(profile):
 def test_empty_classic_group(profile):
     """KAFKA-19570 (shipped): an empty classic group is deleted and a new streams group starts
     at epoch 1. kip-1071: converted, the group epoch starts at the generation."""
-    empty = ClassicGroup("Empty", 7, "", "", (), (), 1)
+    empty = ClassicGroup(status="Empty", generation=7, protocol="", leader="", members=(), pending=(), next_id=1)
     run = Run(empty, profile)
     out = run.streams(c_join()._replace(rack_id="r"))
     assert out.response.error_code == 0 and out.records[0] == ClassicGroupMetadata("app", None)

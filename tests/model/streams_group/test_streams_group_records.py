@@ -17,16 +17,17 @@ from groupcheck.model.streams_group.state import (ASSIGNING, DEAD, EMPTY, NOT_RE
                                        Subtopology, Topology)
 
 INDEX = task_index({"0": 2, "1": 1})        # ("0",0) ("0",1) ("1",0): bits 0, 1, 2
-TOPO = Topology(1, (Subtopology("0", ("in",)), Subtopology("1", ("rep",))))
+TOPO = Topology(1, (Subtopology(subtopology_id="0", source_topics=("in",)), Subtopology(
+    subtopology_id="1", source_topics=("rep",))))
 
 
 def member(mid, epoch=1, assigned=NO_TASKS, **kw):
-    return Member(mid, process_id="p-" + mid, epoch=epoch, previous_epoch=epoch - 1, assigned=assigned,
+    return Member(member_id=mid, process_id="p-" + mid, epoch=epoch, previous_epoch=epoch - 1, assigned=assigned,
                   topology_epoch=1, rebalance_timeout_ms=100, **kw)
 
 
 def stable_group():
-    g = Group("app", INDEX, group_epoch=2, target_assignment_epoch=2, topology=TOPO,
+    g = Group(group_id="app", task_index=INDEX, group_epoch=2, target_assignment_epoch=2, topology=TOPO,
               validated_topology_epoch=1, partition_metadata=(("in", 2), ("rep", 1)),
               assignment_configs=(("num.standby.replicas", "0"),))
     for m in (member("a", 2, (0b011, 0, 0)), member("b", 2, (0b100, 0, 0))):
@@ -78,7 +79,7 @@ def groups(draw):
     ms = {m.member_id: m for m in draw(st.lists(members_st, max_size=3))}
     target = draw(st.dictionaries(st.sampled_from(sorted(ms) or ["a"]), st.tuples(*[st.integers(0, 7)] * 3),
                                   max_size=3)) if ms else {}
-    return Group("app", INDEX, group_epoch=draw(st.integers(0, 3)),
+    return Group(group_id="app", task_index=INDEX, group_epoch=draw(st.integers(0, 3)),
                  target_assignment_epoch=draw(st.integers(0, 3)),
                  topology=draw(st.sampled_from([None, TOPO, TOPO._replace(epoch=2)])),
                  validated_topology_epoch=draw(st.integers(-1, 2)),
@@ -141,7 +142,7 @@ def test_deleting_the_group_writes_kafkas_tombstones_and_replays_to_dead():
 def test_a_member_record_for_an_unknown_group_creates_it():
     g = replay([StreamsGroupCurrentMemberAssignment("app", "a", CurrentMemberAssignmentValue(3, 2, 1))],
                task_index=INDEX)
-    assert not g.dead and g.member("a") == Member("a", epoch=3, previous_epoch=2)
+    assert not g.dead and g.member("a") == Member(member_id="a", epoch=3, previous_epoch=2)
 
 
 def test_tombstones_for_an_unknown_group_or_member_are_ignored():
@@ -240,7 +241,7 @@ def test_state_dead():
 
 def test_misuse_names_the_fix():
     with pytest.raises(ValueError, match="sorted"):
-        Group("app", members=(Member("b"), Member("a")))
+        Group(group_id="app", members=(Member(member_id="b"), Member(member_id="a")))
     with pytest.raises(ValueError, match="task_index"):
         replay([StreamsGroupTargetAssignmentMember("app", "a", target_value(stable_group(), (1, 0, 0)))],
                task_index=())

@@ -65,8 +65,9 @@ def test_stale_status():
 # ---- topology configuration
 
 T = Topology(1, (
-    Subtopology("0", ("in",), repartition_sink_topics=("rep",), state_changelog_topics=(TopicInfo("c0"),)),
-    Subtopology("1", ("other",), repartition_source_topics=(TopicInfo("rep"),),
+    Subtopology(subtopology_id="0", source_topics=("in",), repartition_sink_topics=("rep",),
+                state_changelog_topics=(TopicInfo("c0"),)),
+    Subtopology(subtopology_id="1", source_topics=("other",), repartition_source_topics=(TopicInfo("rep"),),
                 state_changelog_topics=(TopicInfo("c1"),), copartition_groups=(CopartitionGroup((0,), (), (0,)),)),
 ))
 READY = {"in": 4, "other": 4, "rep": 4, "c0": 4, "c1": 4}
@@ -86,13 +87,13 @@ def test_missing_source_topics_first():
 
 
 def test_missing_source_topics_summarized_as_kafka_does():
-    many = Topology(0, (Subtopology("0", ("a", "b", "c", "d", "e")),))
+    many = Topology(0, (Subtopology(subtopology_id="0", source_topics=("a", "b", "c", "d", "e")),))
     assert configure(many, {}, K41).status.status_detail == "Source topics a, b, c and 2 additional topics are missing."
     assert configure(many, {}, KIP).status.status_detail == "Source topics a, b, c, d, e are missing."
 
 
 def test_regex_resolution_kip_only():
-    rx = Topology(0, (Subtopology("0", source_topic_regex=("in-.*",)),))
+    rx = Topology(0, (Subtopology(subtopology_id="0", source_topic_regex=("in-.*",)),))
     assert configure(rx, {"in-1": 2, "in-2": 3}).number_of_tasks == {"0": 3}
     assert configure(rx, {"x": 1}).status == Status(MISSING_SOURCE_TOPICS, "Source topics in-.* are missing.")
 
@@ -133,14 +134,17 @@ def test_missing_internal_topics_last():
 
 
 def test_changelog_that_is_a_source_topic_is_not_internal():
-    t = Topology(0, (Subtopology("0", ("table",), state_changelog_topics=(TopicInfo("table"),)),))
+    t = Topology(0, (Subtopology(subtopology_id="0", source_topics=("table",),
+                                 state_changelog_topics=(TopicInfo("table"),)),))
     got = configure(t, {"table": 2})
     assert got.ready and got.internal_partitions == {}
 
 
 def test_unsizable_repartition_topic_is_an_invalid_topology():
-    t = Topology(0, (Subtopology("0", repartition_sink_topics=("a",), repartition_source_topics=(TopicInfo("b"),)),
-                     Subtopology("1", repartition_sink_topics=("b",), repartition_source_topics=(TopicInfo("a"),))))
+    t = Topology(0, (Subtopology(subtopology_id="0", repartition_sink_topics=("a",),
+                                 repartition_source_topics=(TopicInfo("b"),)),
+                     Subtopology(subtopology_id="1", repartition_sink_topics=("b",),
+                                 repartition_source_topics=(TopicInfo("a"),))))
     got = configure(t, {})
     assert got.error.code == "STREAMS_INVALID_TOPOLOGY" and got.error.message.startswith(
         "Failed to compute number of partitions for all repartition topics")

@@ -19,12 +19,13 @@ from groupcheck.model.streams_group.validation import Error, rules, validate, va
 KIP, K41, K45 = "kip-1071", "kafka-4.1", "kafka-4.5"
 ALL = (KIP, K41, K45)
 IR = "INVALID_REQUEST"
-TOPO = Topology(0, (Subtopology("0", ("in",), repartition_sink_topics=("rep",),
+TOPO = Topology(0, (Subtopology(subtopology_id="0", source_topics=("in",), repartition_sink_topics=("rep",),
                                 state_changelog_topics=(TopicInfo("c0"),)),
-                    Subtopology("1", ("in2",), repartition_source_topics=(TopicInfo("rep"),))))
-JOIN = StreamsGroupHeartbeat("g", "m", 0, rebalance_timeout_ms=1000, topology=TOPO,
+                    Subtopology(subtopology_id="1", source_topics=("in2",),
+                                repartition_source_topics=(TopicInfo("rep"),))))
+JOIN = StreamsGroupHeartbeat(group_id="g", member_id="m", member_epoch=0, rebalance_timeout_ms=1000, topology=TOPO,
                              active_tasks=(), standby_tasks=(), warmup_tasks=())
-BEAT = StreamsGroupHeartbeat("g", "m", 5)
+BEAT = StreamsGroupHeartbeat(group_id="g", member_id="m", member_epoch=5)
 
 
 def err(msg: str, code: str = IR) -> Error:

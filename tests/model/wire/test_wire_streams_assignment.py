@@ -80,10 +80,11 @@ def test_kafka_2_3_assignment_vectors(version, hexed):
 
 def test_java_modified_utf8_and_utf16_forms():
     # writeUTF: U+0000 -> C0 80, U+00E9 -> C3 A9, U+1F600 -> surrogate pair as two 3-byte forms
-    data = encode_assignment_info(AssignmentInfo(1, standby_tasks={(0, 0): [("\x00é\U0001F600", 0)]}))
+    data = encode_assignment_info(AssignmentInfo(used_version=1, standby_tasks={(0, 0): [("\x00é\U0001F600", 0)]}))
     assert data.endswith(h("000a", "c080", "c3a9", "eda0bd", "edb880", "00000000"))
     # writeChars: UTF-16 code units, the count is in chars (2 for one astral character)
-    data = encode_assignment_info(AssignmentInfo(10, 10, active_tasks=[(0, 0, "\U0001F600")]))
+    data = encode_assignment_info(AssignmentInfo(used_version=10, commonly_supported_version=10,
+                                                 active_tasks=[(0, 0, "\U0001F600")]))
     assert h("00000002", "d83d", "de00") in data
 
 
@@ -113,9 +114,11 @@ def test_assignment_round_trip(info, strict):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_every_version_round_trips_a_full_value(version):
-    for info in (kafka_subscription(version), SubscriptionInfo(version, version if version >= 3 else UNKNOWN)):
+    for info in (kafka_subscription(version), SubscriptionInfo(
+        used_version=version, latest_supported_version=version if version >= 3 else UNKNOWN)):
         assert decode_subscription_info(encode_subscription_info(info)) == info
-    for info in (kafka_assignment(version), AssignmentInfo(version, version if version >= 3 else UNKNOWN)):
+    for info in (kafka_assignment(version), AssignmentInfo(
+        used_version=version, commonly_supported_version=version if version >= 3 else UNKNOWN)):
         assert decode_assignment_info(encode_assignment_info(info)) == info
 
 
@@ -133,14 +136,16 @@ def test_assignment_drops_what_the_version_cannot_carry_like_kafka(info):
 
 
 def test_value_normalisation():
-    assert SubscriptionInfo(2, user_endpoint="") == SubscriptionInfo(2)
-    assert SubscriptionInfo(7, 7, task_offset_sums={(0, 1, None): 5}).task_offset_sums == (((0, 1), 5),)
-    assert AssignmentInfo(10, active_tasks=[[1, 2, ""]]).active_tasks == ((1, 2),)
-    assert hash(AssignmentInfo(2, partitions_by_host={("h", 1): [("t", 0)]})) == hash(
-        AssignmentInfo(2, partitions_by_host=[(("h", 1), (("t", 0),))]))
-    assert AssignmentInfo(5, topic_dictionary=[(3, "x")]) == AssignmentInfo(5)  # a hint, not compared
+    assert SubscriptionInfo(used_version=2, user_endpoint="") == SubscriptionInfo(used_version=2)
+    assert SubscriptionInfo(used_version=7, latest_supported_version=7,
+                            task_offset_sums={(0, 1, None): 5}).task_offset_sums == (((0, 1), 5),)
+    assert AssignmentInfo(used_version=10, active_tasks=[[1, 2, ""]]).active_tasks == ((1, 2),)
+    assert hash(AssignmentInfo(used_version=2, partitions_by_host={("h", 1): [("t", 0)]})) == hash(
+        AssignmentInfo(used_version=2, partitions_by_host=[(("h", 1), (("t", 0),))]))
+    assert AssignmentInfo(used_version=5, topic_dictionary=[(3, "x")]) == AssignmentInfo(
+        used_version=5)  # a hint, not compared
     with pytest.raises(ValueError):
-        SubscriptionInfo(1, prev_tasks=[(1,)])
+        SubscriptionInfo(used_version=1, prev_tasks=[(1,)])
 
 
 # ------------------------------------------------------------------------------ version probing
@@ -150,7 +155,8 @@ def test_future_assignment_is_an_error_like_kafka_unless_allowed():
     with pytest.raises(DecodeError) as info:
         decode_assignment_info(data)
     assert info.value.field == "version" and info.value.offset == 0 and "12" in str(info.value)
-    assert decode_assignment_info(data, allow_future=True) == AssignmentInfo(12, 11)
+    assert decode_assignment_info(data, allow_future=True) == AssignmentInfo(
+        used_version=12, commonly_supported_version=11)
     with pytest.raises(DecodeError, match="^commonlySupportedVersion: "):
         decode_assignment_info(h("0000000c", "00"), allow_future=True)
     with pytest.raises(DecodeError, match="^version: "):
@@ -159,9 +165,9 @@ def test_future_assignment_is_an_error_like_kafka_unless_allowed():
 
 def test_v1_with_v2_fields_appended_as_kafka_1_1_1_wrote_it():
     """0.10.2.2 / 0.11.0.3 / 1.0.2 / 1.1.1 with upgrade.from=0.10.0 wrote v1 + the v2 fields."""
-    sub = SubscriptionInfo(1, process_id=PID, prev_tasks=[(0, 0)])
+    sub = SubscriptionInfo(used_version=1, process_id=PID, prev_tasks=[(0, 0)])
     sub_wire = encode_subscription_info(sub) + h("00000003", "683a31")  # + userEndPoint "h:1"
-    asg = AssignmentInfo(1, active_tasks=[(0, 0)])
+    asg = AssignmentInfo(used_version=1, active_tasks=[(0, 0)])
     asg_wire = encode_assignment_info(asg) + h("00000000")  # + empty partitionsByHost
     assert decode_subscription_info(sub_wire, strict=False) == sub
     assert decode_assignment_info(asg_wire, strict=False) == asg
@@ -173,46 +179,67 @@ def test_v1_with_v2_fields_appended_as_kafka_1_1_1_wrote_it():
 # ------------------------------------------------------------------------------ encoding errors
 
 @pytest.mark.parametrize("call, field", [
-    (lambda: encode_subscription_info(SubscriptionInfo(0)), "version"),
-    (lambda: encode_subscription_info(SubscriptionInfo(12, 12)), "version"),
-    (lambda: encode_assignment_info(AssignmentInfo(12, 12)), "version"),
-    (lambda: encode_assignment_info(AssignmentInfo(-1)), "version"),
-    (lambda: encode_subscription_info(SubscriptionInfo(2, 11)), "latestSupportedVersion"),
-    (lambda: encode_subscription_info(SubscriptionInfo(3)), "latestSupportedVersion"),
-    (lambda: encode_subscription_info(SubscriptionInfo(5, 4)), "latestSupportedVersion"),
-    (lambda: encode_subscription_info(SubscriptionInfo(1, user_endpoint="h:1")), "userEndPoint"),
-    (lambda: encode_subscription_info(SubscriptionInfo(7, 7, prev_tasks=[(0, 0)])), "prevTasks"),
-    (lambda: encode_subscription_info(SubscriptionInfo(11, 11, standby_tasks=[(0, 0)])), "standbyTasks"),
-    (lambda: encode_subscription_info(SubscriptionInfo(6, 6, task_offset_sums={(0, 0): 1})), "taskOffsetSums"),
-    (lambda: encode_subscription_info(SubscriptionInfo(7, 7, unique_field=1)), "uniqueField"),
-    (lambda: encode_subscription_info(SubscriptionInfo(8, 8, error_code=1)), "errorCode"),
-    (lambda: encode_subscription_info(SubscriptionInfo(10, 10, client_tags={"a": "b"})), "clientTags"),
-    (lambda: encode_subscription_info(SubscriptionInfo(8, 8, unique_field=128)), "uniqueField"),
-    (lambda: encode_subscription_info(SubscriptionInfo(9, 9, task_offset_sums={(0, 0, "n"): 1})),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=0)), "version"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=12, latest_supported_version=12)), "version"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=12, commonly_supported_version=12)), "version"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=-1)), "version"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=2, latest_supported_version=11)),
+     "latestSupportedVersion"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=3)), "latestSupportedVersion"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=5, latest_supported_version=4)),
+     "latestSupportedVersion"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=1, user_endpoint="h:1")), "userEndPoint"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=7, latest_supported_version=7,
+                                                       prev_tasks=[(0, 0)])), "prevTasks"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=11, latest_supported_version=11,
+                                                       standby_tasks=[(0, 0)])), "standbyTasks"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=6, latest_supported_version=6,
+                                                       task_offset_sums={(0, 0): 1})), "taskOffsetSums"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=7, latest_supported_version=7, unique_field=1)),
+     "uniqueField"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=8, latest_supported_version=8, error_code=1)),
+     "errorCode"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=10, latest_supported_version=10,
+                                                       client_tags={"a": "b"})), "clientTags"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=8, latest_supported_version=8, unique_field=128)),
+     "uniqueField"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=9, latest_supported_version=9,
+                                                       task_offset_sums={(0, 0, "n"): 1})),
      "taskOffsetSums[0]"),
-    (lambda: encode_subscription_info(SubscriptionInfo(3, 3, prev_tasks=[(0, 2**31)])), "prevTasks[0].partition"),
-    (lambda: encode_subscription_info(SubscriptionInfo(7, 7, task_offset_sums={(0, 0): 2**63})),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=3, latest_supported_version=3,
+                                                       prev_tasks=[(0, 2**31)])), "prevTasks[0].partition"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=7, latest_supported_version=7,
+                                                       task_offset_sums={(0, 0): 2**63})),
      "taskOffsetSums[0].offsetSum"),
-    (lambda: encode_subscription_info(SubscriptionInfo(2, user_endpoint="\ud800")), "userEndPoint"),
-    (lambda: encode_subscription_info(SubscriptionInfo(10, 10, task_offset_sums={(0, 0, "é" * 16384): 1})),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=2, user_endpoint="\ud800")), "userEndPoint"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=10, latest_supported_version=10,
+                                                       task_offset_sums={(0, 0, "é" * 16384): 1})),
      "taskOffsetSums[0].namedTopology"),
-    (lambda: encode_subscription_info(SubscriptionInfo(11, 11, client_tags={"k": "\udfff"})), "clientTags[0].value"),
-    (lambda: encode_assignment_info(AssignmentInfo(9, 9, active_tasks=[(0, 0, "n")])), "activeTasks[0]"),
-    (lambda: encode_assignment_info(AssignmentInfo(1, standby_tasks={(0, 0, "n"): []})), "standbyTasks[0]"),
-    (lambda: encode_assignment_info(AssignmentInfo(1, standby_tasks={(0, 0): [("x" * 65536, 0)]})),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=11, latest_supported_version=11,
+                                                       client_tags={"k": "\udfff"})), "clientTags[0].value"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=9, commonly_supported_version=9,
+                                                   active_tasks=[(0, 0, "n")])), "activeTasks[0]"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=1, standby_tasks={(0, 0, "n"): []})),
+     "standbyTasks[0]"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=1, standby_tasks={(0, 0): [("x" * 65536, 0)]})),
      "standbyTasks[0].partitions[0].topic"),
-    (lambda: encode_assignment_info(AssignmentInfo(2, partitions_by_host={("\x00" * 32768, 1): []})),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=2, partitions_by_host={("\x00" * 32768, 1): []})),
      "partitionsByHost[0].host"),
-    (lambda: encode_assignment_info(AssignmentInfo(2, partitions_by_host={("h", 2**31): []})),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=2, partitions_by_host={("h", 2**31): []})),
      "partitionsByHost[0].port"),
-    (lambda: encode_assignment_info(AssignmentInfo(7, 7, next_rebalance_ms=2**63)), "nextRebalanceMs"),
-    (lambda: encode_assignment_info(AssignmentInfo(4, 4, error_code=-(2**31) - 1)), "errCode"),
-    (lambda: encode_assignment_info(AssignmentInfo(5, 5, partitions_by_host={("h", 1): [("a", 0)]},
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=7, commonly_supported_version=7,
+                                                   next_rebalance_ms=2**63)), "nextRebalanceMs"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=4, commonly_supported_version=4,
+                                                   error_code=-(2**31) - 1)), "errCode"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=5, commonly_supported_version=5,
+                                                   partitions_by_host={("h", 1): [("a", 0)]},
                                                    topic_dictionary=[(0, "b")])), "topicDictionary"),
-    (lambda: encode_assignment_info(AssignmentInfo(5, 5, topic_dictionary=[(0, "a"), (0, "b")])),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=5, commonly_supported_version=5,
+                                                   topic_dictionary=[(0, "a"), (0, "b")])),
      "topicDictionary"),
-    (lambda: encode_assignment_info(AssignmentInfo(1, error_code=3), drop_unsupported=False), "errCode"),
-    (lambda: encode_assignment_info(AssignmentInfo(2, 2), drop_unsupported=False), "commonlySupportedVersion"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=1, error_code=3), drop_unsupported=False), "errCode"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=2, commonly_supported_version=2),
+                                    drop_unsupported=False), "commonlySupportedVersion"),
 ])
 def test_unencodable_values_raise_value_error_naming_the_field(call, field):
     with pytest.raises(ValueError) as info:
@@ -222,11 +249,13 @@ def test_unencodable_values_raise_value_error_naming_the_field(call, field):
 
 
 @pytest.mark.parametrize("call, field", [
-    (lambda: encode_subscription_info(SubscriptionInfo(1, process_id="not-a-uuid")), "processId"),
-    (lambda: encode_subscription_info(SubscriptionInfo(3, 3, prev_tasks=[(0, "1")])), "prevTasks[0].partition"),
-    (lambda: encode_assignment_info(AssignmentInfo(1, standby_tasks={(0, 0): [(b"t", 0)]})),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=1, process_id="not-a-uuid")), "processId"),
+    (lambda: encode_subscription_info(SubscriptionInfo(used_version=3, latest_supported_version=3,
+                                                       prev_tasks=[(0, "1")])), "prevTasks[0].partition"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=1, standby_tasks={(0, 0): [(b"t", 0)]})),
      "standbyTasks[0].partitions[0].topic"),
-    (lambda: encode_assignment_info(AssignmentInfo(10, 10, active_tasks=[(0, 0, 5)])), "activeTasks[0].namedTopology"),
+    (lambda: encode_assignment_info(AssignmentInfo(used_version=10, commonly_supported_version=10,
+                                                   active_tasks=[(0, 0, 5)])), "activeTasks[0].namedTopology"),
 ])
 def test_wrong_types_raise_type_error_naming_the_field(call, field):
     with pytest.raises(TypeError) as info:
@@ -235,9 +264,9 @@ def test_wrong_types_raise_type_error_naming_the_field(call, field):
 
 
 def test_longest_strings_fit():
-    longest = AssignmentInfo(1, standby_tasks={(0, 0): [("é" * 32767 + "x", 0)]})  # 65535 bytes
+    longest = AssignmentInfo(used_version=1, standby_tasks={(0, 0): [("é" * 32767 + "x", 0)]})  # 65535 bytes
     assert decode_assignment_info(encode_assignment_info(longest)) == longest
-    sub = SubscriptionInfo(10, 10, task_offset_sums={(0, 0, "x" * 32767): 1})
+    sub = SubscriptionInfo(used_version=10, latest_supported_version=10, task_offset_sums={(0, 0, "x" * 32767): 1})
     assert decode_subscription_info(encode_subscription_info(sub)) == sub
 
 
@@ -448,9 +477,12 @@ def test_huge_counts_fail_before_looping():
     # modified UTF-8 that writeUTF never produces
     ("00000001 00000000 00000001 00000000 00000000 00000001 0001 00 00000000", "standbyTasks[0].partitions[0].topic"),
     ("00000001 00000000 00000001 00000000 00000000 00000001 0002 c181 00000000", "standbyTasks[0].partitions[0].topic"),
-    ("00000001 00000000 00000001 00000000 00000000 00000001 0003 e08080 00000000", "standbyTasks[0].partitions[0].topic"),
-    ("00000001 00000000 00000001 00000000 00000000 00000001 0004 f09f9880 00000000", "standbyTasks[0].partitions[0].topic"),
-    ("00000001 00000000 00000001 00000000 00000000 00000001 0002 c3 41 00000000", "standbyTasks[0].partitions[0].topic"),
+    ("00000001 00000000 00000001 00000000 00000000 00000001 0003 e08080 00000000",
+     "standbyTasks[0].partitions[0].topic"),
+    ("00000001 00000000 00000001 00000000 00000000 00000001 0004 f09f9880 00000000",
+     "standbyTasks[0].partitions[0].topic"),
+    ("00000001 00000000 00000001 00000000 00000000 00000001 0002 c3 41 00000000",
+     "standbyTasks[0].partitions[0].topic"),
     ("00000001 00000000 00000001 00000000 00000000 00000001 0001 c3 00000000", "standbyTasks[0].partitions[0].topic"),
     ("00000001 00000000 00000001 00000000 00000000 00000001 0001 80 00000000", "standbyTasks[0].partitions[0].topic"),
     # topic dictionary: unknown index, repeated index, repeated topic

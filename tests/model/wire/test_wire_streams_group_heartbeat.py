@@ -49,7 +49,7 @@ FAST = settings(max_examples=60, deadline=None)
 # nullable struct = int8 ff (null) or 01 (present); every struct ends with its tagged-field
 # buffer, 00 when empty.
 
-LEAVE = StreamsGroupHeartbeat("g", "m", -1)
+LEAVE = StreamsGroupHeartbeat(group_id="g", member_id="m", member_epoch=-1)
 LEAVE_HEX = (
     "0267"        # GroupId "g": length 1 + 1 = 02, 'g'
     "026d"        # MemberId "m"
@@ -127,7 +127,7 @@ JOIN_HEX = (
 )
 
 # A 200-byte string: length + 1 = 201 = 0xc9 needs a two-byte varint, c9 01.
-LONG_ID = StreamsGroupHeartbeat("x" * 200, "", 5)
+LONG_ID = StreamsGroupHeartbeat(group_id="x" * 200, member_id="", member_epoch=5)
 LONG_ID_HEX = "c901" + "78" * 200 + "01" + "00000005" + LEAVE_HEX[16:]
 
 EMPTY_RESPONSE = StreamsGroupHeartbeatResponse()
@@ -349,10 +349,10 @@ def test_unknown_tagged_fields_are_skipped_like_kafka():
     (lambda: encode_response(StreamsGroupHeartbeatResponse(status=(Status(128),))), "Status[0].StatusCode",
      ValueError),
     (lambda: encode_request(JOIN._replace(topology=Topology(1, (Subtopology(
-        "0", state_changelog_topics=(TopicInfo("c", 0, 2**15),)),)))),
+        subtopology_id="0", state_changelog_topics=(TopicInfo("c", 0, 2**15),)),)))),
      "Topology.Subtopologies[0].StateChangelogTopics[0].ReplicationFactor", ValueError),
     (lambda: encode_request(JOIN._replace(topology=Topology(1, (Subtopology(
-        "0", copartition_groups=(CopartitionGroup((), (-(2**15) - 1,)),)),)))),
+        subtopology_id="0", copartition_groups=(CopartitionGroup((), (-(2**15) - 1,)),)),)))),
      "Topology.Subtopologies[0].CopartitionGroups[0].SourceTopicRegex[0]", ValueError),
     (lambda: encode_request(LEAVE._replace(task_offsets=(TaskOffset("0", 0, 2**63),))), "TaskOffsets[0].Offset",
      ValueError),

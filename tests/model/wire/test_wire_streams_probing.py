@@ -36,7 +36,8 @@ from tests.helpers.streams_wire_helpers import PID
 
 FUTURE = st.integers(LATEST_SUPPORTED_VERSION + 1, 2**31 - 1)
 V11_BODY = encode_subscription_info(
-    SubscriptionInfo(11, 11, PID, user_endpoint="h:1", task_offset_sums={(0, 1): 7}, client_tags={"az": "1"}))[8:]
+    SubscriptionInfo(used_version=11, latest_supported_version=11, process_id=PID, user_endpoint="h:1",
+                     task_offset_sums={(0, 1): 7}, client_tags={"az": "1"}))[8:]
 
 
 def int32(v: int) -> bytes:
@@ -50,7 +51,7 @@ def test_future_subscription_with_a_valid_body_reads_only_the_versions(used, lat
     """A v12/v13 sender's body is unknown to us; even a well-formed v11 body is not read."""
     for strict in (True, False):
         info = decode_subscription_info(int32(used) + int32(latest) + V11_BODY, strict=strict)
-        assert info == SubscriptionInfo(used, latest)
+        assert info == SubscriptionInfo(used_version=used, latest_supported_version=latest)
         assert info.process_id != PID and info.task_offset_sums == () and info.client_tags == ()
 
 
@@ -71,7 +72,8 @@ def test_every_future_assignment_is_a_decode_error_naming_the_version(version, t
 @given(FUTURE, st.integers(-(2**31), 2**31 - 1), st.binary(max_size=40))
 def test_allow_future_reads_only_the_two_versions(version, commonly, tail):
     data = int32(version) + int32(commonly) + tail
-    assert decode_assignment_info(data, allow_future=True) == AssignmentInfo(version, commonly)
+    assert decode_assignment_info(data, allow_future=True) == AssignmentInfo(
+        used_version=version, commonly_supported_version=commonly)
 
 
 @pytest.mark.parametrize("tail", [b"", b"\x00", b"\x00\x00\x0b"])
@@ -82,7 +84,7 @@ def test_allow_future_needs_the_commonly_supported_version(tail):
 
 
 def test_allow_future_does_not_change_known_versions():
-    data = encode_assignment_info(AssignmentInfo(11, 11, active_tasks=[(0, 1)]))
+    data = encode_assignment_info(AssignmentInfo(used_version=11, commonly_supported_version=11, active_tasks=[(0, 1)]))
     assert decode_assignment_info(data, allow_future=True) == decode_assignment_info(data)
     with pytest.raises(DecodeError, match="^TrailingBytes: "):
         decode_assignment_info(data + b"\x00", allow_future=True)
@@ -102,7 +104,8 @@ def test_fuzzed_allow_future_decoder_gives_clear_decode_errors(version, body, st
     else:
         assert info.used_version == version
         if version > LATEST_SUPPORTED_VERSION:
-            assert info == AssignmentInfo(version, int.from_bytes(body[:4], "big", signed=True))
+            assert info == AssignmentInfo(used_version=version,
+                                          commonly_supported_version=int.from_bytes(body[:4], "big", signed=True))
 
 
 # ------------------------------------------------------------------------------ the model's versions on the wire
@@ -124,8 +127,9 @@ def wire_subscription(used: int, latest: int) -> bytes:
     """SubscriptionInfo bytes as the release would write them (v1/v2 carry no latest)."""
     if used > LATEST_SUPPORTED_VERSION:       # "next": no Kafka layout yet; assume v11's body
         return int32(used) + int32(latest) + V11_BODY
-    return encode_subscription_info(SubscriptionInfo(used, latest if used >= EARLIEST_PROBEABLE_VERSION else UNKNOWN,
-                                                     PID))
+    return encode_subscription_info(SubscriptionInfo(
+        used_version=used, latest_supported_version=latest if used >= EARLIEST_PROBEABLE_VERSION else UNKNOWN,
+        process_id=PID))
 
 
 def decoded_versions(data: bytes) -> tuple[int, int]:
@@ -144,7 +148,7 @@ def test_every_releases_subscription_round_trips_with_the_models_versions(name):
     assert decoded_versions(data) == (used, latest)
     info = decode_subscription_info(data)
     if name == "next":                         # the probing path: only the versions are read
-        assert info == SubscriptionInfo(12, 12)
+        assert info == SubscriptionInfo(used_version=12, latest_supported_version=12)
     else:
         assert info.process_id == PID
 
@@ -164,7 +168,8 @@ def test_a_future_subscription_is_future_to_the_model_and_the_wire_alike():
     used, _ = model_subscription("next")
     for name, r in rel.RELEASES.items():
         assert (used > r.latest) == (name != "next")
-    assert decode_subscription_info(wire_subscription(used, used)) == SubscriptionInfo(used, used)
+    assert decode_subscription_info(wire_subscription(used, used)) == SubscriptionInfo(
+        used_version=used, latest_supported_version=used)
 
 
 def reachable_assignments(scope: StreamsScope) -> set[tuple[int, int, str]]:
@@ -187,7 +192,8 @@ def reachable_assignments(scope: StreamsScope) -> set[tuple[int, int, str]]:
 
 
 def wire_assignment(version: int, supported: int, error: str) -> AssignmentInfo:
-    return AssignmentInfo(version, supported if version >= EARLIEST_PROBEABLE_VERSION else UNKNOWN,
+    return AssignmentInfo(used_version=version,
+                          commonly_supported_version=supported if version >= EARLIEST_PROBEABLE_VERSION else UNKNOWN,
                           error_code=3 if error == ASSIGNMENT_ERROR else 0)
 
 

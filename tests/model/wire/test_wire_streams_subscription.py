@@ -63,7 +63,8 @@ def test_subscription_round_trip(info, strict):
 
 
 def test_task_offset_sums_are_grouped_by_subtopology_in_v7_to_v9():
-    info = SubscriptionInfo(8, 8, task_offset_sums=[((0, 0), 1), ((1, 0), 2), ((0, 1), 3)])
+    info = SubscriptionInfo(used_version=8, latest_supported_version=8,
+                            task_offset_sums=[((0, 0), 1), ((1, 0), 2), ((0, 1), 3)])
     data = encode_subscription_info(info)
     again = decode_subscription_info(data)
     assert again.task_offset_sums == (((0, 0), 1), ((0, 1), 3), ((1, 0), 2))  # group 0 first, then 1
@@ -79,13 +80,14 @@ def test_task_offset_sums_are_grouped_by_subtopology_in_v7_to_v9():
 def test_future_subscription_reads_only_the_two_versions(version, data, garbage, strict):
     latest = data.draw(st.integers(version, 2**31 - 1))
     payload = version.to_bytes(4, "big") + latest.to_bytes(4, "big") + garbage
-    assert decode_subscription_info(payload, strict=strict) == SubscriptionInfo(version, latest)
+    assert decode_subscription_info(payload, strict=strict) == SubscriptionInfo(
+        used_version=version, latest_supported_version=latest)
 
 
 def test_version_12_probe_with_garbage():
     info = decode_subscription_info(h("0000000c", "0000000c", "ffffffff", "deadbeef" * 3))
     assert (info.used_version, info.latest_supported_version) == (12, 12)
-    assert info == SubscriptionInfo(12, 12)
+    assert info == SubscriptionInfo(used_version=12, latest_supported_version=12)
     assert info.process_id == uuid.UUID(int=0) and info.task_offset_sums == () and info.user_endpoint is None
 
 
