@@ -92,7 +92,8 @@ def adapt(user: Any, key: str) -> Assignor:
     assignor whose plan translates the model's members to Kafka's terms and back."""
     protocols = _checked(user, key)
     reads = getattr(user, "reads_owned_partitions", False)
-    return Assignor(key, protocols, False, "owned" if reads else None, False, _plan(user, key))
+    return Assignor(name=key, supported_protocols=protocols, builtin=False, claims_from="owned" if reads else None,
+                    withholds=False, plan=_plan(user, key))
 
 
 def _plan(user: Any, key: str):

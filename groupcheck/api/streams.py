@@ -57,10 +57,11 @@ def _subscription(sub: StreamsSubscription, index: dict[TaskId, int], where: str
     used = sub.used_version or rel.subscription_version(sub.release, sub.upgrade_from)
     default_latest = release.latest if used >= rel.EARLIEST_PROBEABLE_VERSION else used
     latest = sub.latest_supported_version or default_latest
-    return Subscription(used, latest, rel.rebalance_protocol(sub.release, sub.upgrade_from),
-                        _mask(index, sub.owned_tasks, f"{where}.owned_tasks"),
-                        _mask(index, sub.prev_tasks, f"{where}.prev_tasks"),
-                        _mask(index, sub.standby_tasks, f"{where}.standby_tasks"), 0, 0, False)
+    return Subscription(used=used, latest=latest, protocol=rel.rebalance_protocol(sub.release, sub.upgrade_from),
+                        owned=_mask(index, sub.owned_tasks, f"{where}.owned_tasks"),
+                        prev=_mask(index, sub.prev_tasks, f"{where}.prev_tasks"),
+                        standby=_mask(index, sub.standby_tasks, f"{where}.standby_tasks"),
+                        learning=0, ready=0, leaving=False)
 
 
 def _processes(subscriptions: dict[str, StreamsSubscription]) -> dict[str, list[str]]:
@@ -123,8 +124,10 @@ def _round(subscriptions: dict[str, StreamsSubscription], model_subs: dict[str, 
     for m, s in slots.items():
         members[s] = members[s]._replace(status=SYNCING, used=model_subs[m].used, sub=model_subs[m])
     joined = tuple(sorted(slots.values()))
-    state = State(Group(PREPARING, generation - 1, slots[leader], joined, joined, 0),
-                  tuple(Instance(UP, p) for p in range(len(processes))), tuple(members), 0, 0, 0, -1)
+    group = Group(status=PREPARING, generation=generation - 1, leader=slots[leader], joined=joined, order=joined,
+                  version=0)
+    state = State(group=group, instances=tuple(Instance(UP, p) for p in range(len(processes))),
+                  members=tuple(members), budget=0, calm=0, since_start=0, last_start=-1)
     return scope, state, slots
 
 

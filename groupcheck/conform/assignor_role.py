@@ -64,8 +64,8 @@ class Recorder:
     def register(self) -> None:
         """Make the target the model's assignor of that name (for as long as it runs)."""
         self.replaced = registry.ASSIGNORS.get(self.target.name)
-        registry.register(Assignor(self.target.name, self.target.protocols, False, self.target.claims_from, False,
-                                   self.plan))
+        registry.register(Assignor(name=self.target.name, supported_protocols=self.target.protocols, builtin=False,
+                                   claims_from=self.target.claims_from, withholds=False, plan=self.plan))
         registry.rebalance_protocol.cache_clear()
 
     def unregister(self) -> None:

@@ -47,7 +47,8 @@ def test_the_plan_hands_the_assignor_kafkas_view_of_the_members():
     generation; the cluster has the subscribed topics that exist (t1 has 0 partitions)."""
     user = Recording({"consumer-002": [TopicPartition("t0", 1)], "consumer-001": [("t0", 0)]})
     plan = adapt(user, "recording").plan
-    out = plan((Member(1, 0b0011, 0, 0b11, 0b0001, 4), Member(2, 0b0011, 0, 0b01, 0b0001, 2)), 2)
+    out = plan((Member(member_id=1, eligible=0b0011, claims=0, topics=0b11, owned=0b0001, generation=4),
+                Member(member_id=2, eligible=0b0011, claims=0, topics=0b01, owned=0b0001, generation=2)), 2)
     assert out == {1: 0b01, 2: 0b10}
     cluster, subs = user.seen[0]
     assert cluster == {"t0": 2}
@@ -58,7 +59,7 @@ def test_the_plan_hands_the_assignor_kafkas_view_of_the_members():
 def test_answers_are_cached_so_an_assignor_runs_once_per_distinct_input():
     user = Recording()
     plan = adapt(user, "recording").plan
-    members = (Member(1, 0b1, 0),)
+    members = (Member(member_id=1, eligible=0b1, claims=0),)
     plan(members, 1)
     plan(members, 1)
     assert len(user.seen) == 1
@@ -75,7 +76,7 @@ def test_answers_are_cached_so_an_assignor_runs_once_per_distinct_input():
 def test_garbage_from_the_assignor_is_an_error_naming_what_is_wrong(answer, message):
     plan = adapt(Recording(answer), "recording").plan
     with pytest.raises(InvalidAssignment, match="assignor recording") as e:
-        plan((Member(1, 0b11, 0),), 2)
+        plan((Member(member_id=1, eligible=0b11, claims=0),), 2)
     assert message in str(e.value)
 
 
@@ -84,7 +85,7 @@ def test_an_exception_in_the_assignor_is_reported_with_where_it_was_raised():
         def assign(self, cluster, subscriptions):
             return 1 // 0
     with pytest.raises(InvalidAssignment, match=r"assign\(\) raised ZeroDivisionError: .* \(at .*test_custom"):
-        adapt(Failing(), "failing").plan((Member(1, 0b1, 0),), 1)
+        adapt(Failing(), "failing").plan((Member(member_id=1, eligible=0b1, claims=0),), 1)
 
 
 def test_register_by_import_path_and_by_object():

@@ -1,6 +1,6 @@
 """Records of more than five fields are built by keyword (issue 27, "records built by name").
 
-A call in ``model/``, ``properties/``, ``tests/model/`` or ``tests/helpers/`` to a record class of ``model/`` (a NamedTuple or a
+A call anywhere in the repository's code and tests to a record class of ``model/`` (a NamedTuple or a
 dataclass) with more than ``MAX_POSITIONAL`` fields passes no argument by position: the reader
 sees which field each value fills (``Profile(..., False, ..., False)`` says nothing). The calls
 are read with ``ast`` by ``tests/helpers/record_calls.py``.
@@ -11,8 +11,11 @@ from tests.helpers.record_calls import MAX_POSITIONAL, ROOT, calls_in, positiona
 
 
 def _checked_files():
-    return [path for folder in ("model", "properties", "tests/model", "tests/helpers")
-            for path in sorted((ROOT / folder).rglob("*.py"))]
+    """Every Python file of the repository's own code and tests (groupcheck/model and
+    groupcheck/properties are links to model/ and properties/, read once)."""
+    return [path for folder in ("model", "properties", "groupcheck", "tests", "benchmarks", "mutation", "examples")
+            for path in sorted((ROOT / folder).rglob("*.py"))
+            if not path.relative_to(ROOT).as_posix().startswith(("groupcheck/model/", "groupcheck/properties/"))]
 
 
 def test_the_record_classes_are_found_with_their_fields_in_order():

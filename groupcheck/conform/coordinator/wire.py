@@ -17,7 +17,7 @@ def metadata(sub) -> str:
 
 
 def subscription(text: str):
-    return Subscription(*json.loads(text)) if text else ()
+    return Subscription._make(json.loads(text)) if text else ()      # the wire's list holds the fields in order
 
 
 def request_json(req, ids) -> dict:

@@ -92,8 +92,9 @@ class ReferenceSticky:
         def mask(ids: list) -> int:
             return sum(1 << index[t] for t in ids)
 
-        clients = [st.Client(i, mask(c["previous_active"]), mask(c["owned"]), mask(c["previous_standby"]), 0,
-                             mask(c["caught_up"]), c["leaving"], False) for i, c in enumerate(app["clients"])]
+        clients = [st.Client(instance=i, prev=mask(c["previous_active"]), owned=mask(c["owned"]),
+                             standby=mask(c["previous_standby"]), learning=0, ready=mask(c["caught_up"]),
+                             leaving=c["leaving"], new=False) for i, c in enumerate(app["clients"])]
         placed = st.sticky(clients, (1 << len(index)) - 1, app["configs"]["num_standby_replicas"])
         ids = [t["id"] for t in app["tasks"]]
         out = []
