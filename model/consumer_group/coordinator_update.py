@@ -53,7 +53,7 @@ class Outcome(NamedTuple):
 
 
 # One rule of a profile switched, by name (a scope's ``switches``; the known-bug variants of
-# properties/consumer_group_known_bugs.py). Each takes a Profile and returns it changed.
+# properties/known_bugs/consumer_group.py). Each takes a Profile and returns it changed.
 SWITCHES = {
     # KAFKA-19233 unfixed: an epoch-0 heartbeat from a known member past epoch 1 is fenced.
     "kafka-19233": lambda p: p._replace(epoch0_rejoin_accepted=False),

@@ -62,7 +62,7 @@ class ClientRules(NamedTuple):
     abort_reconciliation_on_fence: bool = True   # KAFKA-16375's fix (3.8)
     lost_before_rejoin: bool = True               # KAFKA-16251's fix (3.8)
     # not Kafka: the model's candidate fix for the finding "unreconciled-assignment-released"
-    # (properties/consumer_group_known_bugs.py): while RECONCILING, the heartbeat reports the
+    # (properties/known_bugs/consumer_group.py): while RECONCILING, the heartbeat reports the
     # partitions it is about to assign as owned too, so the coordinator waits for their revocation
     report_target_while_reconciling: bool = False
 

@@ -17,7 +17,7 @@ subscribes to one more topic), ``topic_change`` (t0 gains a partition), ``failov
 coordinator loads the log), ``downgrade`` (a client closes and restarts as a classic consumer:
 a rolling downgrade, ``classic_world.py``). ``switches``: rules switched away from the reference, the
 coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
-the known-bug variants (properties/consumer_group_known_bugs.py).
+the known-bug variants (properties/known_bugs/consumer_group.py).
 """
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def coordinator_profile(p) -> CoordinatorProfile:
 
 
 # One rule of a profile switched, by name (a scope's ``switches``; known-bug variants in
-# properties/streams_group_known_bugs.py). Each takes a CoordinatorProfile and returns it
+# properties/known_bugs/streams_group.py). Each takes a CoordinatorProfile and returns it
 # with that rule changed.
 SWITCHES = {
     # KAFKA-19233 unfixed: an epoch-0 rejoin from a known member at a higher epoch is fenced.
@@ -327,7 +327,7 @@ def _response(g: Group, u: Update, m: Member, configured, shutdown: Optional[str
     its sent fields after a failure and re-sends its owned tasks) is accepted at the same or
     previous epoch and answered with null task lists, which the client takes as no change.
     The model keeps Kafka's rule; ``resend_when_owned_differs`` is its candidate fix
-    (properties/streams_group_known_bugs.py, FINDINGS)."""
+    (properties/known_bugs/streams_group.py, FINDINGS)."""
     statuses = [s for s in (stale_status(m.topology_epoch, g.topology.epoch), configured.status) if s is not None]
     if shutdown is not None:
         statuses.append(Status(SHUTDOWN_APPLICATION, f"Streams group member {shutdown} encountered a fatal error "

@@ -47,7 +47,7 @@ class StreamsGroupScope:
     budget: int = 0
     max_epoch: int = 10                  # explore while the group epoch is below it
     # rules switched away from the profile's (coordinator_update.SWITCHES): the known-bug
-    # variants (properties/streams_group_known_bugs.py); empty for the reference
+    # variants (properties/known_bugs/streams_group.py); empty for the reference
     switches: tuple[str, ...] = ()
     static: bool = False                 # static membership: instance ids, close with epoch -2
     # member slots (the first ``classic``) that start on the classic protocol, holding a

@@ -15,8 +15,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOLS = ("consumer", "consumer_group", "streams_classic", "streams_group")
-# moved by issue 27's protocol-rooms part (groupcheck/protocols.py becomes a package, with
-# reference_scopes.py): their imports switch to the public names when that part merges
 
 
 def public(package: str) -> set[str]:

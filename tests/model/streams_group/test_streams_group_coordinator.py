@@ -286,7 +286,7 @@ def test_task_lists_only_when_changed():
     assert r.active_tasks is None and r.standby_tasks is None and r.warmup_tasks is None
 
 
-# ---- switched rules (coordinator_update.SWITCHES; properties/streams_group_known_bugs.py) ----
+# ---- switched rules (coordinator_update.SWITCHES; properties/known_bugs/streams_group.py) ----
 
 def test_switch_kafka_21370_gives_4_5_the_old_same_epoch_answer():
     from groupcheck.model.streams_group.coordinator_update import switched
