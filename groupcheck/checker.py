@@ -27,7 +27,7 @@ from typing import Callable
 
 import psutil
 
-from groupcheck.model.core import Model
+from groupcheck.model.core import Model, replay
 
 from . import liveness
 from .frontier import BLOCK, LOOSE, Frontier
@@ -82,7 +82,8 @@ class Violation:
     property: str
     message: str
     path: list[int]          # [init index, action index, ...]
-    kind: str = "always"     # always | within | deadlock
+    kind: str = "always"     # always | within | deadlock | liveness
+    loop: int | None = None  # a lasso: the run repeats the steps after state ``loop`` forever
 
 
 @dataclass
@@ -140,7 +141,7 @@ class Claims:
         return None
 
 
-CHECKER_CLAIMS = {"no_deadlock": "deadlock", "can_settle": "liveness"}
+CHECKER_CLAIMS = {"no_deadlock": "deadlock", "can_settle": "liveness", "settles_under_fairness": "liveness"}
 # what the checker itself claims of every protocol, next to the model's properties
 CHECKER_DOCS = {
     "no_deadlock": "Every reachable state that is not a settled end has an enabled action "
@@ -148,6 +149,10 @@ CHECKER_DOCS = {
     "can_settle": "From every state BFS reaches, some settled state stays reachable by the protocol's own "
                   "steps, with no further fault or operation (AG EF settled; BFS only, judged once the "
                   "search is complete; states beyond the scope's bounds count as able to settle).",
+    "settles_under_fairness": "Once faults stop, the group settles: no cycle of non-fault steps through unsettled "
+                              "states is fair to every progress step of every client (weak fairness per kind and "
+                              "slot; TLA+: WF_vars per progress action => []<>Settled). BFS only, on request "
+                              "(bfs(fairness=True)), judged after can_settle; the counterexample is a lasso.",
 }
 
 
@@ -183,6 +188,8 @@ class _Search:
             self.key = (lambda s: hash(canonical(scope, s))) if symmetry else hash
         self.claims = Claims(model)
         self.faults = frozenset(model.fault_kinds)
+        self.fair = frozenset(model.progress_kinds)
+        self.instances: dict[tuple[str, int], int] = {}     # (progress kind, slot) -> its edge label
         # can_settle (groupcheck.liveness) needs the graph of protocol steps
         self.graph = liveness.Edges() if model.settled is not None else None
         self.report = Report(model.name, "bfs", checked=list(self.claims.checked), exact=exact,
@@ -242,6 +249,33 @@ class _Search:
                                         f"settles the group ({len(stuck):,} such states)"),
                          self.path_to(self.graph.first_of(stuck)))
 
+    def label(self, action) -> int:
+        """The fairness instance of a non-fault step: (kind, slot) of a progress kind, else -1."""
+        if action.kind not in self.fair:
+            return -1
+        return self.instances.setdefault((action.kind, action.slot), len(self.instances))
+
+    def fairness_check(self) -> None:
+        """settles_under_fairness, once the whole graph is known and can_settle held: the
+        fair component nearest the initial states, as a lasso."""
+        self.report.checked.append("settles_under_fairness")
+        found = liveness.fair_cycles(self.graph)
+        if not found.components:
+            return
+        comp = found.components[0]
+        nodes = liveness.cycle(self.graph, comp)
+        prefix = self.path_to(comp[0])
+        first, steps = replay(self.model, self.scope, prefix)
+        entry = steps[-1].next if steps else first
+        path, loop = liveness.lasso(self.model, self.scope, prefix, entry, nodes,
+                                    lambda s: self.ids.get(self.key(s)))
+        what = "the run stops there" if not nodes else f"a cycle of {len(path) - 1 - loop} steps repeats"
+        self.violate(("settles_under_fairness",
+                      f"once faults stop, {what} without settling, though every progress step enabled "
+                      f"throughout is taken ({len(found.components):,} fair component(s), "
+                      f"{found.states:,} states)"), path)
+        self.report.violation.loop = loop
+
     def expand(self, stop_at_first: bool) -> None:
         """Expand the next queued state: witnesses, deadlock, every successor."""
         model, scope, report, key, claims = self.model, self.scope, self.report, self.key, self.claims
@@ -277,7 +311,7 @@ class _Search:
             there = ids.get(nk)
             new = there is None
             if graph is not None and action.kind not in faults:
-                graph.edges.append(len(self.parent) if new else there)
+                graph.add(len(self.parent) if new else there, self.label(action))
             found = claims.broken(scope, state, action, nxt, events, new)
             if found:
                 self.violate(found, self.path_to(here) + [index])
@@ -291,7 +325,7 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
         progress: Callable[[int, int], None] | None = None, stop_at_first: bool = True,
         on_state: Callable[[object], None] | None = None, budget: Budget | None = None,
         exact: bool = False, loose: int | None = None, block: int = BLOCK,
-        merge_after: int = MERGE_AFTER) -> Report:
+        merge_after: int = MERGE_AFTER, fairness: bool = False) -> Report:
     """Breadth-first search over ``scope``; stops at the first violation (shortest).
 
     Stops early, with ``report.cut`` naming the limit, once ``max_states`` distinct
@@ -303,7 +337,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     ``exact`` by the whole canonical state. ``loose`` and ``block`` set when and how the
     frontier packs the states waiting (``groupcheck.frontier``; by default only without
     ``exact``), ``merge_after`` when the visited store turns compact
-    (``groupcheck.visited``); tests make them small.
+    (``groupcheck.visited``); tests make them small. ``fairness`` adds the claim
+    ``settles_under_fairness`` (``groupcheck.liveness``), judged after ``can_settle``.
     """
     started = time.perf_counter()
     budget = budget or Budget()
@@ -325,6 +360,8 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
                     progress(len(search.parent), report.depth)
         if report.violation is None and report.cut is None and not search.queue:
             search.settle_check()
+            if fairness and report.violation is None and search.graph is not None:
+                search.fairness_check()
     except Stopped as e:        # a user's code (an assignor) was running when a limit struck
         report.cut, report.cut_in = e.limit, e.where
     finally:

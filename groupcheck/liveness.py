@@ -1,15 +1,70 @@
-"""``can_settle``: from every reachable state, can the group still settle?
+r"""Liveness over the BFS graph: ``can_settle`` (AG EF settled) and
+``settles_under_fairness`` (once faults stop, the group settles, under weak fairness).
 
 A safety claim cannot see a group that is stuck: a joining member nobody answers, a
 rebalance that starts again and again. Heartbeats keep some action enabled, so there
-is no deadlock either. This check asks the question a person would (CTL's AG EF): from
-every state BFS reached, is some settled state reachable using only the protocol's own
-steps, with no further fault or operation (``Model.fault_kinds``)? States BFS did not
-expand (beyond ``within_bounds``) are given the benefit of the doubt: the search does not
-know what follows them.
+is no deadlock either.
+
+``can_settle`` asks the question a person would (CTL's AG EF): from every state BFS
+reached, is some settled state reachable using only the protocol's own steps, with no
+further fault or operation (``Model.fault_kinds``)?
+
+``settles_under_fairness`` is the real claim: every run in which faults stop and the
+protocol's progress steps are not starved settles. In TLA+, for a spec with
+``Progress(m)`` the disjunction of a member's (or, for ``slot`` -1, the coordinator's)
+progress actions::
+
+    Fairness == \A m \in Slots, k \in ProgressKinds : WF_vars(Step(k, m))
+    Spec     == Init /\ [][Next]_vars /\ Fairness
+    SettlesOnceFaultsStop == <>[][~FaultStep]_vars => []<>Settled
+
+Every fault spends the finite fault budget, so every behaviour satisfies the premise
+and TLC may check ``[]<>Settled`` alone (after the last fault, the group settles, and
+settles again after any later step that unsettles it).
+
+*Fairness*: weak fairness per action instance, an instance being an action kind of
+``Model.progress_kinds`` for one client slot (``Action.slot``; -1 is one instance, the
+coordinator's). Per (kind, slot) rather than per kind, because that is what Kafka
+gives: each client runs its own thread and the coordinator answers every connection,
+so one member's heartbeats never stand for another's; ``WF_vars(\E m: A(m))`` per
+kind would let one member starve while another keeps taking A, and report such a
+starved member as a stuck group. Other non-fault steps (the consumer's heartbeats,
+timers, plan bounces) may occur in a cycle but are not required to.
+
+*The check* (a fair cycle made only of non-fault steps, through unsettled states, is a
+counterexample): over the graph BFS built (expanded, unsettled states; edges by
+non-fault steps, each labelled with its fairness instance or none), Tarjan's algorithm
+(iterative) finds the strongly connected components. Under weak fairness (justice) a
+component C holds a fair cycle if and only if every instance enabled at every state of
+C is taken by an edge inside C: a cycle through every state and every edge of C is
+then fair (an instance disabled somewhere in C is disabled on it), and any fair cycle
+lies in one component whose "enabled everywhere" instances it must take. So no
+refinement is needed; strong fairness (compassion) would need the Emerson-Lei
+refinement that removes states and recomputes components (Emerson and Lei, "Modalities
+for model checking", 1987; Lichtenstein and Pnueli, POPL 1985, for the weak case), as
+TLC's liveness checker does for its tableau. A component of one state and no self-loop
+is a run that stops there (TLA+'s stuttering): fair when no progress instance is
+enabled. One pass: linear in states and edges. An instance is enabled at a state
+when one of its steps leaves it (self-loops included: a self-loop taken counts as
+taken, which gives the same verdict as TLA+'s ``<<A>>_vars``, since a component holding
+a self-loop of A takes A). States beyond ``within_bounds`` (not expanded) get the
+benefit of the doubt, as settled ones: no cycle goes through them.
+
+*Symmetry*: the graph's states are classes up to the protocol's ``canonical``; each
+edge's slot is the one of its class's representative (the first state BFS met). A
+cycle of classes is a concrete run only up to a permutation of the slots, so per-slot
+fairness is judged in each representative's numbering: exact for a protocol without
+slot symmetry (consumer-group) or with ``--no-symmetry``; otherwise the same
+approximation TLC makes when it checks liveness under a SYMMETRY.
+
+*The counterexample* is a lasso: the shortest path to the component's first state (the
+prefix; ``_Search.path_to``), then a cycle inside the component that visits, for each
+instance enabled somewhere in it, a state where it is disabled or an edge taking it
+(``cycle``). ``groupcheck check`` prints it as a story ("the cycle repeats from step
+k") and writes it as ITF with ``"loop": k``.
 
 BFS keeps the graph compact while it runs (``Edges``: one flat array of successor
-numbers); the backward search is linear in its edges.
+numbers, one of labels); both checks are linear in its edges.
 """
 from __future__ import annotations
 
@@ -25,6 +80,7 @@ class Graph:
     ids: dict = field(default_factory=dict)          # canonical key -> id
     succ: list[list[int]] = field(default_factory=list)   # id -> successors by a protocol step
     good: list[bool] = field(default_factory=list)  # settled, or not expanded (beyond the bounds)
+    labels: list[list[int]] = field(default_factory=list)  # id -> each successor's fairness instance (-1: none)
 
     def id(self, key) -> int:
         i = self.ids.get(key)
@@ -32,10 +88,20 @@ class Graph:
             i = self.ids[key] = len(self.succ)
             self.succ.append([])
             self.good.append(False)
+            self.labels.append([])
         return i
+
+    def add(self, src, dst, label: int = -1) -> None:
+        """An edge ``src -> dst`` (keys) by a step of fairness instance ``label``."""
+        i, j = self.id(src), self.id(dst)
+        self.succ[i].append(j)
+        self.labels[i].append(label)
 
     def successors(self, i: int) -> list[int]:
         return self.succ[i]
+
+    def labels_of(self, i: int) -> list[int]:
+        return self.labels[i] if i < len(self.labels) and self.labels[i] else [-1] * len(self.succ[i])
 
 
 class Edges:
@@ -47,15 +113,25 @@ class Edges:
         self.good = bytearray()            # number -> settled, or not expanded (beyond the bounds)
         self.start = array("q", [0])       # number -> where its successors begin in edges
         self.edges = array("i")
+        self.labels = array("h")           # per edge: its fairness instance, -1 for none
 
     def expand(self, good: bool) -> None:
         if len(self.good):
             self.start.append(len(self.edges))
         self.good.append(good)
 
+    def add(self, j: int, label: int) -> None:
+        """An edge from the state expanded last to ``j``, by a step of instance ``label``."""
+        self.edges.append(j)
+        self.labels.append(label)
+
     def successors(self, i: int):
         end = self.start[i + 1] if i + 1 < len(self.start) else len(self.edges)
         return self.edges[self.start[i]:end]
+
+    def labels_of(self, i: int):
+        end = self.start[i + 1] if i + 1 < len(self.start) else len(self.edges)
+        return self.labels[self.start[i]:end]
 
     def first_of(self, states: list[int]) -> int:
         """The state of ``states`` that a graph numbering states as it meets them (each
@@ -68,8 +144,6 @@ class Edges:
                     if j in wanted:
                         return j
         raise ValueError("no such state")
-
-
 
 
 def stuck(graph: Graph | Edges) -> list[int]:
@@ -97,3 +171,172 @@ def stuck(graph: Graph | Edges) -> list[int]:
                 reach[i] = True
                 queue.append(i)
     return [i for i in range(n) if not reach[i]]
+
+
+# ---------------------------------------------------------------- settles_under_fairness
+
+@dataclass
+class Unfair:
+    """What ``fair_cycles`` found: the fair components, each a list of state numbers
+    (their first state, in number order, first), and how many states they hold."""
+
+    components: list[list[int]]
+
+    @property
+    def states(self) -> int:
+        return sum(len(c) for c in self.components)
+
+
+def _enabled(graph, v: int) -> set[int]:
+    return {a for a in graph.labels_of(v) if a >= 0}
+
+
+def components(graph) -> list[list[int]]:
+    """The strongly connected components of the graph restricted to the states that are
+    not good (expanded and unsettled): Tarjan's algorithm, iterative (no recursion
+    limit on a million states)."""
+    n, good = len(graph.good), graph.good
+    index, low = array("i", [-1]) * n, array("i", [0]) * n
+    on_stack, stack, out, counter = bytearray(n), [], [], 0
+    for root in range(n):
+        if good[root] or index[root] >= 0:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = 1
+        work = [(root, iter(graph.successors(root)))]
+        while work:
+            v, succ = work[-1]
+            for w in succ:
+                if good[w]:
+                    continue
+                if index[w] < 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = 1
+                    work.append((w, iter(graph.successors(w))))
+                    break
+                if on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if work and low[v] < low[work[-1][0]]:
+                    low[work[-1][0]] = low[v]
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = 0
+                        comp.append(w)
+                        if w == v:
+                            break
+                    out.append(sorted(comp))
+    return out
+
+
+def is_fair(graph, comp: list[int], inside: set[int] | None = None) -> bool:
+    """Does component ``comp`` hold a fair cycle: is every instance enabled at all its
+    states taken by an edge inside it? (One state without a self-loop: the run stops
+    there, fair when no instance is enabled.)"""
+    inside = set(comp) if inside is None else inside
+    everywhere: set[int] | None = None
+    taken: set[int] = set()
+    for v in comp:
+        labels = graph.labels_of(v)
+        everywhere = _enabled(graph, v) if everywhere is None else everywhere & _enabled(graph, v)
+        for w, a in zip(graph.successors(v), labels):
+            if w in inside and a >= 0:
+                taken.add(a)
+    return not (everywhere - taken)
+
+
+def fair_cycles(graph) -> Unfair:
+    """Every component of unsettled states that holds a fair cycle, in the order of
+    their first states (the first is nearest the initial states: BFS numbers by depth)."""
+    found = [c for c in components(graph) if is_fair(graph, c)]
+    return Unfair(sorted(found))
+
+
+def _route(graph, start: int, inside: set[int], goal) -> list[int]:
+    """The shortest path inside ``inside`` from ``start`` to a state ``goal`` accepts
+    (``goal(v)``: True), as the states after ``start``; [] if ``start`` is one."""
+    if goal(start):
+        return []
+    parent = {start: -1}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for w in graph.successors(v):
+            if w in inside and w not in parent:
+                parent[w] = v
+                if goal(w):
+                    path = [w]
+                    while parent[path[-1]] != start:
+                        path.append(parent[path[-1]])
+                    return path[::-1]
+                queue.append(w)
+    raise ValueError("no route inside the component")
+
+
+def cycle(graph, comp: list[int]) -> list[int]:
+    """A fair cycle through ``comp`` (a fair component) from its first state: the states
+    after it, back to it ([] when the run stops at it). For each instance enabled
+    somewhere in ``comp`` it visits a state where that instance is disabled or takes an
+    edge labelled with it, greedily, the nearest first."""
+    inside, entry = set(comp), comp[0]
+    owed = set().union(*(_enabled(graph, v) for v in comp))
+    taken_in = {v: {a for w, a in zip(graph.successors(v), graph.labels_of(v)) if w in inside and a >= 0}
+                for v in comp}
+    if len(comp) == 1 and not taken_in[entry] and entry not in graph.successors(entry):
+        return []               # the run stops here (fair: nothing is enabled)
+    here, out = entry, []
+    owed -= owed - _enabled(graph, entry)
+    while owed:
+        path = _route(graph, here, inside, lambda v: bool((owed - _enabled(graph, v)) or (taken_in[v] & owed)))
+        for v in path:
+            owed -= owed - _enabled(graph, v)
+        out += path
+        here = path[-1] if path else here
+        ready = taken_in[here] & owed
+        if ready:          # take an edge of an instance still owed
+            a = min(ready)
+            w = next(w for w, b in zip(graph.successors(here), graph.labels_of(here)) if b == a and w in inside)
+            owed.discard(a)
+            owed -= owed - _enabled(graph, w)
+            out.append(w)
+            here = w
+    if not out:             # nothing owed: any edge inside, then back
+        here = next(w for w in graph.successors(entry) if w in inside)
+        out.append(here)
+    if here != entry:
+        out += _route(graph, here, inside, lambda v: v == entry)
+    return out
+
+
+def lasso(model, scope, path: list[int], entry, nodes: list[int], number_of) -> tuple[list[int], int]:
+    """The lasso as a path ``[init index, action index, ...]`` and the index of the state
+    its cycle starts from: ``path`` leads to ``entry`` (a concrete state), and the cycle
+    follows ``nodes`` (state numbers; ``number_of(state)`` gives a state's number). At each
+    state the first non-fault action that leads to the next number is taken. Under a
+    symmetry the cycle may end on a permutation of ``entry``: it is then repeated (up to
+    12 rounds) until it ends on ``entry`` itself, when it does."""
+    faults, loop = frozenset(model.fault_kinds), len(path) - 1
+    out, state = list(path), entry
+    for _ in range(12 if nodes else 1):
+        for target in nodes:
+            enabled = model.actions(scope, state)
+            for index, action in enumerate(enabled):
+                if action.kind in faults:
+                    continue
+                nxt, _ = model.step(scope, state, action)
+                if number_of(nxt) == target:
+                    out.append(index)
+                    state = nxt
+                    break
+            else:
+                raise ValueError(f"no step leads to state {target}")
+        if state == entry:
+            break
+    return out, loop

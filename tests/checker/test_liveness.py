@@ -61,3 +61,85 @@ def test_the_reference_protocols_can_always_settle():
     from groupcheck.model.consumer.scope import ConsumerScope
     report = bfs(MODEL, ConsumerScope(members=2, budget=1, faults=("pause", "lose_response")))
     assert report.violation is None and "can_settle" in report.checked
+
+
+# ---- settles_under_fairness: no fair cycle of non-fault steps avoids the settled states
+
+def graph_model(edges: dict, progress=("work", "idle"), faults=("kick",), settled=(9,)) -> Model:
+    """A model whose states are numbers and whose actions are ``edges[s]``: (kind, slot, next)."""
+    return Model(
+        name="toy", init_states=lambda scope: (0,),
+        actions=lambda scope, s: tuple(Act(k, slot) for k, slot, _ in edges[s]),
+        step=lambda scope, s, a: ({(k, slot): t for k, slot, t in edges[s]}[(a.kind, a.slot)], ()),
+        properties=(), canonical=lambda scope, s: s, within_bounds=lambda scope, s: True,
+        is_terminal_ok=lambda scope, s: s in settled,
+        view=View(default_scope=dict, scope_from_dict=dict, scope_to_dict=dict, state_to_itf=lambda scope, s: {"s": s},
+                  describe_action=lambda scope, s, a: f"{a.kind}({a.slot})"),
+        action_kinds=("work", "idle", "finish", "kick", "beat"), fault_kinds=faults, progress_kinds=progress,
+        settled=lambda scope, s: s in settled)
+
+
+def states_along(model, path):
+    from groupcheck.model.core import replay
+    first, steps = replay(model, {}, path)
+    return [first] + [s.next for s in steps]
+
+
+def test_a_fair_cycle_that_never_settles_is_a_lasso():
+    # 0 -> 1 <-> 2 forever; 2 could finish (-> 9), but only via "finish", which is no progress kind here
+    edges = {0: [("work", 0, 1)], 1: [("work", 0, 2)], 2: [("work", 0, 1), ("finish", 0, 9)], 9: []}
+    report = bfs(graph_model(edges), {}, fairness=True)
+    v = report.violation
+    assert v is not None and v.property == "settles_under_fairness" and v.kind == "liveness"
+    assert v.loop == 1 and states_along(graph_model(edges), v.path) == [0, 1, 2, 1]
+    assert "a cycle of 2 steps" in v.message
+    assert bfs(graph_model(edges), {}).violation is None       # not asked: not judged (can_settle holds)
+
+
+def test_a_cycle_that_starves_a_progress_step_enabled_throughout_is_not_fair():
+    # slot 1's "work" is enabled at 1 and 2 and leads to the settled state; the 1 <-> 2
+    # loop of slot 0 never takes it: weak fairness rules the loop out
+    edges = {0: [("work", 0, 1)], 1: [("work", 0, 2), ("work", 1, 9)], 2: [("work", 0, 1), ("work", 1, 9)], 9: []}
+    report = bfs(graph_model(edges), {}, fairness=True)
+    assert report.violation is None and "settles_under_fairness" in report.checked
+    # (fairness per kind would call the loop fair: slot 0 takes "work"; so would no fairness at all)
+
+
+def test_a_progress_step_enabled_only_now_and_then_may_be_starved():
+    # slot 1 can finish only from 2: disabled at 1, so a loop that never takes it is weakly fair
+    edges = {0: [("work", 0, 1)], 1: [("work", 0, 2)], 2: [("work", 0, 1), ("work", 1, 9)], 9: []}
+    v = bfs(graph_model(edges), {}, fairness=True).violation
+    assert v is not None and v.property == "settles_under_fairness"
+    assert states_along(graph_model(edges), v.path)[v.loop:] == [1, 2, 1]
+
+
+def test_a_cycle_through_a_fault_is_not_counted():
+    # the only loop 1 -> 2 -> 1 goes back through the fault "kick"; without faults, 2 must
+    # take slot 1's "work" to the settled state
+    edges = {0: [("work", 0, 1)], 1: [("work", 0, 2)], 2: [("kick", -1, 1), ("work", 1, 9)], 9: []}
+    assert bfs(graph_model(edges), {}, fairness=True).violation is None
+    # the same loop by a protocol step ("kick" no fault) is weakly fair: slot 1's work is disabled at 1
+    v = bfs(graph_model(edges, faults=()), {}, fairness=True).violation
+    assert v is not None and v.property == "settles_under_fairness"
+    assert states_along(graph_model(edges, faults=()), v.path)[v.loop:] == [1, 2, 1]
+
+
+def test_a_run_that_stops_where_no_progress_step_is_enabled_is_a_lasso_of_no_steps():
+    # from 1 only a heartbeat ("beat", no progress kind) leads on: a run may stop at 1 for good
+    edges = {0: [("work", 0, 1)], 1: [("beat", -1, 9)], 9: []}
+    v = bfs(graph_model(edges), {}, fairness=True).violation
+    assert v is not None and v.property == "settles_under_fairness"
+    assert v.path == [0, 0] and v.loop == 1 and "the run stops there" in v.message
+    # were the heartbeat a progress step, weak fairness would take it
+    assert bfs(graph_model(edges, progress=("work", "beat")), {}, fairness=True).violation is None
+
+
+def test_components_are_found_without_recursion_on_a_long_chain():
+    from groupcheck.liveness import components, fair_cycles
+    g = Graph()
+    n = 200_000
+    for i in range(n):
+        g.add(i, i + 1, 0)
+    g.add(n, 0, 0)                 # one cycle through every state
+    assert [len(c) for c in components(g)] == [n + 1]
+    assert fair_cycles(g).states == n + 1
