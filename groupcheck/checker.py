@@ -150,9 +150,9 @@ CHECKER_DOCS = {
                   "steps, with no further fault or operation (AG EF settled; BFS only, judged once the "
                   "search is complete; states beyond the scope's bounds count as able to settle).",
     "settles_under_fairness": "Once faults stop, the group settles: no cycle of non-fault steps through unsettled "
-                              "states is fair to every progress step of every client (weak fairness per kind and "
-                              "slot; TLA+: WF_vars per progress action => []<>Settled). BFS only, on request "
-                              "(bfs(fairness=True)), judged after can_settle; the counterexample is a lasso.",
+                              "states is fair to every step of every client (weak fairness per non-fault action "
+                              "kind and slot; TLA+: WF_vars per action => []<>Converged). BFS without symmetry "
+                              "reduction, on request (--fairness), before can_settle; the counterexample is a lasso.",
 }
 
 
@@ -188,8 +188,8 @@ class _Search:
             self.key = (lambda s: hash(canonical(scope, s))) if symmetry else hash
         self.claims = Claims(model)
         self.faults = frozenset(model.fault_kinds)
-        self.fair = frozenset(model.progress_kinds)
-        self.instances: dict[tuple[str, int], int] = {}     # (progress kind, slot) -> its edge label
+        self.converged = model.converged
+        self.instances: dict[tuple[str, int], int] = {}     # (kind, slot) -> its edge label (settles_under_fairness)
         # can_settle (groupcheck.liveness) needs the graph of protocol steps
         self.graph = liveness.Edges() if model.settled is not None else None
         self.report = Report(model.name, "bfs", checked=list(self.claims.checked), exact=exact,
@@ -250,14 +250,13 @@ class _Search:
                          self.path_to(self.graph.first_of(stuck)))
 
     def label(self, action) -> int:
-        """The fairness instance of a non-fault step: (kind, slot) of a progress kind, else -1."""
-        if action.kind not in self.fair:
-            return -1
+        """The fairness instance of a non-fault step: its (kind, slot)."""
         return self.instances.setdefault((action.kind, action.slot), len(self.instances))
 
     def fairness_check(self) -> None:
-        """settles_under_fairness, once the whole graph is known and can_settle held: the
-        fair component nearest the initial states, as a lasso."""
+        """settles_under_fairness, once the whole graph is known (before can_settle, which
+        it implies when ``converged`` is ``settled``): the fair component nearest the
+        initial states, as a lasso."""
         self.report.checked.append("settles_under_fairness")
         found = liveness.fair_cycles(self.graph)
         if not found.components:
@@ -271,7 +270,7 @@ class _Search:
                                     lambda s: self.ids.get(self.key(s)))
         what = "the run stops there" if not nodes else f"a cycle of {len(path) - 1 - loop} steps repeats"
         self.violate(("settles_under_fairness",
-                      f"once faults stop, {what} without settling, though every progress step enabled "
+                      f"once faults stop, {what} without settling, though every step enabled "
                       f"throughout is taken ({len(found.components):,} fair component(s), "
                       f"{found.states:,} states)"), path)
         self.report.violation.loop = loop
@@ -296,7 +295,8 @@ class _Search:
                 graph.expand(True)       # not expanded: what follows is unknown
             return
         if graph is not None:
-            graph.expand(model.settled(scope, state))
+            good = model.settled(scope, state)
+            graph.expand(good, good or (self.converged is not None and self.converged(scope, state)))
         enabled = model.actions(scope, state)
         if not enabled and not model.is_terminal_ok(scope, state):
             self.violate(("no_deadlock", "no action is enabled"), self.path_to(here))
@@ -338,10 +338,12 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
     frontier packs the states waiting (``groupcheck.frontier``; by default only without
     ``exact``), ``merge_after`` when the visited store turns compact
     (``groupcheck.visited``); tests make them small. ``fairness`` adds the claim
-    ``settles_under_fairness`` (``groupcheck.liveness``), judged after ``can_settle``.
+    ``settles_under_fairness`` (``groupcheck.liveness``), judged before ``can_settle``, and
+    turns symmetry reduction off: fairness is per slot, and a reduced graph mixes slots.
     """
     started = time.perf_counter()
     budget = budget or Budget()
+    symmetry = symmetry and not fairness
     search = _Search(model, scope, symmetry, exact, on_state, loose, block, merge_after)
     report = search.report
     collecting = gc.isenabled()
@@ -359,9 +361,10 @@ def bfs(model: Model, scope, *, symmetry: bool = True, max_states: int | None = 
                 if progress is not None:
                     progress(len(search.parent), report.depth)
         if report.violation is None and report.cut is None and not search.queue:
-            search.settle_check()
-            if fairness and report.violation is None and search.graph is not None:
+            if fairness and search.graph is not None:
                 search.fairness_check()
+            if report.violation is None:
+                search.settle_check()
     except Stopped as e:        # a user's code (an assignor) was running when a limit struck
         report.cut, report.cut_in = e.limit, e.where
     finally:

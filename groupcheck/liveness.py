@@ -97,6 +97,11 @@ class Graph:
         self.succ[i].append(j)
         self.labels[i].append(label)
 
+    @property
+    def goal(self) -> list[bool]:
+        """What settles_under_fairness aims at: here the same as ``good``."""
+        return self.good
+
     def successors(self, i: int) -> list[int]:
         return self.succ[i]
 
@@ -111,14 +116,16 @@ class Edges:
 
     def __init__(self):
         self.good = bytearray()            # number -> settled, or not expanded (beyond the bounds)
+        self.goal = bytearray()            # number -> converged (``Model.converged``), settled, or not expanded
         self.start = array("q", [0])       # number -> where its successors begin in edges
         self.edges = array("i")
         self.labels = array("h")           # per edge: its fairness instance, -1 for none
 
-    def expand(self, good: bool) -> None:
+    def expand(self, good: bool, goal: bool | None = None) -> None:
         if len(self.good):
             self.start.append(len(self.edges))
         self.good.append(good)
+        self.goal.append(good if goal is None else good or goal)
 
     def add(self, j: int, label: int) -> None:
         """An edge from the state expanded last to ``j``, by a step of instance ``label``."""
@@ -193,9 +200,9 @@ def _enabled(graph, v: int) -> set[int]:
 
 def components(graph) -> list[list[int]]:
     """The strongly connected components of the graph restricted to the states that are
-    not good (expanded and unsettled): Tarjan's algorithm, iterative (no recursion
+    not its goal (expanded, not converged): Tarjan's algorithm, iterative (no recursion
     limit on a million states)."""
-    n, good = len(graph.good), graph.good
+    n, good = len(graph.goal), graph.goal
     index, low = array("i", [-1]) * n, array("i", [0]) * n
     on_stack, stack, out, counter = bytearray(n), [], [], 0
     for root in range(n):
@@ -340,3 +347,32 @@ def lasso(model, scope, path: list[int], entry, nodes: list[int], number_of) -> 
         if state == entry:
             break
     return out, loop
+
+
+def judge_lasso(model, scope, states: list, actions: list, loop: int) -> str | None:
+    """Why the lasso ``states`` (``actions[i]`` led to ``states[i + 1]``) whose cycle starts at
+    ``states[loop]`` is a counterexample to settles_under_fairness, or None if it is not:
+    its last state is ``states[loop]`` again, the cycle takes no fault, never reaches the
+    goal (``Model.converged``, else ``settled``), and takes every (kind, slot) of a
+    non-fault step that is enabled at all its states (a cycle of no steps: none is)."""
+    goal = model.converged or model.settled
+    if goal is None:
+        return None
+    faults = frozenset(model.fault_kinds)
+    cyc_states, cyc_actions = states[loop:-1] or states[loop:], actions[loop:]
+    if states[-1] != states[loop]:
+        return None
+    if any(a.kind in faults for a in cyc_actions):
+        return None
+    if any(goal(scope, s) or model.settled(scope, s) or not model.within_bounds(scope, s) for s in cyc_states):
+        return None
+    taken = {(a.kind, a.slot) for a in cyc_actions}
+    everywhere = None
+    for s in cyc_states:
+        here = {(a.kind, a.slot) for a in model.actions(scope, s) if a.kind not in faults}
+        everywhere = here if everywhere is None else everywhere & here
+    starved = sorted(everywhere - taken)
+    if starved:
+        return None
+    what = f"the cycle of {len(cyc_actions)} steps from step {loop}" if cyc_actions else f"the stop at step {loop}"
+    return f"{what} repeats forever without settling, fair to every step enabled throughout"

@@ -43,6 +43,7 @@ class Settings:
     engine: str = "local"        # BFS in this process, or "spark" (groupcheck.sparkbfs)
     master: str = "local[*]"     # the Spark master (engine "spark")
     spark_partitions: int | None = None    # of the frontier and the visited set (None: Spark's parallelism)
+    fairness: bool = False       # also settles_under_fairness (BFS without symmetry reduction)
 
 
 @dataclass
@@ -87,7 +88,8 @@ def run_job(job: Job, settings: Settings, limits: Limits) -> Outcome:
                                             symmetry=settings.symmetry)
             else:
                 report = checker.bfs(model, job.scope, symmetry=settings.symmetry, max_states=limits.max_states,
-                                     progress=tick, budget=limits.budget, exact=settings.exact)
+                                     progress=tick, budget=limits.budget, exact=settings.exact,
+                                     fairness=settings.fairness)
         except NotSettled as e:     # no state to start from: can_settle fails before the search
             report = checker.Report(model.name, "bfs", complete=False,
                                     violation=checker.Violation("can_settle", str(e), [], "liveness"))

@@ -122,7 +122,7 @@ def counterexamples(outcomes: list[Outcome], out_dir: Path, seed: int) -> None:
             out.print(f"\n[bold red]{v.property} violated[/] in {escape(o.label)}: {escape(v.message)} "
                       "(no counterexample file: no state to start from)")
             continue
-        text = traces.story(model, sc, v.path, f"{v.property}: {v.message}")
+        text = traces.story(model, sc, v.path, f"{v.property}: {v.message}", v.loop)
         if expected:
             out.print(f"\n[green]{escape(o.label)}: caught (expected)[/]: {v.property} after "
                       f"{len(v.path) - 1} steps", highlight=False)
@@ -132,7 +132,7 @@ def counterexamples(outcomes: list[Outcome], out_dir: Path, seed: int) -> None:
         where = out_dir / "expected" if expected else out_dir
         try:
             paths = traces.write(where, f"{o.job.protocol.name}-{o.job.name}-{v.property}",
-                                 traces.build(model, sc, v.path, meta), text)
+                                 traces.build(model, sc, v.path, meta, v.loop), text)
         except OSError as e:
             err.print(f"[bold red]error:[/] cannot write the counterexample to {escape(str(where))}: {e.strerror}")
             continue

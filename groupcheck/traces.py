@@ -20,10 +20,12 @@ from .protocols import Protocol, get
 MAX_STEPS = 10_000          # the longest path `replay` takes (BFS and walks stay far below)
 
 
-def build(model: Model, scope, path: list[int], meta: dict) -> dict:
+def build(model: Model, scope, path: list[int], meta: dict, loop: int | None = None) -> dict:
     """The ITF trace of ``path``: every state, and the action that led to it.
     ``#meta`` holds protocol, scope, path, ``meta``, and ``profile_label`` (the
-    behaviour followed, overrides named) next to ``profile``."""
+    behaviour followed, overrides named) next to ``profile``. A lasso (``loop``: the
+    index of the state its cycle starts from) carries ITF's ``"loop": loop``: the last
+    state is that state again, and the run repeats the steps after it forever."""
     first, steps = replay(model, scope, path)
     states = [model.view.state_to_itf(scope, first)] + [model.view.state_to_itf(scope, s.next) for s in steps]
     actions = ["init"] + [model.view.describe_action(scope, s.prev, s.action) for s in steps]
@@ -33,12 +35,16 @@ def build(model: Model, scope, path: list[int], meta: dict) -> dict:
         if key == "profile":
             full["profile_label"] = profile_label(scope)
     full.setdefault("profile_label", profile_label(scope))
-    return itf.trace(full, states, actions)
+    tr = itf.trace(full, states, actions)
+    if loop is not None:
+        tr["loop"] = loop
+    return tr
 
 
-def story(model: Model, scope, path: list[int], violation: str | None = None) -> str:
+def story(model: Model, scope, path: list[int], violation: str | None = None, loop: int | None = None) -> str:
     """A numbered account of the run: each action, the callbacks and milestones it
-    caused, and at the end the state it reached (where the property broke)."""
+    caused, and at the end the state it reached (where the property broke). A lasso
+    (``loop``) ends with the cycle that repeats forever."""
     first, steps = replay(model, scope, path)
     lines = [f"{model.name} counterexample, {len(steps)} steps" + (f": {violation}" if violation else "")]
     for i, s in enumerate(steps, start=1):
@@ -47,6 +53,9 @@ def story(model: Model, scope, path: list[int], violation: str | None = None) ->
             text = model.view.describe_event(scope, e)
             if text is not None:
                 lines.append(f"       {text}")
+    if loop is not None:
+        lines.append(f"     the cycle repeats from step {loop}: steps {loop + 1}-{len(steps)} again, forever"
+                     if loop < len(steps) else f"     the run stays at step {loop} for good: nothing is enabled there")
     last = model.view.describe_state(scope, steps[-1].next if steps else first)
     if last:
         lines.append(f"state after step {len(steps)}:" if steps else "initial state:")
@@ -109,6 +118,7 @@ class Recorded:
     path: list[int]
     trace: dict
     violation: dict | None        # {"property": ..., "message": ...} or None
+    loop: int | None = None       # a lasso: the index of the state its cycle starts from (ITF "loop")
 
 
 def _violation(meta: dict) -> dict | None:
@@ -132,6 +142,16 @@ def _path(value: Any) -> list[int]:
         if index < 0:
             raise ReplayError(f"#meta.path[{i}]: {index} is negative; a path holds indices from 0")
     return trail
+
+
+def _loop(tr: dict, path: list[int]) -> int | None:
+    """ITF's ``loop``, checked: an index of one of the path's states."""
+    if tr.get("loop") is None:
+        return None
+    loop = tr["loop"]
+    if not isinstance(loop, int) or isinstance(loop, bool) or not 0 <= loop < len(path):
+        raise ReplayError(f"loop: {loop!r} is not the index of a state of the path (0..{len(path) - 1})")
+    return loop
 
 
 def _not_ours(meta: dict) -> str | None:
@@ -170,12 +190,13 @@ def load(path: Path) -> Recorded:
         raise ReplayError(f"{path}: #meta.{e}") from None
     try:
         trail, violation = _path(meta["path"]), _violation(meta)
+        loop = _loop(tr, trail)
         replay(protocol.model, scope, trail)
     except PathError as e:
         raise ReplayError(f"{path}: the path does not replay: {e}") from None
     except ValueError as e:       # a malformed path or violation, a start that cannot be built
         raise ReplayError(f"{path}: {e}") from None
-    return Recorded(protocol, scope, trail, tr, violation)
+    return Recorded(protocol, scope, trail, tr, violation, loop)
 
 
 # ---------------------------------------------------------------- comparing traces

@@ -145,6 +145,10 @@ class Model:
     # the group has settled: nothing left to do (the checker's can_settle asks whether
     # such a state stays reachable from every state without further faults)
     settled: Callable[[Scope, State], bool] | None = None
+    # the group has converged, whatever heartbeats are in flight: the goal of the checker's
+    # settles_under_fairness (None: ``settled``). Heartbeats go on forever in a fair run, so a
+    # group can stay converged without ever being quiet on the wire
+    converged: Callable[[Scope, State], bool] | None = None
 
     @cached_property
     def state_claims(self) -> tuple[Property, ...]:

@@ -79,7 +79,7 @@ def _jobs(protocol: str | None, variant: str | None, profile: str | None, scope:
     return jobs
 
 
-def _engine(engine: str, master: str, exact: bool) -> None:
+def _engine(engine: str, master: str, exact: bool, fairness: bool = False) -> None:
     """--engine and --master: a bad value exits 2; with spark, the session starts here."""
     if engine not in ("local", "spark"):
         raise fail(f"--engine: {engine!r} is not an engine; give local or spark")
@@ -87,6 +87,8 @@ def _engine(engine: str, master: str, exact: bool) -> None:
         return
     if exact:
         raise fail("--exact is not supported with --engine spark (it tells states apart by 64-bit fingerprints)")
+    if fairness:
+        raise fail("--fairness is not supported with --engine spark (it needs the graph of steps, kept locally)")
     from .. import sparkbfs
     try:
         sparkbfs.session(master)
@@ -122,6 +124,8 @@ def check(
     walk_length: int = typer.Option(80, min=1, help="steps per walk"),
     seed: int = typer.Option(0, help="seed of the random walks"),
     symmetry: bool = typer.Option(True, help="symmetry reduction in BFS"),
+    fairness: bool = typer.Option(False, "--fairness", help="also check settles_under_fairness: once faults stop, "
+                                  "the group converges under weak fairness (BFS without symmetry reduction)"),
     exact: bool = typer.Option(False, "--exact", help="BFS keeps whole states to tell them apart, not 64-bit "
                                "fingerprints (no collision can hide a state; more memory)"),
     max_states: int = typer.Option(MAX_STATES, min=0, help="stop a search after this many distinct states "
@@ -151,9 +155,9 @@ def check(
              "plan": plan}
     trust_assignors(assignor)
     jobs = _jobs(protocol, variant, profile, scope, flags)
-    _engine(engine, master, exact)
+    _engine(engine, master, exact, fairness)
     settings = runs.Settings(symmetry, walks, walk_length, seed, progress_every, exact, engine, master,
-                             spark_partitions)
+                             spark_partitions, fairness=fairness)
     out.print(limits.line(), markup=False, highlight=False)
     with interruptible(limits.budget):
         outcomes = runs.run(jobs, settings, limits)

@@ -26,7 +26,7 @@ from groupcheck.model.core import first_violation
 from groupcheck.model.core import replay as replay_path
 from groupcheck.model.scopes import profile_label
 
-from .. import traces
+from .. import liveness, traces
 from ..console import FAILED, fail, out
 from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
@@ -77,9 +77,13 @@ def command(trace: Path = typer.Argument(..., help="an ITF trace written by grou
               f"scope: {rec.protocol.scope_text(sc)}", markup=False, highlight=False)
     first, steps = replay_path(model, sc, path)
     found = first_violation(model, sc, first, steps)
+    if found is None and rec.loop is not None:     # a lasso: is its cycle still fair and unsettled?
+        why = liveness.judge_lasso(model, sc, [first] + [s.next for s in steps], [s.action for s in steps], rec.loop)
+        found = ("settles_under_fairness", why, len(path) - 1) if why else None
     verdict = f"{found[0]}: {found[1]}" if found else None
     shown = path[: found[2] + 1] if found else path
-    out.print(traces.story(model, sc, shown, verdict), markup=False, highlight=False)
+    loop = rec.loop if found is not None and found[0] == "settles_under_fairness" else None
+    out.print(traces.story(model, sc, shown, verdict, loop), markup=False, highlight=False)
     reproduced = traces.build(model, sc, path, {})["states"]
     diffs = traces.differences(rec.trace["states"], traces.as_json(reproduced))
     out.print(_comparison(diffs, len(path)), markup=False, highlight=False)

@@ -11,7 +11,7 @@ from . import scope as _scope
 from .components import (Outcome, chain, claim_of, handle_request, maybe_complete_join, new_group, protocol_of,
                          rebalance_timeout, receive, remove_member, run_assignor, select_protocol, sends_leave_group,
                          unreachable)
-from .properties import PROPERTIES, quiescent
+from .properties import PROPERTIES, converged, quiescent
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import PROFILES, Behaviour, Config, ConsumerScope, from_dict, to_dict, validate, with_profile
 from .state import (DOWN, EMPTY, ILLEGAL_GENERATION, NO_MEMBER, NONE, PREPARING, REBALANCE_IN_PROGRESS, Heartbeat,
@@ -41,6 +41,7 @@ MODEL = Model(
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=("receive", "deliver", "join", "restart", "resume"),
     settled=quiescent,
+    converged=converged,
 )
 
 __all__ = [

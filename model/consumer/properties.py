@@ -20,7 +20,7 @@ from .listener_claims import (
     heartbeat_loss_keeps_membership, rebalance_in_progress_rejoins,
 )
 from .scope import ConsumerScope
-from .state import ASSIGNED, COMPLETING, DOWN, STABLE, State
+from .state import ASSIGNED, COMPLETING, DOWN, NONE, STABLE, State
 
 
 def _members(state: State) -> set[int]:
@@ -128,6 +128,23 @@ def quiescent(scope: ConsumerScope, state: State) -> bool:
     return all(c.status == ASSIGNED and not c.paused and c.member_id in members
                and c.generation == group.generation and not c.awaiting and not c.outbox
                and not c.inbox and c.metadata == state.metadata for c in live)
+
+
+def converged(scope: ConsumerScope, state: State) -> bool:
+    """``quiescent`` but for heartbeat traffic: Stable, every live consumer current and
+    synced, nothing on the wire but heartbeats and their error-free responses."""
+    group = state.group
+    if group.status != STABLE:
+        return False
+    live = [c for c in state.consumers if c.status != DOWN]
+    if not live or len(live) != len(group.members):
+        return False
+    members = _members(state)
+    return all(c.status == ASSIGNED and not c.paused and c.member_id in members
+               and c.generation == group.generation and c.awaiting in ("", "Heartbeat")
+               and all(r.kind == "Heartbeat" for r in c.outbox)
+               and all(r.kind == "HeartbeatResponse" and r.error == NONE for r in c.inbox)
+               and c.metadata == state.metadata for c in live)
 
 
 def rebalances_allowed(scope: ConsumerScope, state: State) -> int:

@@ -16,7 +16,7 @@ from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import ConsumerGroupScope, from_dict, to_dict, validate, with_profile
 from .state import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions
-from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, is_terminal_ok, settled, step, within_bounds
+from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
 from .world import Handled, State
 
 MODEL = Model(
@@ -42,6 +42,7 @@ MODEL = Model(
     fault_kinds=tuple(sorted(BUDGETED)),
     progress_kinds=PROGRESS,
     settled=settled,
+    converged=converged_group,
 )
 
 __all__ = [

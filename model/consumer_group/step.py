@@ -450,6 +450,13 @@ def settled(scope: ConsumerGroupScope, state: State) -> bool:
         return False
     if any(not _idle(c) for c in state.clients):
         return False
+    return converged_group(scope, state)
+
+
+def converged_group(scope: ConsumerGroupScope, state: State) -> bool:
+    """``settled`` but for what is in flight: every client converged (judged after the
+    response it has in flight) or out for good, the group STABLE (or EMPTY with nobody left).
+    The goal of the checker's settles_under_fairness: heartbeats go on forever."""
     live = [s for s, c in enumerate(state.clients) if active(c)]
     if not live:
         return True
@@ -463,5 +470,5 @@ def is_terminal_ok(scope: ConsumerGroupScope, state: State) -> bool:
                                         for c in state.clients)
 
 
-__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "active", "canonical", "converged", "index",
+__all__ = ["ACTION_KINDS", "BUDGETED", "GROUP_ID", "K", "PROGRESS", "actions", "active", "canonical", "converged", "converged_group", "index",
            "init_states", "is_terminal_ok", "profile_of", "settled", "step", "subscription", "within_bounds"]

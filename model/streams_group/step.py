@@ -553,9 +553,18 @@ def settled(scope: StreamsGroupScope, state: State) -> bool:
         return False
     if any(not _idle(c) for c in state.clients):
         return False
+    return converged_group(scope, state)
+
+
+def converged_group(scope: StreamsGroupScope, state: State) -> bool:
+    """``settled`` but for what is in flight: every client converged or out for good, the
+    group STABLE (or EMPTY with nobody left). The goal of the checker's
+    settles_under_fairness: heartbeats go on forever."""
     live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
     if not live:
         return True
+    if isinstance(state.group, ClassicGroup):     # a classic group: Stable (classic.converged says so)
+        return all(converged(state, s, scope) for s in live)
     return group_state(view(scope, state.group)) == STABLE and all(converged(state, s, scope) for s in live)
 
 
@@ -564,5 +573,5 @@ def is_terminal_ok(scope: StreamsGroupScope, state: State) -> bool:
 
 
 __all__ = ["ACTION_KINDS", "BUDGETED", "EMPTY", "FAILED", "K", "LEAVING", "PROGRESS", "actions", "canonical",
-           "converged", "heartbeat_request", "init_states", "is_terminal_ok", "settled", "step", "topology",
+           "converged", "converged_group", "heartbeat_request", "init_states", "is_terminal_ok", "settled", "step", "topology",
            "within_bounds"]

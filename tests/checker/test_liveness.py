@@ -1,6 +1,7 @@
 """can_settle: from every reachable state a settled one stays reachable without faults."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from groupcheck.checker import bfs
@@ -65,7 +66,7 @@ def test_the_reference_protocols_can_always_settle():
 
 # ---- settles_under_fairness: no fair cycle of non-fault steps avoids the settled states
 
-def graph_model(edges: dict, progress=("work", "idle"), faults=("kick",), settled=(9,)) -> Model:
+def graph_model(edges: dict, faults=("kick",), settled=(9,)) -> Model:
     """A model whose states are numbers and whose actions are ``edges[s]``: (kind, slot, next)."""
     return Model(
         name="toy", init_states=lambda scope: (0,),
@@ -75,7 +76,7 @@ def graph_model(edges: dict, progress=("work", "idle"), faults=("kick",), settle
         is_terminal_ok=lambda scope, s: s in settled,
         view=View(default_scope=dict, scope_from_dict=dict, scope_to_dict=dict, state_to_itf=lambda scope, s: {"s": s},
                   describe_action=lambda scope, s, a: f"{a.kind}({a.slot})"),
-        action_kinds=("work", "idle", "finish", "kick", "beat"), fault_kinds=faults, progress_kinds=progress,
+        action_kinds=("work", "finish", "kick", "beat"), fault_kinds=faults,
         settled=lambda scope, s: s in settled)
 
 
@@ -86,7 +87,7 @@ def states_along(model, path):
 
 
 def test_a_fair_cycle_that_never_settles_is_a_lasso():
-    # 0 -> 1 <-> 2 forever; 2 could finish (-> 9), but only via "finish", which is no progress kind here
+    # 0 -> 1 <-> 2 forever; "finish" (-> 9) is enabled at 2 only, so a loop that never takes it is fair
     edges = {0: [("work", 0, 1)], 1: [("work", 0, 2)], 2: [("work", 0, 1), ("finish", 0, 9)], 9: []}
     report = bfs(graph_model(edges), {}, fairness=True)
     v = report.violation
@@ -124,14 +125,22 @@ def test_a_cycle_through_a_fault_is_not_counted():
     assert states_along(graph_model(edges, faults=()), v.path)[v.loop:] == [1, 2, 1]
 
 
-def test_a_run_that_stops_where_no_progress_step_is_enabled_is_a_lasso_of_no_steps():
-    # from 1 only a heartbeat ("beat", no progress kind) leads on: a run may stop at 1 for good
-    edges = {0: [("work", 0, 1)], 1: [("beat", -1, 9)], 9: []}
-    v = bfs(graph_model(edges), {}, fairness=True).violation
-    assert v is not None and v.property == "settles_under_fairness"
-    assert v.path == [0, 0] and v.loop == 1 and "the run stops there" in v.message
-    # were the heartbeat a progress step, weak fairness would take it
-    assert bfs(graph_model(edges, progress=("work", "beat")), {}, fairness=True).violation is None
+def test_a_state_where_nothing_is_enabled_is_a_fair_stop():
+    from groupcheck.liveness import cycle, fair_cycles
+    g = Graph()
+    g.add("a", "b", 0)              # b: no step at all; a run may stop there for good
+    found = fair_cycles(g)
+    assert found.components == [[g.ids["b"]]] and cycle(g, found.components[0]) == []
+
+
+def test_heartbeats_forever_in_a_converged_group_are_no_counterexample():
+    # 1 <-> 2: heartbeats; 2 could go quiet (-> 9, settled) but only now and then (fair to skip)
+    edges = {0: [("work", 0, 1)], 1: [("beat", 0, 2)], 2: [("beat", 0, 1), ("finish", 1, 9)], 9: []}
+    quiet = graph_model(edges)
+    assert bfs(quiet, {}, fairness=True).violation.property == "settles_under_fairness"
+    converged = replace(quiet, converged=lambda scope, s: s in (1, 2, 9))
+    report = bfs(converged, {}, fairness=True)
+    assert report.violation is None and "settles_under_fairness" in report.checked
 
 
 def test_components_are_found_without_recursion_on_a_long_chain():
