@@ -40,8 +40,10 @@ def open_trace(path: str | Path, name: str | None = None) -> Session | Recording
             raise ExploreError(str(e).replace(str(path), shown)) from None
         except traces.ReplayError as e:
             return _recording(tr, path, "opened read-only: " + str(e).replace(str(path), shown), named)
-        return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name,
-                       recorded=rec.violation)
+        recorded = rec.violation
+        if recorded is not None and rec.loop is not None:      # a lasso (ITF loop): say where it repeats
+            recorded = {**recorded, "message": f"{recorded['message']}; the cycle repeats from step {rec.loop}"}
+        return Session(rec.protocol, rec.scope, rec.path[:1], rec.path[1:], source=path.name, recorded=recorded)
     return _recording(tr, path, "opened read-only: no groupcheck #meta (protocol, scope, path), so the "
                                 "states are shown as recorded, with no actions or properties", named)
 

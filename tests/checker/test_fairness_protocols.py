@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from groupcheck.checker import bfs
 from groupcheck.cli import app
+from groupcheck.explorer import open_trace
 from groupcheck.liveness import judge_lasso
 from groupcheck.model.core import replay
 from groupcheck.protocols import get
@@ -90,6 +91,8 @@ def test_a_lasso_is_written_with_loop_and_replay_re_judges_it(tmp_path):
     assert replayed.exit_code == 1, replayed.output
     assert "reproduced: settles_under_fairness" in replayed.output
     assert f"the cycle repeats from step {loop}" in replayed.output
+    session = open_trace(itf)                   # the explorer opens it and says where the cycle starts
+    assert session.recorded["message"].endswith(f"the cycle repeats from step {loop}")
     trace["loop"] = len(trace["states"]) + 3           # not a state of the path: refused
     itf.write_text(json.dumps(trace))
     bad = CliRunner().invoke(app, ["replay", str(itf)])
