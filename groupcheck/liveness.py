@@ -243,11 +243,11 @@ def components(graph) -> list[list[int]]:
     return out
 
 
-def is_fair(graph, comp: list[int], inside: set[int] | None = None) -> bool:
+def is_fair(graph, comp: list[int]) -> bool:
     """Does component ``comp`` hold a fair cycle: is every instance enabled at all its
     states taken by an edge inside it? (One state without a self-loop: the run stops
     there, fair when no instance is enabled.)"""
-    inside = set(comp) if inside is None else inside
+    inside = set(comp)
     everywhere: set[int] | None = None
     taken: set[int] = set()
     for v in comp:
