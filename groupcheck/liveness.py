@@ -9,59 +9,64 @@ is no deadlock either.
 reached, is some settled state reachable using only the protocol's own steps, with no
 further fault or operation (``Model.fault_kinds``)?
 
-``settles_under_fairness`` is the real claim: every run in which faults stop and the
-protocol's progress steps are not starved settles. In TLA+, for a spec with
-``Progress(m)`` the disjunction of a member's (or, for ``slot`` -1, the coordinator's)
-progress actions::
+``settles_under_fairness`` is the real claim: every run in which faults stop and no
+client's steps are starved converges. In TLA+, with ``Step(k, m)`` the non-fault action
+of kind ``k`` for client slot ``m`` (-1: the coordinator) and ``Converged`` the model's
+``converged`` (else ``settled``)::
 
-    Fairness == \A m \in Slots, k \in ProgressKinds : WF_vars(Step(k, m))
+    Fairness == \A m \in Slots, k \in Kinds : WF_vars(Step(k, m))
     Spec     == Init /\ [][Next]_vars /\ Fairness
-    SettlesOnceFaultsStop == <>[][~FaultStep]_vars => []<>Settled
+    SettlesOnceFaultsStop == <>[][~FaultStep]_vars => []<>Converged
 
 Every fault spends the finite fault budget, so every behaviour satisfies the premise
-and TLC may check ``[]<>Settled`` alone (after the last fault, the group settles, and
-settles again after any later step that unsettles it).
+and TLC may check ``[]<>Converged`` alone (after the last fault the group converges,
+and again after any later step that unsettles it).
 
-*Fairness*: weak fairness per action instance, an instance being an action kind of
-``Model.progress_kinds`` for one client slot (``Action.slot``; -1 is one instance, the
-coordinator's). Per (kind, slot) rather than per kind, because that is what Kafka
-gives: each client runs its own thread and the coordinator answers every connection,
-so one member's heartbeats never stand for another's; ``WF_vars(\E m: A(m))`` per
-kind would let one member starve while another keeps taking A, and report such a
-starved member as a stuck group. Other non-fault steps (the consumer's heartbeats,
-timers, plan bounces) may occur in a cycle but are not required to.
+*Fairness*: weak fairness per action instance, an instance being one kind of non-fault
+step (every kind outside ``Model.fault_kinds``) for one client slot (``Action.slot``;
+-1 is one instance, the coordinator's). Every non-fault kind, not ``progress_kinds``
+alone: the classic consumer's heartbeats and timers are how it learns of a rebalance,
+and without fairness on them 9 of its 10 reference scopes stop at a state only a
+heartbeat leads out of. Per (kind, slot) rather than per kind, because that is what
+Kafka gives: each client runs its own thread, so one member's heartbeats never stand
+for another's; ``WF_vars(\E m: A(m))`` would let one member starve while another keeps
+taking A, and report the starved member as a stuck group.
 
-*The check* (a fair cycle made only of non-fault steps, through unsettled states, is a
-counterexample): over the graph BFS built (expanded, unsettled states; edges by
-non-fault steps, each labelled with its fairness instance or none), Tarjan's algorithm
-(iterative) finds the strongly connected components. Under weak fairness (justice) a
+*The goal* is ``Model.converged``: settled but for heartbeats in flight. In a fair run
+heartbeats go on forever, and two members heartbeating in turn keep the wire busy, so a
+quiet ``settled`` state may never come (every reference scope of the three heartbeating
+protocols fails that way). States beyond ``within_bounds`` (not expanded) get the
+benefit of the doubt, as converged ones: no cycle goes through them.
+
+*The check* (a fair cycle of non-fault steps through states that have not converged is
+a counterexample): over the graph BFS built (its edges by non-fault steps, each
+labelled with its instance), Tarjan's algorithm (iterative) finds the strongly
+connected components of the states not converged. Under weak fairness (justice) a
 component C holds a fair cycle if and only if every instance enabled at every state of
 C is taken by an edge inside C: a cycle through every state and every edge of C is
 then fair (an instance disabled somewhere in C is disabled on it), and any fair cycle
 lies in one component whose "enabled everywhere" instances it must take. So no
 refinement is needed; strong fairness (compassion) would need the Emerson-Lei
 refinement that removes states and recomputes components (Emerson and Lei, "Modalities
-for model checking", 1987; Lichtenstein and Pnueli, POPL 1985, for the weak case), as
-TLC's liveness checker does for its tableau. A component of one state and no self-loop
-is a run that stops there (TLA+'s stuttering): fair when no progress instance is
-enabled. One pass: linear in states and edges. An instance is enabled at a state
-when one of its steps leaves it (self-loops included: a self-loop taken counts as
-taken, which gives the same verdict as TLA+'s ``<<A>>_vars``, since a component holding
-a self-loop of A takes A). States beyond ``within_bounds`` (not expanded) get the
-benefit of the doubt, as settled ones: no cycle goes through them.
+for model checking", 1987; Lichtenstein and Pnueli, POPL 1985, for the weak case). A
+component of one state and no self-loop is a run that stops there (TLA+'s stuttering):
+fair when nothing is enabled (``can_settle`` reports such states first when the goal is
+``settled``). One pass: linear in states and edges. An instance is enabled at a state
+when it has a step there, self-loops included: a self-loop taken counts as taken, the
+same verdict as TLA+'s ``<<A>>_vars`` gives, since a component holding a self-loop of A
+takes A.
 
-*Symmetry*: the graph's states are classes up to the protocol's ``canonical``; each
-edge's slot is the one of its class's representative (the first state BFS met). A
-cycle of classes is a concrete run only up to a permutation of the slots, so per-slot
-fairness is judged in each representative's numbering: exact for a protocol without
-slot symmetry (consumer-group) or with ``--no-symmetry``; otherwise the same
-approximation TLC makes when it checks liveness under a SYMMETRY.
+*Symmetry*: fairness is per slot, and a symmetry-reduced graph names each state's slots
+after its class's representative, so one member's step looks like another's (a spurious
+lasso on streams-group ``session-timeout``); ``checker.bfs(fairness=True)`` therefore
+searches without the reduction.
 
-*The counterexample* is a lasso: the shortest path to the component's first state (the
-prefix; ``_Search.path_to``), then a cycle inside the component that visits, for each
-instance enabled somewhere in it, a state where it is disabled or an edge taking it
-(``cycle``). ``groupcheck check`` prints it as a story ("the cycle repeats from step
-k") and writes it as ITF with ``"loop": k``.
+*The counterexample* is a lasso: the shortest path to the first fair component's first
+state (the prefix; ``_Search.path_to``), then a cycle inside the component that visits,
+for each instance enabled somewhere in it, a state where it is disabled or an edge
+taking it (``cycle``). ``groupcheck check`` prints it as a story ("the cycle repeats
+from step k") and writes it as ITF with ``"loop": k``; ``judge_lasso`` re-judges it for
+``groupcheck replay``.
 
 BFS keeps the graph compact while it runs (``Edges``: one flat array of successor
 numbers, one of labels); both checks are linear in its edges.
