@@ -267,7 +267,8 @@ class _Search:
         first, steps = replay(self.model, self.scope, prefix)
         entry = steps[-1].next if steps else first
         path, loop = liveness.lasso(self.model, self.scope, prefix, entry, nodes,
-                                    lambda s: self.ids.get(self.key(s)))
+                                    lambda s: self.ids.get(self.key(s)),
+                                    lambda a: self.instances.get((a.kind, a.slot), -1))
         what = "the run stops there" if not nodes else f"a cycle of {len(path) - 1 - loop} steps repeats"
         self.violate(("settles_under_fairness",
                       f"once faults stop, {what} without settling, though every step enabled "

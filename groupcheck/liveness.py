@@ -292,11 +292,12 @@ def _route(graph, start: int, inside: set[int], goal) -> list[int]:
     raise ValueError("no route inside the component")
 
 
-def cycle(graph, comp: list[int]) -> list[int]:
+def cycle(graph, comp: list[int]) -> list[tuple[int, int]]:
     """A fair cycle through ``comp`` (a fair component) from its first state: the states
-    after it, back to it ([] when the run stops at it). For each instance enabled
-    somewhere in ``comp`` it visits a state where that instance is disabled or takes an
-    edge labelled with it, greedily, the nearest first."""
+    after it, back to it ([] when the run stops at it), each with the instance its step
+    must be (-1: any step to it). For each instance enabled somewhere in ``comp`` it
+    visits a state where that instance is disabled or takes an edge labelled with it,
+    greedily, the nearest first."""
     inside, entry = set(comp), comp[0]
     owed = set().union(*(_enabled(graph, v) for v in comp))
     taken_in = {v: {a for w, a in zip(graph.successors(v), graph.labels_of(v)) if w in inside and a >= 0}
@@ -309,7 +310,7 @@ def cycle(graph, comp: list[int]) -> list[int]:
         path = _route(graph, here, inside, lambda v: bool((owed - _enabled(graph, v)) or (taken_in[v] & owed)))
         for v in path:
             owed -= owed - _enabled(graph, v)
-        out += path
+        out += [(v, -1) for v in path]
         here = path[-1] if path else here
         ready = taken_in[here] & owed
         if ready:          # take an edge of an instance still owed
@@ -317,40 +318,37 @@ def cycle(graph, comp: list[int]) -> list[int]:
             w = next(w for w, b in zip(graph.successors(here), graph.labels_of(here)) if b == a and w in inside)
             owed.discard(a)
             owed -= owed - _enabled(graph, w)
-            out.append(w)
+            out.append((w, a))
             here = w
     if not out:             # nothing owed: any edge inside, then back
         here = next(w for w in graph.successors(entry) if w in inside)
-        out.append(here)
+        out.append((here, -1))
     if here != entry:
-        out += _route(graph, here, inside, lambda v: v == entry)
+        out += [(v, -1) for v in _route(graph, here, inside, lambda v: v == entry)]
     return out
 
 
-def lasso(model, scope, path: list[int], entry, nodes: list[int], number_of) -> tuple[list[int], int]:
+def lasso(model, scope, path: list[int], entry, nodes: list[tuple[int, int]], number_of,
+          label_of) -> tuple[list[int], int]:
     """The lasso as a path ``[init index, action index, ...]`` and the index of the state
     its cycle starts from: ``path`` leads to ``entry`` (a concrete state), and the cycle
-    follows ``nodes`` (state numbers; ``number_of(state)`` gives a state's number). At each
-    state the first non-fault action that leads to the next number is taken. Under a
-    symmetry the cycle may end on a permutation of ``entry``: it is then repeated (up to
-    12 rounds) until it ends on ``entry`` itself, when it does."""
+    follows ``nodes`` (``cycle``'s state numbers and instances; ``number_of(state)`` gives
+    a state's number, ``label_of(action)`` an action's instance), taking at each state the
+    first non-fault action of the instance asked that leads to the next number. The
+    search had no symmetry reduction, so the cycle ends on ``entry`` itself."""
     faults, loop = frozenset(model.fault_kinds), len(path) - 1
     out, state = list(path), entry
-    for _ in range(12 if nodes else 1):
-        for target in nodes:
-            enabled = model.actions(scope, state)
-            for index, action in enumerate(enabled):
-                if action.kind in faults:
-                    continue
-                nxt, _ = model.step(scope, state, action)
-                if number_of(nxt) == target:
-                    out.append(index)
-                    state = nxt
-                    break
-            else:
-                raise ValueError(f"no step leads to state {target}")
-        if state == entry:
-            break
+    for target, label in nodes:
+        for index, action in enumerate(model.actions(scope, state)):
+            if action.kind in faults or label >= 0 and label_of(action) != label:
+                continue
+            nxt, _ = model.step(scope, state, action)
+            if number_of(nxt) == target:
+                out.append(index)
+                state = nxt
+                break
+        else:
+            raise ValueError(f"no step leads to state {target}")
     return out, loop
 
 

@@ -131,6 +131,11 @@ def test_a_state_where_nothing_is_enabled_is_a_fair_stop():
     g.add("a", "b", 0)              # b: no step at all; a run may stop there for good
     found = fair_cycles(g)
     assert found.components == [[g.ids["b"]]] and cycle(g, found.components[0]) == []
+    # c and d both have instances 0 and 1 to each other: going by 0, the cycle owes 1 back
+    for src, dst, label in (("c", "d", 0), ("c", "d", 1), ("d", "c", 0), ("d", "c", 1)):
+        g.add(src, dst, label)
+    loop = next(c for c in fair_cycles(g).components if len(c) == 2)
+    assert cycle(g, loop) == [(g.ids["d"], 0), (g.ids["c"], 1)]
 
 
 def test_heartbeats_forever_in_a_converged_group_are_no_counterexample():
