@@ -278,9 +278,13 @@ def run_tlc(paths: list[Path] = typer.Argument(None, help="spec folders (their M
                 table.add_row(escape(cfg.name), "not run", "", "", "", "")
                 continue
             try:
-                r = tlc.run(cfg, jar, budget=budget, keep_going=keep_going, java=java)
+                r = tlc.run(cfg, jar, budget=budget, keep_going=keep_going, java=java,
+                            started=lambda pid: err.print(f"spec tlc {cfg.name}: TLC runs (pid {pid})",
+                                                          markup=False, highlight=False))
             except tlc.TlcError as e:
                 raise fail(str(e)) from None
+            if r.cut == "interrupted":
+                r.cut = budget.cause()
             results.append(r)
             _tlc_report(cfg, r, out_dir, show_states)
             result = ("[bold red]error[/]" if r.error else f"[yellow]stopped: {r.cut}[/]" if r.cut

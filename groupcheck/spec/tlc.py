@@ -126,11 +126,12 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = False,
-        java: str | None = None) -> Result:
+        java: str | None = None, started: Callable[[int], None] | None = None) -> Result:
     """TLC on ``cfg`` (a config next to its module), in a temporary copy of its folder.
     ``budget`` (a ``checker.Budget``): looked at every POLL seconds; when spent (max-seconds,
     an interrupt), TLC's process group is stopped and the result keeps what TLC printed
-    (its last progress counts). Raises TlcError when java or the jar is missing."""
+    (its last progress counts). ``started(pid)``: told once TLC runs. Raises TlcError when
+    java or the jar is missing."""
     cfg = Path(cfg)
     if not cfg.is_file():
         raise TlcError(f"{cfg}: no such config")
@@ -138,7 +139,7 @@ def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = F
         raise TlcError(f"{cfg.name}: no module {cfg.with_suffix('.tla').name} next to it")
     java, jar = java or find_java(), find_jar(jar)
     result = Result(cfg.name)
-    started = time.monotonic()
+    began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="groupcheck-tlc-") as tmp:
         work = Path(tmp)
         (work / "spec").mkdir()
@@ -150,6 +151,8 @@ def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = F
                                     cwd=work / "spec", stdout=sink, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
             try:
+                if started is not None:
+                    started(proc.pid)
                 while proc.poll() is None:
                     spent = budget.spent() if budget is not None else None
                     if spent is not None:
@@ -163,7 +166,7 @@ def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = F
                 _stop(proc)
         result.exit_code = proc.returncode if result.cut is None else None
         result.output = log.read_text(errors="replace")
-    result.seconds = time.monotonic() - started
+    result.seconds = time.monotonic() - began
     parse(result.output, result)
     return result
 
