@@ -363,12 +363,17 @@ def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
         out.print(f"[bold red]the model does not follow TLC's trace[/]: {escape(followed.problem)}", highlight=False)
         return
     model = bundle.model
-    meta = {"profile": getattr(followed.scope, "profile", ""), "tlc": {"config": cfg.name},
-            "violation": {"property": r.claim, "message": f"TLC's counterexample of {cfg.name} ({r.violation})",
-                          "kind": "deadlock" if r.violation == "deadlock" else "always"}}
-    story = traces.story(model, followed.scope, followed.path, f"{r.claim}: TLC's counterexample of {cfg.name}")
+    says = tlc_replay.broken_at_end(bundle, followed.scope, followed.path)
+    # TLC names the PROPERTY ([][A]_v) that broke; the model names the claim of A that did
+    claim = r.claim if r.claim in {n for n, _ in says} or not says else says[0][0]
+    meta = {"profile": getattr(followed.scope, "profile", ""), "tlc": {"config": cfg.name, "claim": r.claim},
+            "violation": {"property": claim, "message": f"TLC's counterexample of {cfg.name} ({r.violation} "
+                          f"{r.claim})", "kind": "deadlock" if r.violation == "deadlock" else "always"}}
+    out.print(f"the model at the end of TLC's trace: {'; '.join(f'{n}: {m}' for n, m in says) or 'no claim broken'}",
+              markup=False, highlight=False)
+    story = traces.story(model, followed.scope, followed.path, f"{claim}: TLC's counterexample of {cfg.name}")
     try:
-        written = traces.write(out_dir, f"{bundle.protocol.name}-{stem}", traces.build(model, followed.scope,
+        written = traces.write(out_dir, f"{bundle.protocol.name}-{cfg.stem}-{claim}", traces.build(model, followed.scope,
                                                                                        followed.path, meta), story)
     except OSError as e:
         err.print(f"[bold red]error:[/] cannot write the model's trace to {escape(str(out_dir))}: {e.strerror or e}")

