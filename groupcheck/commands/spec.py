@@ -288,7 +288,8 @@ def run_tlc(paths: list[Path] = typer.Argument(None, help="spec folders (their M
             results.append(r)
             _tlc_report(cfg, r, out_dir, show_states)
             result = ("[bold red]error[/]" if r.error else f"[yellow]stopped: {r.cut}[/]" if r.cut
-                      else f"[bold red]{escape(r.claim or '')} violated[/]" if r.violation else "[green]held[/]")
+                      else f"[bold red]{escape(r.claim or '')} {'reached' if r.claim == 'Deadlock' else 'violated'}[/]"
+                      if r.violation else "[green]held[/]")
             table.add_row(escape(cfg.name), result, *(f"{n:,}" if n is not None else "" for n in
                                                       (r.distinct, r.generated, r.depth)), f"{r.seconds:.1f}")
     out.print(table)
@@ -321,13 +322,14 @@ def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool) -> None:
         if not r.cut:
             out.print("[green]no invariant or property broken[/]", highlight=False)
         return
-    out.print(f"[bold red]{escape(r.claim)} is violated[/] ({r.violation}) after {len(r.trace) - 1} steps",
-              highlight=False)
+    out.print(f"[bold red]{escape(tlc.verdict(r))}[/]", highlight=False)
     for i, (label, state) in enumerate(r.trace):
         out.print(f"{i:3}. {tlc.action_name(label)}  ({label.strip('<>')})", markup=False, highlight=False)
         if show_states:
             for line in state.splitlines():
                 out.print(f"       {line}", markup=False, highlight=False)
+    if r.loop is not None:
+        out.print(f"  -> back to state {r.loop}: {r.loop_label.strip('<>')}", markup=False, highlight=False)
     _tlc_traces(cfg, r, out_dir)
 
 
@@ -358,7 +360,8 @@ def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
     except ValueError as e:
         err.print(f"not followed on the model: {e}", markup=False, highlight=False)
         return
-    followed = tlc_replay.follow(bundle, cfg.stem, [s for _, s in states])
+    lasso = [states[r.loop][1]] if r.loop is not None and r.loop_label != "Stuttering" else []
+    followed = tlc_replay.follow(bundle, cfg.stem, [s for _, s in states] + lasso)     # a cycle: once round
     if followed.path is None:
         out.print(f"[bold red]the model does not follow TLC's trace[/]: {escape(followed.problem)}", highlight=False)
         return

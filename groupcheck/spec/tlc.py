@@ -34,7 +34,8 @@ POLL = 0.2          # seconds between two looks at the budget while TLC runs
 # TLC's message codes (tlc2.output.EC) this module reads
 VIOLATIONS = {2107: "invariant", 2110: "invariant", 2112: "action property", 2114: "deadlock",
               2116: "temporal property"}
-TRACE_STATE, PROGRESS, STATS, DEPTH, SUCCESS = 2217, 2200, 2199, 2194, 2193
+TRACE_STATE, BACK_TO_STATE, STUTTERING = 2217, 2122, 2218
+PROGRESS, STATS, DEPTH = 2200, 2199, 2194
 WARNING, ERROR = 3, 1          # message severities
 
 
@@ -55,6 +56,8 @@ class Result:
     violation: str | None = None       # "invariant", "action property", "deadlock", "temporal property"
     claim: str | None = None           # the invariant or property broken ("Deadlock" for a deadlock)
     trace: list[tuple[str, str]] = field(default_factory=list)   # (TLC's label, the state's text)
+    loop: int | None = None            # a lasso (temporal property): the trace index the cycle returns to
+    loop_label: str = ""               # the action of the step back (TLC's label), "Stuttering" at the end
     error: str | None = None           # TLC's own error: the spec or the config it could not use
     cut: str | None = None             # max-seconds or interrupted: TLC was stopped
     exit_code: int | None = None       # TLC's (0 held, 11 deadlock, 12 safety, 13 property, 150+ errors)
@@ -204,11 +207,16 @@ def parse(text: str, result: Result) -> Result:
             if result.violation is None:
                 result.violation = VIOLATIONS[code]
                 m = re.search(r"(?:Invariant|Action property) (\S+) is violated", line)
-                result.claim = m.group(1) if m else "Deadlock" if code == 2114 else line
+                result.claim = m.group(1) if m else {2114: "Deadlock", 2116: "Temporal"}.get(code, line)
         elif code == TRACE_STATE:
             head, _, state = body.partition("\n")
             if not result.trace or len(result.trace) < int(head.split(":", 1)[0] or 0):
                 result.trace.append((head.split(": ", 1)[-1].strip(), state.strip()))
+        elif code == BACK_TO_STATE and result.loop is None:
+            index, _, label = line.partition(": Back to state: ")
+            result.loop, result.loop_label = int(index) - 1 if index.isdigit() else None, label
+        elif code == STUTTERING and result.loop is None and result.trace:
+            result.loop, result.loop_label = len(result.trace) - 1, "Stuttering"
         elif code in (STATS, PROGRESS):
             m = _COUNTS.search(line)
             if m:
@@ -291,14 +299,30 @@ def trace_itf(result: Result, states: list[tuple[str, dict[str, Any]]], meta: di
     trace = itf.trace(full, [{k: to_itf(v) for k, v in sorted(s.items())} for _, s in states],
                       [a for a, _ in states])
     trace["#meta"]["source"] = "TLC"
+    if result.loop is not None:            # a lasso: after the last state the behaviour returns to this one
+        trace["loop"] = result.loop
     return trace
+
+
+def verdict(result: Result) -> str:
+    """What TLC found, in a line: the claim broken and the trace's length."""
+    steps = len(result.trace) - 1
+    if result.violation == "deadlock":
+        return f"deadlock reached after {steps} steps"
+    if result.violation == "temporal property":
+        back = ("then stutters forever" if result.loop_label == "Stuttering" else
+                f"then {action_name(result.loop_label)} back to state {result.loop} (a cycle)")
+        return f"a temporal property is violated: a lasso of {steps} steps, {back}"
+    return f"{result.claim} is violated ({result.violation}) after {steps} steps"
 
 
 def text_trace(result: Result) -> str:
     """TLC's own trace as it printed it, for the .txt beside the ITF."""
-    lines = [f"{result.config}: TLC: {result.claim} ({result.violation}) after {len(result.trace) - 1} steps"]
+    lines = [f"{result.config}: TLC: {verdict(result)}"]
     for i, (label, state) in enumerate(result.trace, start=1):
         lines += [f"State {i}: {label}", state, ""]
+    if result.loop is not None:
+        lines.append(f"Back to state {result.loop + 1}: {result.loop_label}")
     return "\n".join(lines) + "\n"
 
 

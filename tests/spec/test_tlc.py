@@ -95,7 +95,7 @@ def test_spec_tlc_prints_the_table_and_writes_tlcs_trace_as_itf(tmp_path):
 def test_a_folder_runs_every_config_and_a_held_run_exits_0(tmp_path):
     folder = tmp_path / "spec"
     shutil.copytree(FIXTURES, folder)
-    for bad in ("MCCounter_Small", "MCCounter_Down", "MCCounter_Stuck"):
+    for bad in ("MCCounter_Small", "MCCounter_Down", "MCCounter_Stuck", "MCCounter_Live"):
         (folder / f"{bad}.cfg").unlink()
     code, text = _run(folder, "--out", tmp_path / "out")
     assert code == 0, text
@@ -131,7 +131,7 @@ def test_a_module_sany_rejects_is_bad_input_naming_the_line(tmp_path):
     module.write_text(module.read_text().replace("EXTENDS Integers", "EXTENDS Naturals"))
     code, text = _run(folder / "MCCounter.cfg", "--out", tmp_path / "out")
     assert code == 2, text
-    assert "MCCounter.cfg: SANY: " in text and "line 8, col" in text and "module Counter" in text, text
+    assert "MCCounter.cfg: SANY: " in text and "line 9, col" in text and "module Counter" in text, text
     assert "Traceback" not in text
 
 
@@ -179,3 +179,43 @@ def test_a_signal_stops_tlcs_process_group_and_keeps_the_table(tmp_path, signum,
     assert f"(stopped: {cause}; not a proof)" in text and f"interrupted ({cause}): the configs above" in text
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     assert "Traceback" not in rest
+
+
+def test_a_temporal_property_is_read_as_a_lasso(tmp_path):
+    """Weak fairness of Up does not bring x to Max: Down undoes it forever. TLC prints the
+    prefix and the state the cycle returns to; the ITF trace carries it as ``loop``."""
+    cfg = FIXTURES / "MCCounter_Live.cfg"
+    r = tlc.run(cfg)
+    assert (r.violation, r.error) == ("temporal property", None)
+    assert [tlc.action_name(a) for a, _ in r.trace] == ["Init", "Up", "Down"]
+    assert r.loop == 1 and tlc.action_name(r.loop_label) == "Up"
+    assert tlc.verdict(r) == "a temporal property is violated: a lasso of 2 steps, then Up back to state 1 (a cycle)"
+    trace = tlc.trace_itf(r, tlc.trace_values(r), {})
+    assert trace["loop"] == 1 and [s["x"] for s in trace["states"]] == [0, 1, 0]
+
+
+def _model_states(bundle, scope, path):
+    from groupcheck.model.core import replay
+    first, steps = replay(bundle.model, scope, path)
+    return [bundle.variables(scope, s) for s in [first] + [st.next for st in steps]]
+
+
+def test_a_tlc_trace_is_followed_on_the_model_to_the_same_states():
+    """The spec states of a model path (what TLC prints for that behaviour) lead back to a
+    model path through exactly those states, ending where the claim breaks; a state the
+    model cannot reach is named."""
+    from groupcheck.checker import bfs
+    from groupcheck.spec import manifest, tlc_replay
+    bundle = manifest.load("consumer")
+    variant = next(v for v in bundle.variants if v.key == "KAFKA-13419")
+    scope = bundle.variant_scope(variant)
+    found = bfs(bundle.model, scope)
+    states = _model_states(bundle, scope, list(found.violation.path))
+    followed = tlc_replay.follow(bundle, variant.tlc_model, states)
+    assert followed.problem is None and followed.variant == "KAFKA-13419" and followed.scope == scope
+    assert _model_states(bundle, scope, followed.path) == states
+    assert variant.property in [n for n, _ in tlc_replay.broken_at_end(bundle, scope, followed.path)]
+    wrong = dict(states[5], budget=states[5]["budget"] + 7)
+    stuck = tlc_replay.follow(bundle, variant.tlc_model, states[:5] + [wrong])
+    assert stuck.path is None and "TLC's state 6" in stuck.problem
+    assert "names no scope for MCNope" in tlc_replay.follow(bundle, "MCNope", states).problem
