@@ -97,10 +97,24 @@ def find_jar(given: Path | None = None) -> Path:
     raise TlcError(f"no tla2tools.jar found: {GET_A_JAR}")
 
 
+def no_deadlock(cfg_text: str) -> bool:
+    """Whether the config turns deadlock checking off: ``CHECK_DEADLOCK FALSE``, or ``-deadlock``
+    in the TLC command its ``\\* TLC:`` comment gives (TLC 2.15 reads no CHECK_DEADLOCK)."""
+    for line in cfg_text.splitlines():
+        line = line.strip()
+        if line.startswith("\\*") and line[2:].strip().startswith("TLC:") and "-deadlock" in line.split():
+            return True
+        if line.split("\\*", 1)[0].split() == ["CHECK_DEADLOCK", "FALSE"]:
+            return True
+    return False
+
+
 def command(java: str, jar: Path, cfg: Path, work: Path, keep_going: bool = False) -> list[str]:
-    """TLC on ``cfg`` and its module, one worker, everything it writes under ``work``."""
+    """TLC on ``cfg`` and its module, one worker, everything it writes under ``work``;
+    ``-deadlock`` where the config says deadlock is not checked."""
+    flags = (["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(cfg.read_text(errors="replace")) else [])
     return [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'java'}", "-cp", str(jar), "tlc2.TLC",
-            "-tool", "-workers", "1", "-metadir", str(work / "meta"), *(["-continue"] if keep_going else []),
+            "-tool", "-workers", "1", "-metadir", str(work / "meta"), *flags,
             "-config", cfg.name, cfg.with_suffix(".tla").name]
 
 

@@ -219,3 +219,17 @@ def test_a_tlc_trace_is_followed_on_the_model_to_the_same_states():
     stuck = tlc_replay.follow(bundle, variant.tlc_model, states[:5] + [wrong])
     assert stuck.path is None and "TLC's state 6" in stuck.problem
     assert "names no scope for MCNope" in tlc_replay.follow(bundle, "MCNope", states).problem
+
+
+def test_a_config_whose_tlc_command_says_deadlock_is_not_checked_runs_with_it_off(tmp_path):
+    """TLC 2.15 reads no CHECK_DEADLOCK: a spec folder's config says ``-deadlock`` in its
+    ``\\* TLC:`` comment, and spec tlc passes it on."""
+    folder = tmp_path / "spec"
+    shutil.copytree(FIXTURES, folder)
+    cfg = folder / "MCCounter_Stuck.cfg"
+    cfg.write_text("\\* TLC: java -cp tla2tools.jar tlc2.TLC -workers 1 -deadlock -config MCCounter_Stuck.cfg "
+                   "MCCounter_Stuck.tla\n" + cfg.read_text())
+    r = tlc.run(cfg)
+    assert r.held and r.distinct == 5, (r.violation, r.error)
+    assert "-deadlock" in tlc.command("java", Path("t.jar"), cfg, tmp_path)
+    assert "-deadlock" not in tlc.command("java", Path("t.jar"), FIXTURES / "MCCounter_Stuck.cfg", tmp_path)
