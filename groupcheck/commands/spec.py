@@ -314,7 +314,7 @@ def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool) -> None:
         err.print(f"[bold red]error:[/] {escape(cfg.name)}: {escape(r.error)}", highlight=False, soft_wrap=True)
         return
     out.print(tlc.head(r), markup=False, highlight=False)
-    expected = next((line.split("Expected:", 1)[1].strip() for line in cfg.read_text(errors="replace").splitlines()
+    expected = next((line.split("Expected:", 1)[1].strip() for line in cfg.read_text().splitlines()
                      if "Expected:" in line), "")
     if expected:
         out.print(f"the config expects: {expected}", markup=False, highlight=False)

@@ -112,7 +112,7 @@ def no_deadlock(cfg_text: str) -> bool:
 def command(java: str, jar: Path, cfg: Path, work: Path, keep_going: bool = False) -> list[str]:
     """TLC on ``cfg`` and its module, one worker, everything it writes under ``work``;
     ``-deadlock`` where the config says deadlock is not checked."""
-    flags = (["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(cfg.read_text(errors="replace")) else [])
+    flags = (["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(cfg.read_text()) else [])
     return [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'java'}", "-cp", str(jar), "tlc2.TLC",
             "-tool", "-workers", "1", "-metadir", str(work / "meta"), *flags,
             "-config", cfg.name, cfg.with_suffix(".tla").name]
@@ -121,10 +121,15 @@ def command(java: str, jar: Path, cfg: Path, work: Path, keep_going: bool = Fals
 # ---------------------------------------------------------------- running it
 
 def _copy_folder(folder: Path, into: Path) -> None:
-    """The folder's modules and configs (nothing else: TLC needs no more)."""
+    """The folder's modules and configs (nothing else: TLC needs no more), each read as
+    input (a regular file of at most SPEC_BYTES)."""
+    from ..files import SPEC_BYTES, InputError, read_text
     for f in sorted(folder.iterdir()):
-        if f.suffix in (".tla", ".cfg") and f.is_file():
-            shutil.copyfile(f, into / f.name)
+        if f.suffix in (".tla", ".cfg"):
+            try:
+                (into / f.name).write_text(read_text(f, "a TLA+ module or TLC config", SPEC_BYTES))
+            except InputError as e:
+                raise TlcError(str(e)) from None
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -164,9 +169,12 @@ def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = F
         _copy_folder(cfg.parent, work / "spec")
         log = work / "tlc.out"
         with open(log, "wb") as sink:
-            proc = subprocess.Popen(command(java, jar, work / "spec" / cfg.name, work, keep_going),
-                                    cwd=work / "spec", stdout=sink, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            try:
+                proc = subprocess.Popen(command(java, jar, work / "spec" / cfg.name, work, keep_going),
+                                        cwd=work / "spec", stdout=sink, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as e:
+                raise TlcError(f"cannot run {java}: {e.strerror or e}") from None
             try:
                 if started is not None:
                     started(proc.pid)

@@ -233,3 +233,16 @@ def test_a_config_whose_tlc_command_says_deadlock_is_not_checked_runs_with_it_of
     assert r.held and r.distinct == 5, (r.violation, r.error)
     assert "-deadlock" in tlc.command("java", Path("t.jar"), cfg, tmp_path)
     assert "-deadlock" not in tlc.command("java", Path("t.jar"), FIXTURES / "MCCounter_Stuck.cfg", tmp_path)
+
+
+def test_a_module_too_large_or_not_a_file_is_refused_before_tlc_runs(tmp_path):
+    folder = tmp_path / "spec"
+    shutil.copytree(FIXTURES, folder)
+    with (folder / "Big.tla").open("wb") as out:         # sparse: no disk used
+        out.truncate(300 * 2 ** 20)
+    code, text = _run(folder / "MCCounter.cfg")
+    assert code == 2 and text.count("error:") == 1 and "Big.tla" in text, text
+    (folder / "Big.tla").unlink()
+    (folder / "Odd.tla").mkdir()
+    code, text = _run(folder / "MCCounter.cfg")
+    assert code == 2 and "Odd.tla" in text, text
