@@ -2,7 +2,8 @@
 closing table): for each ``MC*.cfg``, TLC's distinct states and seconds (one worker, the
 JVM's start included), the model's BFS without symmetry on the same scope (the manifest's)
 and its seconds, and ``spec mc``'s seconds (groupcheck's evaluator). Each side stops at its
-first violation, as TLC does. Prints a Markdown table; run one process at a time.
+first violation, as TLC does; the BFS and ``spec mc`` stop at MAX_STATES (shown as ">").
+Prints a Markdown table; run one process at a time.
 
     python benchmarks/tlc_table.py                          # every config of every spec
     python benchmarks/tlc_table.py specs/consumer           # one folder (or .cfg files)
@@ -21,6 +22,9 @@ from groupcheck.spec import manifest, tlc, tlc_config, tlc_replay  # noqa: E402
 from groupcheck.spec.tla_context import SpecError  # noqa: E402
 
 
+MAX_STATES = 300_000
+
+
 def _bundle(cfg: Path) -> manifest.Bundle | None:
     try:
         return manifest.load(cfg.parent.name, cfg.parent)
@@ -36,15 +40,15 @@ def row(cfg: Path, spec_mc: bool) -> list[str]:
     found = bundle and tlc_replay.scope_of(bundle, cfg.stem)
     if found:
         started = time.perf_counter()
-        report = bfs(bundle.model, found[0], symmetry=False)
-        cells += [f"{report.states:,}", f"{time.perf_counter() - started:.1f}"]
+        report = bfs(bundle.model, found[0], symmetry=False, max_states=MAX_STATES)
+        cells += [f"{'>' if report.cut else ''}{report.states:,}", f"{time.perf_counter() - started:.1f}"]
     else:
         cells += ["", ""]
     if spec_mc:
         try:
             started = time.perf_counter()
-            run = tlc_config.run(tlc_config.read(cfg))
-            cells += [f"{run.states:,}", f"{time.perf_counter() - started:.1f}"]
+            run = tlc_config.run(tlc_config.read(cfg), max_states=MAX_STATES)
+            cells += [f"{'>' if run.cut else ''}{run.states:,}", f"{time.perf_counter() - started:.1f}"]
         except SpecError as e:
             cells += [f"error: {str(e)[:60]}", ""]
     else:

@@ -247,7 +247,7 @@ def parse(text: str, result: Result) -> Result:
             m = re.search(r"is (\d+)", line)
             result.depth = int(m.group(1)) if m else None
         elif severity == ERROR and code not in (2121,) and result.error is None and result.violation is None:
-            result.error = line
+            result.error = line if len(line) <= 400 else line[:397] + "..."
     if result.error is not None and "Parsing or semantic analysis failed" in result.error:
         result.error = _sany_errors(text) or result.error
     if result.error is None and result.cut is None and result.exit_code not in (0, None) \
