@@ -281,17 +281,14 @@ def run_tlc(paths: list[Path] = typer.Argument(None, help="spec folders (their M
                 r = tlc.run(cfg, jar, budget=budget, keep_going=keep_going, java=java,
                             started=lambda pid: err.print(f"spec tlc {cfg.name}: TLC runs (pid {pid})",
                                                           markup=False, highlight=False))
-            except tlc.TlcError as e:
-                raise fail(str(e)) from None
+            except tlc.TlcError as e:          # this config's folder cannot be used: the others still run
+                r = tlc.Result(cfg.name, error=str(e))
             if r.cut == "interrupted":
                 r.cut = budget.cause()
             results.append(r)
-            _tlc_report(cfg, r, out_dir, show_states)
-            result = ("[bold red]error[/]" if r.error else f"[yellow]stopped: {r.cut}[/]" if r.cut
-                      else f"[bold red]{escape(r.claim or '')} {'reached' if r.claim == 'Deadlock' else 'violated'}[/]"
-                      if r.violation else "[green]held[/]")
-            table.add_row(escape(cfg.name), result, *(f"{n:,}" if n is not None else "" for n in
-                                                      (r.distinct, r.generated, r.depth)), f"{r.seconds:.1f}")
+            _tlc_report(cfg, r, out_dir, show_states, several=len(cfgs) > 1)
+            table.add_row(escape(cfg.name), _tlc_result(r), *(f"{n:,}" if n is not None else "" for n in
+                                                              (r.distinct, r.generated, r.depth)), f"{r.seconds:.1f}")
     out.print(table)
     if budget.interrupted:
         out.print(f"interrupted ({budget.cause()}): the configs above are the ones TLC ran", highlight=False)
@@ -306,12 +303,25 @@ def run_tlc(paths: list[Path] = typer.Argument(None, help="spec folders (their M
         raise typer.Exit(NOT_PROVED)
 
 
-def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool) -> None:
+def _tlc_result(r) -> str:
+    """The table's result cell of one TLC run."""
+    if r.error:
+        return "[bold red]error[/]"
+    if r.cut:
+        return f"[yellow]stopped: {r.cut}[/]"
+    if r.violation:
+        return f"[bold red]{escape(r.claim or '')} {'reached' if r.claim == 'Deadlock' else 'violated'}[/]"
+    return "[green]held[/]"
+
+
+def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool, several: bool) -> None:
     """One TLC run as ``spec mc`` prints one: the counts, or the claim broken and its trace;
-    a violation's trace is written (spec variables, and the model's when it follows)."""
+    a violation's trace is written (spec variables, and the model's when it follows). An
+    error is the command's last line (the first one's); with several configs each is said here."""
     from ..spec import tlc
     if r.error:
-        err.print(f"[bold red]error:[/] {escape(cfg.name)}: {escape(r.error)}", highlight=False, soft_wrap=True)
+        if several:
+            out.print(f"{cfg.name}: TLC could not run it: {r.error}", markup=False, highlight=False, soft_wrap=True)
         return
     out.print(tlc.head(r), markup=False, highlight=False)
     expected = next((line.split("Expected:", 1)[1].strip() for line in cfg.read_text().splitlines()

@@ -246,3 +246,4 @@ def test_a_module_too_large_or_not_a_file_is_refused_before_tlc_runs(tmp_path):
     (folder / "Odd.tla").mkdir()
     code, text = _run(folder / "MCCounter.cfg")
     assert code == 2 and "Odd.tla" in text, text
+    assert re.search(r"MCCounter\.cfg │ error │", text), text          # the table still shows the config
