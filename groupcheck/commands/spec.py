@@ -4,7 +4,10 @@
 both directions, reachable states at the pinned scopes, every transition and verdict,
 walks of larger scopes, each covered known bug's counterexample); ``groupcheck spec
 trace TRACE.itf.json`` asks whether one recorded groupcheck trace (a counterexample, a
-conformance divergence, an explorer export) is a behaviour of the spec.
+conformance divergence, an explorer export) is a behaviour of the spec; ``groupcheck spec
+mc CFG`` runs a TLC model with groupcheck's evaluator; ``groupcheck spec tlc [FOLDER|CFG]``
+runs real TLC (the reference where the two could disagree) and follows its counterexample
+on the model (groupcheck/spec/tlc.py, tlc_replay.py).
 
 Exit 0: the spec and the model agree; 1: a cross-check found a difference (each is
 printed); 2: bad input (an unknown protocol, no spec, a spec the evaluator cannot read:
