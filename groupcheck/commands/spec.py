@@ -335,7 +335,8 @@ def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool, several: bool) -
         if not r.cut:
             out.print("[green]no invariant or property broken[/]", highlight=False)
         return
-    out.print(f"[bold red]{escape(tlc.verdict(r))}[/]", highlight=False)
+    out.print(f"[bold red]{escape(tlc.verdict(r))}[/]" + (f"; every claim broken: {escape(', '.join(r.violated))}"
+                                                          if len(r.violated) > 1 else ""), highlight=False)
     for i, (label, state) in enumerate(r.trace):
         out.print(f"{i:3}. {tlc.action_name(label)}  ({label.strip('<>')})", markup=False, highlight=False)
         if show_states:

@@ -55,6 +55,7 @@ class Result:
     seconds: float = 0.0
     violation: str | None = None       # "invariant", "action property", "deadlock", "temporal property"
     claim: str | None = None           # the invariant or property broken ("Deadlock" for a deadlock)
+    violated: list[str] = field(default_factory=list)    # every claim broken (-continue: more than one)
     trace: list[tuple[str, str]] = field(default_factory=list)   # (TLC's label, the state's text)
     loop: int | None = None            # a lasso (temporal property): the trace index the cycle returns to
     loop_label: str = ""               # the action of the step back (TLC's label), "Stuttering" at the end
@@ -222,22 +223,26 @@ def _sany_errors(text: str) -> str | None:
 
 
 def parse(text: str, result: Result) -> Result:
-    """Fill ``result`` from TLC's ``-tool`` output."""
+    """Fill ``result`` from TLC's ``-tool`` output: the first violation and its trace
+    (under -continue, every claim broken in ``violated``)."""
+    violations = 0
     for code, severity, body in messages(text):
         line = " ".join(body.split())
         if code in VIOLATIONS:
+            violations += 1
+            m = re.search(r"(?:Invariant|Action property) (\S+) is violated", line)
+            claim = m.group(1) if m else {2114: "Deadlock", 2116: "Temporal"}.get(code, line)
+            if claim not in result.violated:
+                result.violated.append(claim)
             if result.violation is None:
-                result.violation = VIOLATIONS[code]
-                m = re.search(r"(?:Invariant|Action property) (\S+) is violated", line)
-                result.claim = m.group(1) if m else {2114: "Deadlock", 2116: "Temporal"}.get(code, line)
-        elif code == TRACE_STATE:
+                result.violation, result.claim = VIOLATIONS[code], claim
+        elif code == TRACE_STATE and violations == 1:        # the first violation's trace only
             head, _, state = body.partition("\n")
-            if not result.trace or len(result.trace) < int(head.split(":", 1)[0] or 0):
-                result.trace.append((head.split(": ", 1)[-1].strip(), state.strip()))
-        elif code == BACK_TO_STATE and result.loop is None:
+            result.trace.append((head.split(": ", 1)[-1].strip(), state.strip()))
+        elif code == BACK_TO_STATE and result.loop is None and violations == 1:
             index, _, label = line.partition(": Back to state: ")
             result.loop, result.loop_label = int(index) - 1 if index.isdigit() else None, label
-        elif code == STUTTERING and result.loop is None and result.trace:
+        elif code == STUTTERING and result.loop is None and result.trace and violations == 1:
             result.loop, result.loop_label = len(result.trace) - 1, "Stuttering"
         elif code in (STATS, PROGRESS):
             m = _COUNTS.search(line)

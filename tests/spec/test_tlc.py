@@ -247,3 +247,22 @@ def test_a_module_too_large_or_not_a_file_is_refused_before_tlc_runs(tmp_path):
     code, text = _run(folder / "MCCounter.cfg")
     assert code == 2 and "Odd.tla" in text, text
     assert re.search(r"MCCounter\.cfg │ error │", text), text          # the table still shows the config
+
+
+def test_continue_explores_everything_and_keeps_the_first_trace(tmp_path):
+    """TLC's -continue: every state explored, each violation printed; the trace read is
+    the first (the shortest), and every claim broken is listed."""
+    folder = tmp_path / "spec"
+    shutil.copytree(FIXTURES, folder)
+    module = folder / "MCCounter_Small.tla"
+    module.write_text(module.read_text().replace("====", "NotBackAtOne == ~(x = 1 /\\ r.epoch = 1)\n===="))
+    cfg = folder / "MCCounter_Small.cfg"
+    cfg.write_text(cfg.read_text().replace("INVARIANT Small", "INVARIANT Small\nINVARIANT NotBackAtOne"))
+    r = tlc.run(cfg, keep_going=True)
+    assert r.error is None and r.distinct == 15
+    assert r.violation == "invariant" and sorted(r.violated) == ["NotBackAtOne", "Small"]
+    assert r.claim == r.violated[0] and len(r.trace) == 4       # both break after 3 steps; the first is kept
+    assert tlc.trace_values(r)[-1][1]["x"] == {"Small": 3, "NotBackAtOne": 1}[r.claim]
+    code, text = _run(cfg, "--continue", "--no-states", "--out", tmp_path / "out")
+    assert code == 1 and f"{r.claim} is violated (invariant) after 3 steps; every claim broken: " \
+        f"{', '.join(r.violated)}" in text, text
