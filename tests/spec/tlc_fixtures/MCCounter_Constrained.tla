@@ -1,0 +1,4 @@
+---- MODULE MCCounter_Constrained ----
+EXTENDS Counter
+Within == r.epoch < 1
+====

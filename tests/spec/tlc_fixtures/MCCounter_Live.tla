@@ -1,0 +1,3 @@
+---- MODULE MCCounter_Live ----
+EXTENDS Counter
+====

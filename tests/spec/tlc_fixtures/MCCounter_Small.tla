@@ -1,0 +1,3 @@
+---- MODULE MCCounter_Small ----
+EXTENDS Counter
+====

@@ -1,0 +1,4 @@
+---- MODULE MCCounter_Stuck ----
+EXTENDS Counter
+\* Up alone: stuck at Max
+====
