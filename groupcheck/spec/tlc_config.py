@@ -6,8 +6,9 @@ This is what a TLC user gets from the spec folder, checked without TLC (which th
 project cannot fetch): the state counts the MC modules' comments promise, and the
 violations the variant configs promise, are measured here from the spec alone, with no
 Python model involved. It is not TLC: it reads the config keywords the specs use
-(CONSTANTS with ``=`` or ``<-``, one per line; INIT; NEXT; CONSTRAINT; INVARIANT;
-PROPERTY) and names any other.
+(CONSTANTS with ``=`` or ``<-``, one per line, a bare name being a model value; INIT;
+NEXT; CONSTRAINT; INVARIANT; PROPERTY; CHECK_DEADLOCK) and names any other. Where it and
+TLC could disagree, TLC is the reference.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from .link import read_cfg
 from .tla_compile import Compiler
 from .tla_context import Ctx, Definition, SpecError
 from .tla_eval import Spec, _name, _parse
+from .values import ModelValue
 
-SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY")
+SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY", "CHECK_DEADLOCK")
+DEADLOCK = "deadlock"          # the claim a deadlock breaks, as Run.violation names it
 
 
 @dataclass
@@ -38,11 +41,13 @@ class Config:
     invariants: list[str]
     properties: list[str]             # [][A]_v properties, checked on every step
     expected: str = ""                # the config's "Expected: ..." comment
+    check_deadlock: bool = True       # CHECK_DEADLOCK (TLC's default: TRUE)
 
 
 @dataclass
 class Run:
-    states: int = 0
+    states: int = 0                   # distinct states, as TLC counts them (within every CONSTRAINT)
+    depth: int = 0                    # the longest shortest path from Init, in states (TLC's depth)
     transitions: int = 0
     violation: tuple[str, list] | None = None     # (claim, [(action, state), ...]) from Init; a
                                                   # [][A]_v property's claim is the conjunct of A that broke
@@ -52,11 +57,14 @@ class Run:
 
 
 def _constant(text: str, where: str):
-    """A constant's value as the config writes it (a number, string, set, ...)."""
+    """A constant's value as the config writes it (a number, string, set, ...); a bare
+    name (``NoValue = NoValue``) is a TLC model value."""
     import contextlib
     import io
 
     import tla
+    if re.fullmatch(r"[A-Za-z_]\w*", text.strip()) and text.strip() not in ("TRUE", "FALSE"):
+        return ModelValue(text.strip())
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             tree = tla.parse_expr(text)
@@ -111,9 +119,13 @@ def read(path: Path) -> Config:
     for k, v in single.items():
         if len(v) != 1:
             raise SpecError(f"{path.name}: {k} needs one operator name, got {v or 'none'}")
+    deadlock = words.get("CHECK_DEADLOCK", ["TRUE"])
+    if deadlock not in (["TRUE"], ["FALSE"]):
+        raise SpecError(f"{path.name}: CHECK_DEADLOCK needs TRUE or FALSE, got {' '.join(deadlock) or 'nothing'}")
     expected = next((line.split("Expected:", 1)[1].strip() for line in text.splitlines() if "Expected:" in line), "")
     return Config(path, module, constants, single["INIT"][0], single["NEXT"][0], words.get("CONSTRAINT", []),
-                  words.get("INVARIANT", []), words.get("PROPERTY", []), expected)
+                  words.get("INVARIANT", []), words.get("PROPERTY", []), expected,
+                  deadlock == ["TRUE"])
 
 
 def load(config: Config) -> Spec:
@@ -152,12 +164,14 @@ def _step_claims(spec: Spec, name: str) -> list[str]:
 
 def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         progress: Callable[[int, int], None] | None = None, budget=None) -> Run:
-    """Breadth-first, as TLC: states past a CONSTRAINT are kept but not expanded; every
-    invariant checked at every state and every [][A]_v property on every step. ``stop``:
-    end at the first violation (TLC's default) with its shortest trace; otherwise explore
-    everything (TLC's -continue) and list every claim broken. ``budget`` (a
-    ``checker.Budget``), looked at every 256 states expanded with ``progress(states,
-    queue)``, ends the run early (``cut``: the limit) with what it explored."""
+    """Breadth-first, with TLC's semantics (measured on TLC 2.15 by
+    tests/spec/fixtures/tlc_semantics): a state that breaks a CONSTRAINT is not counted
+    and not explored, yet every invariant is checked on it (and every [][A]_v property on
+    the step to it); a state with no successor at all is a deadlock when the config's
+    CHECK_DEADLOCK is TRUE (TLC's default). ``stop``: end at the first violation (TLC's
+    default) with its shortest trace; otherwise explore everything (TLC's -continue) and
+    list every claim broken. ``budget`` (a ``checker.Budget``), looked at every 256 states
+    expanded with ``progress(states, queue)``, ends the run early (``cut``: the limit)."""
     started = time.perf_counter()
     spec = load(config)
     for name in config.invariants + config.constraints:
@@ -165,7 +179,8 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
             raise SpecError(f"{config.path.name}: {name} is not defined in {config.module.name} or what it extends")
     claims = [c for p in config.properties for c in _step_claims(spec, p)]
     out = Run()
-    parent: dict = {}
+    parent: dict = {}            # every state generated -> (its parent, the action), None for Init
+    level: dict = {}             # a counted state -> its BFS level (Init: 1), TLC's "depth"
     queue: deque = deque()
 
     def trace(state) -> list:
@@ -185,29 +200,33 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         return stop
 
     def admit(state, up) -> bool:
-        """Keep a new state; True when the run must end (a violation, the bound)."""
+        """A state generated for the first time; True when the run must end."""
         parent[state] = up
-        out.states += 1
-        queue.append(state)
         for inv in config.invariants:
             if not spec.holds(inv, state) and broken(inv, lambda: trace(state)):
                 return True
+        if not all(spec.holds(c, state) for c in config.constraints):
+            return False             # outside the model: checked, not counted, not explored
+        level[state] = level[up[0]] + 1 if up else 1
+        out.states += 1
+        out.depth = max(out.depth, level[state])
+        queue.append(state)
         if out.states >= max_states:
             out.cut = "max-states"
             return True
         return False
 
     def expand(state) -> bool:
-        if not all(spec.holds(c, state) for c in config.constraints):
-            return False
+        deadlocked = True
         for label, nxt in spec.successors(state):
+            deadlocked = False
             out.transitions += 1
             for claim in claims:
                 if not spec.holds_step(claim, state, nxt) and broken(claim, lambda: trace(state) + [(label, nxt)]):
                     return True
             if nxt not in parent and admit(nxt, (state, label)):
                 return True
-        return False
+        return deadlocked and config.check_deadlock and broken(DEADLOCK, lambda: trace(state))
 
     expanded = 0
     try:

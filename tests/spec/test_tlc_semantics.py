@@ -1,0 +1,63 @@
+"""``spec mc`` (groupcheck/spec/tlc_config.py) holds to TLC's semantics, measured on real
+TLC 2.15 (``java -cp tla2tools.jar tlc2.TLC -workers 1 -config MCX.cfg MCX.tla``) over the
+tiny spec in fixtures/tlc_semantics, whose configs' comments give what TLC reported:
+
+* a state that breaks the CONSTRAINT is neither counted nor explored (the initial x = 7
+  and x = 3 below), yet TLC checks every invariant on it and every action property on
+  the step to it;
+* a state with no successor is a deadlock unless the config says CHECK_DEADLOCK FALSE; a
+  state whose successors all break the CONSTRAINT is not one."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groupcheck.spec import tlc_config
+from groupcheck.spec.tla_context import SpecError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tlc_semantics"
+
+
+def _run(name: str, **kw) -> tlc_config.Run:
+    return tlc_config.run(tlc_config.read(FIXTURES / f"{name}.cfg"), **kw)
+
+
+def test_states_past_the_constraint_are_not_counted_nor_explored_and_are_no_deadlock():
+    run = _run("MCBounded")
+    assert (run.states, run.depth, run.violation) == (6, 4, None)    # TLC: 6 distinct states, depth 4
+
+
+def test_invariants_are_checked_on_a_state_past_the_constraint():
+    name, steps = _run("MCPastBound").violation
+    assert name == "NeverThree" and len(steps) - 1 == 3
+    assert steps[-1][1]["x"] == 3
+
+
+def test_an_action_property_is_checked_on_the_step_past_the_constraint():
+    name, steps = _run("MCStepPastBound").violation
+    assert name == "NotToThree" and len(steps) - 1 == 3
+
+
+def test_invariants_are_checked_on_an_initial_state_past_the_constraint():
+    name, steps = _run("MCInitPastBound").violation
+    assert name == "NeverSeven" and len(steps) == 1
+
+
+def test_deadlock_is_checked_unless_the_config_says_check_deadlock_false():
+    name, steps = _run("MCDeadlock").violation
+    assert name == tlc_config.DEADLOCK and [s["x"] for _, s in steps] == [7, 8, 9]
+    run = _run("MCNoDeadlock")
+    assert (run.states, run.depth, run.violation) == (20, 8, None)
+    # -continue goes on past a deadlock, as TLC's does, and counts every state
+    whole = _run("MCDeadlock", stop=False)
+    assert whole.violated == [tlc_config.DEADLOCK] and whole.states == 20
+
+
+def test_check_deadlock_needs_true_or_false(tmp_path):
+    shutil.copytree(FIXTURES, tmp_path / "f")
+    cfg = tmp_path / "f" / "MCNoDeadlock.cfg"
+    cfg.write_text(cfg.read_text().replace("CHECK_DEADLOCK FALSE", "CHECK_DEADLOCK maybe"))
+    with pytest.raises(SpecError, match="CHECK_DEADLOCK needs TRUE or FALSE, got maybe"):
+        tlc_config.read(cfg)
