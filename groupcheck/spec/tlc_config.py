@@ -41,7 +41,7 @@ class Config:
     invariants: list[str]
     properties: list[str]             # [][A]_v properties, checked on every step
     expected: str = ""                # the config's "Expected: ..." comment
-    check_deadlock: bool = True       # CHECK_DEADLOCK (TLC's default: TRUE)
+    check_deadlock: bool = True       # CHECK_DEADLOCK, or no -deadlock in its TLC command (TLC's default: TRUE)
 
 
 @dataclass
@@ -84,6 +84,14 @@ def _substitute(module: Path, name: str, where: str):
     return Compiler(defs, {}, ()).define(name)(Ctx({}), {})
 
 
+def tlc_command(text: str) -> str:
+    """The TLC command line a config's ``\\* TLC:`` comment gives ("" if none): what a
+    TLA+ user runs. TLC 2.15 reads no CHECK_DEADLOCK keyword, so a config that must not
+    check deadlock says ``-deadlock`` there (TLC's flag), and that is read here too."""
+    return next((line.split("TLC:", 1)[1].strip() for line in text.splitlines()
+                 if line.lstrip().startswith("\\* TLC:")), "")
+
+
 def read(path: Path) -> Config:
     """The config at ``path`` and the constants it gives, evaluated."""
     path = Path(path)
@@ -122,6 +130,8 @@ def read(path: Path) -> Config:
     deadlock = words.get("CHECK_DEADLOCK", ["TRUE"])
     if deadlock not in (["TRUE"], ["FALSE"]):
         raise SpecError(f"{path.name}: CHECK_DEADLOCK needs TRUE or FALSE, got {' '.join(deadlock) or 'nothing'}")
+    if "-deadlock" in tlc_command(text).split():
+        deadlock = ["FALSE"]
     expected = next((line.split("Expected:", 1)[1].strip() for line in text.splitlines() if "Expected:" in line), "")
     return Config(path, module, constants, single["INIT"][0], single["NEXT"][0], words.get("CONSTRAINT", []),
                   words.get("INVARIANT", []), words.get("PROPERTY", []), expected,

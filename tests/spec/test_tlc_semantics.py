@@ -55,9 +55,14 @@ def test_deadlock_is_checked_unless_the_config_says_check_deadlock_false():
     assert whole.violated == [tlc_config.DEADLOCK] and whole.states == 20
 
 
-def test_check_deadlock_needs_true_or_false(tmp_path):
+def test_check_deadlock_of_newer_tlcs_is_read_too(tmp_path):
+    """TLC 2.15 reads no CHECK_DEADLOCK (the specs' configs say -deadlock on their TLC
+    command line); TLC 2.16 and later do, and so does spec mc."""
     shutil.copytree(FIXTURES, tmp_path / "f")
-    cfg = tmp_path / "f" / "MCNoDeadlock.cfg"
-    cfg.write_text(cfg.read_text().replace("CHECK_DEADLOCK FALSE", "CHECK_DEADLOCK maybe"))
+    cfg = tmp_path / "f" / "MCDeadlock.cfg"
+    text = cfg.read_text()
+    cfg.write_text(text + "CHECK_DEADLOCK FALSE\n")
+    assert tlc_config.run(tlc_config.read(cfg)).violation is None
+    cfg.write_text(text + "CHECK_DEADLOCK maybe\n")
     with pytest.raises(SpecError, match="CHECK_DEADLOCK needs TRUE or FALSE, got maybe"):
         tlc_config.read(cfg)
