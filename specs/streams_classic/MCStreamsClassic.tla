@@ -3,7 +3,7 @@
 (* manifest.json: two Kafka Streams 2.0 instances of one stream thread each,  *)
 (* two tasks, a rolling bounce onto 2.3 (KIP-268's version probing: the 2.0   *)
 (* leader answers a v4 subscription with the empty assignment) and one crash, *)
-(* generations below 5. Expected: 4,948 distinct states (the Python model's   *)
+(* generations below 5. Expected: 4,696 distinct states (the Python model's   *)
 (* BFS without symmetry reduction finds the same states), no invariant         *)
 (* violated.                                                                   *)
 EXTENDS StreamsClassic
