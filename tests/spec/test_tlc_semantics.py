@@ -66,3 +66,36 @@ def test_check_deadlock_of_newer_tlcs_is_read_too(tmp_path):
     cfg.write_text(text + "CHECK_DEADLOCK maybe\n")
     with pytest.raises(SpecError, match="CHECK_DEADLOCK needs TRUE or FALSE, got maybe"):
         tlc_config.read(cfg)
+
+
+def _consumer_group_with_leaves(tmp_path, broken: bool) -> Path:
+    """The consumer-group folder with one leave allowed at MCConsumerGroup's scope; with
+    ``broken``, RemoveMember no longer catches up an emptied group's assignment epoch (the
+    rule KAFKA-20442 broke)."""
+    from groupcheck.spec import manifest
+    copy = tmp_path / ("broken" if broken else "intact")
+    shutil.copytree(manifest.folders()["consumer-group"], copy)
+    mc = copy / "MCConsumerGroup.tla"
+    mc.write_text(mc.read_text().replace("MCOperations == {}", 'MCOperations == {"leave"}'))
+    cfg = copy / "MCConsumerGroup.cfg"
+    cfg.write_text(cfg.read_text().replace("Budget = 0", "Budget = 1"))
+    if broken:
+        spec = copy / "ConsumerGroup.tla"
+        rule = "!.assignmentEpoch = IF left = {} THEN epoch ELSE @,"
+        assert rule in spec.read_text()
+        spec.write_text(spec.read_text().replace(rule, "!.assignmentEpoch = @,"))
+    return cfg
+
+
+def test_spec_mc_fails_on_a_spec_with_a_broken_rule(tmp_path):
+    """The same config holds with the rule and breaks empty_epochs_equal without it: exit 1
+    and the claim named (tests/spec/test_tlc_real.py shows real TLC failing the same way)."""
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    runner = CliRunner()
+    intact = runner.invoke(app, ["spec", "mc", str(_consumer_group_with_leaves(tmp_path, False)), "--no-states"])
+    assert intact.exit_code == 0, intact.stdout
+    broken = runner.invoke(app, ["spec", "mc", str(_consumer_group_with_leaves(tmp_path, True)), "--no-states"])
+    assert broken.exit_code == 1, broken.stdout
+    assert "empty_epochs_equal is violated" in broken.stdout
