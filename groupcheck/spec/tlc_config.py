@@ -178,9 +178,9 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
     tests/spec/fixtures/tlc_semantics): a state that breaks a CONSTRAINT is not counted
     and not explored, yet every invariant is checked on it (and every [][A]_v property on
     the step to it); a state with no successor at all is a deadlock when the config's
-    CHECK_DEADLOCK is TRUE (TLC's default). ``stop``: end at the first violation (TLC's
-    default) with its shortest trace; otherwise explore everything (TLC's -continue) and
-    list every claim broken. ``budget`` (a ``checker.Budget``), looked at every 256 states
+    CHECK_DEADLOCK is TRUE (TLC's default), and ends the run, as in TLC, even with
+    ``stop`` False. ``stop``: end at the first violation (TLC's default) with its shortest
+    trace; otherwise explore everything (TLC's -continue) and list every claim broken. ``budget`` (a ``checker.Budget``), looked at every 256 states
     expanded with ``progress(states, queue)``, ends the run early (``cut``: the limit)."""
     started = time.perf_counter()
     spec = load(config)
@@ -210,33 +210,39 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         return stop
 
     def admit(state, up) -> bool:
-        """A state generated for the first time; True when the run must end."""
+        """A state generated for the first time, in TLC's order: counted (when within
+        every CONSTRAINT), then its invariants checked. True when the run must end."""
         parent[state] = up
+        inside = all(spec.holds(c, state) for c in config.constraints)
+        if inside:               # outside the model: checked, not counted, not explored
+            level[state] = level[up[0]] + 1 if up else 1
+            out.states += 1
+            out.depth = max(out.depth, level[state])
+            queue.append(state)
         for inv in config.invariants:
             if not spec.holds(inv, state) and broken(inv, lambda: trace(state)):
                 return True
-        if not all(spec.holds(c, state) for c in config.constraints):
-            return False             # outside the model: checked, not counted, not explored
-        level[state] = level[up[0]] + 1 if up else 1
-        out.states += 1
-        out.depth = max(out.depth, level[state])
-        queue.append(state)
         if out.states >= max_states:
             out.cut = "max-states"
             return True
         return False
 
     def expand(state) -> bool:
+        """Every successor admitted, then every [][A]_v claim checked on the step (also to
+        a state seen before), as TLC does; a state with no successor is a deadlock."""
         deadlocked = True
         for label, nxt in spec.successors(state):
             deadlocked = False
             out.transitions += 1
+            if nxt not in parent and admit(nxt, (state, label)):
+                return True
             for claim in claims:
                 if not spec.holds_step(claim, state, nxt) and broken(claim, lambda: trace(state) + [(label, nxt)]):
                     return True
-            if nxt not in parent and admit(nxt, (state, label)):
-                return True
-        return deadlocked and config.check_deadlock and broken(DEADLOCK, lambda: trace(state))
+        if deadlocked and config.check_deadlock:     # TLC stops there, even with -continue
+            broken(DEADLOCK, lambda: trace(state))
+            return True
+        return False
 
     expanded = 0
     try:
