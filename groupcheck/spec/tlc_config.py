@@ -2,10 +2,10 @@
 would run it: the constants the config gives, INIT, NEXT, every CONSTRAINT, every
 INVARIANT at every state, every PROPERTY of the form ``[][A]_v`` on every step.
 
-This is what a TLC user gets from the spec folder, checked without TLC (which this
-project cannot fetch): the state counts the MC modules' comments promise, and the
-violations the variant configs promise, are measured here from the spec alone, with no
-Python model involved. It is not TLC: it reads the config keywords the specs use
+This is what a TLC user gets from the spec folder, checked with groupcheck's evaluator
+and no Python model: the same distinct-state counts and verdicts as TLC on every MC
+config of specs/ (the counts the MC modules' comments and the manifests promise are
+TLC's). It is not TLC: it reads the config keywords the specs use
 (CONSTANTS with ``=`` or ``<-``, one per line, a bare name being a model value; INIT;
 NEXT; CONSTRAINT; INVARIANT; PROPERTY; CHECK_DEADLOCK) and names any other. Where it and
 TLC could disagree, TLC is the reference.
