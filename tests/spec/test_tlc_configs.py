@@ -117,7 +117,7 @@ def test_spec_mc_prints_the_count_or_the_shortest_trace():
     folder = manifest.folders()["consumer-group"]
     ok = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup.cfg")])
     assert ok.exit_code == 0, ok.stdout
-    assert "2,052 distinct states" in ok.stdout and "no invariant or property broken" in ok.stdout
+    assert "2,052 distinct states, depth 49," in ok.stdout and "no invariant or property broken" in ok.stdout
     bad = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup_KAFKA20442.cfg"), "--no-states"])
     assert bad.exit_code == 1, bad.stdout
     assert "empty_epochs_equal is violated after 6 steps" in bad.stdout
