@@ -30,14 +30,17 @@ def test_states_past_the_constraint_are_not_counted_nor_explored_and_are_no_dead
 
 
 def test_invariants_are_checked_on_a_state_past_the_constraint():
-    name, steps = _run("MCPastBound").violation
+    run = _run("MCPastBound")
+    name, steps = run.violation
     assert name == "NeverThree" and len(steps) - 1 == 3
+    assert run.states == 5                  # TLC: 5 distinct states found by then, x = 3 not among them
     assert steps[-1][1]["x"] == 3
 
 
 def test_an_action_property_is_checked_on_the_step_past_the_constraint():
-    name, steps = _run("MCStepPastBound").violation
-    assert name == "NotToThree" and len(steps) - 1 == 3
+    run = _run("MCStepPastBound")
+    name, steps = run.violation
+    assert name == "NotToThree" and len(steps) - 1 == 3 and run.states == 5
 
 
 def test_invariants_are_checked_on_an_initial_state_past_the_constraint():
