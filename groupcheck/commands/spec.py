@@ -214,9 +214,10 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
                                                                                      "violation's trace"),
                 progress_every: float = typer.Option(PROGRESS_EVERY, min=0, help="seconds between progress lines "
                                                      "on stderr when it is not a terminal")) -> None:
-    """Run a TLC model (MC<Spec>.tla with its .cfg) as TLC would, with groupcheck's own
-    evaluator and no Python model: distinct states, and each invariant or [][A]_v property
-    broken with its shortest trace. For readers without TLC; not TLC."""
+    """Run a TLC model (MC<Spec>.tla with its .cfg) with TLC's semantics (CONSTRAINT,
+    deadlock, model values), by groupcheck's own evaluator and no Python model: distinct
+    states and depth as TLC counts them, and each invariant, [][A]_v property or deadlock
+    broken with its shortest trace. TLC is the reference where the two could differ."""
     from ..spec import tlc_config
     from ..spec.tla_eval import SpecError
     budget = Budget()
@@ -227,7 +228,7 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
     except SpecError as e:
         raise fail(str(e)) from None
     cut = budget.cause() if run.cut == "interrupted" else run.cut
-    head = (f"{config.name}: {run.states:,} distinct states, {run.transitions:,} transitions, "
+    head = (f"{config.name}: {run.states:,} distinct states, depth {run.depth}, {run.transitions:,} transitions, "
             f"{run.seconds:.1f} s" + (f" (stopped: {cut}; not a proof)" if run.cut else ""))
     out.print(head, markup=False, highlight=False)
     if cfg.expected:

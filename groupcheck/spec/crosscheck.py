@@ -107,9 +107,10 @@ def model_graph(model: Model, scope, limit: int = MAX_STATES, on_edge=None) -> G
 
 
 def spec_graph(spec: Spec, constraint: str | None, limit: int = MAX_STATES, successors=None) -> Graph:
-    """The spec's reachable states, as TLC finds them: Init, then Next; a state where the
-    ``constraint`` (TLC's CONSTRAINT) is false is reached but not expanded. ``successors``:
-    the spec's, memoised by the caller."""
+    """The spec's reachable states: Init, then Next; a state where the ``constraint``
+    (TLC's CONSTRAINT) is false is reached but not expanded, as the model's BFS keeps a
+    state past its bounds (TLC does not count such a state: ``check_config`` counts both
+    ways). ``successors``: the spec's, memoised by the caller."""
     expand = (lambda s: spec.holds(constraint, s)) if constraint else (lambda s: True)
     return _explore(spec.init_states(), successors or spec.successors, expand, limit)
 
@@ -275,10 +276,19 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
         report.figures["model BFS (no symmetry)"] = checked.states
     else:     # the checker stops at a violation: the full graph above is the count to compare
         report.figures["model BFS stops at"] = checked.violation.property
-    for name, count in (("the spec", len(sg.order)), ("the model", len(mg.order)),
+    # both graphs keep the states past the bounds (unexpanded); TLC counts only those within
+    # the CONSTRAINT, and that is the count the manifest pins (tlc_config.run counts the same)
+    for name, count in (("the model", len(mg.order)),
                         ("the model's BFS (symmetry off)", checked.states if checked.violation is None else None)):
-        if count is not None and count != config.distinct_states:
-            report.problems.append(f"{name} has {count:,} distinct states; the manifest pins {config.distinct_states:,}")
+        if count is not None and count != len(sg.order):
+            report.problems.append(f"{name} has {count:,} states (bounds included), the spec {len(sg.order):,}")
+    within = sum(1 for t in sg.order if not bundle.constraint or spec.holds(bundle.constraint, t))
+    model_within = sum(1 for s in mg.order if model.within_bounds(scope, s))
+    report.figures["TLC states"] = within
+    for name, count in (("the spec", within), ("the model", model_within)):
+        if count != config.distinct_states:
+            report.problems.append(f"{name} has {count:,} distinct states within its bounds (TLC's count); "
+                                   f"the manifest pins {config.distinct_states:,}")
 
     report.add("verdicts that differ", _verdicts(bundle, spec, scope, mg.order, to_spec, report))
     report.figures["claims broken on both sides"] = sorted(broken)
@@ -451,7 +461,7 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
     if variant.distinct_states is not None:
         whole = check_config(bundle, Config(variant.key, scope, variant.distinct_states), variant=variant)
         report.problems += whole.problems
-        report.figures["states (spec = model)"] = whole.figures.get("spec states")
+        report.figures["states (spec = model)"] = whole.figures.get("TLC states")
         report.figures["broken on both sides"] = sorted(set(report.figures["broken on both sides"])
                                                         | set(whole.figures.get("claims broken on both sides", []))
                                                         | set(whole.figures.get("invariants broken on both sides", [])))

@@ -2,12 +2,13 @@
 would run it: the constants the config gives, INIT, NEXT, every CONSTRAINT, every
 INVARIANT at every state, every PROPERTY of the form ``[][A]_v`` on every step.
 
-This is what a TLC user gets from the spec folder, checked without TLC (which this
-project cannot fetch): the state counts the MC modules' comments promise, and the
-violations the variant configs promise, are measured here from the spec alone, with no
-Python model involved. It is not TLC: it reads the config keywords the specs use
-(CONSTANTS with ``=`` or ``<-``, one per line; INIT; NEXT; CONSTRAINT; INVARIANT;
-PROPERTY) and names any other.
+This is what a TLC user gets from the spec folder, checked with groupcheck's evaluator
+and no Python model: the same distinct-state counts and verdicts as TLC on every MC
+config of specs/ (the counts the MC modules' comments and the manifests promise are
+TLC's). It is not TLC: it reads the config keywords the specs use
+(CONSTANTS with ``=`` or ``<-``, one per line, a bare name being a model value; INIT;
+NEXT; CONSTRAINT; INVARIANT; PROPERTY; CHECK_DEADLOCK) and names any other. Where it and
+TLC could disagree, TLC is the reference.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from .link import read_cfg
 from .tla_compile import Compiler
 from .tla_context import Ctx, Definition, SpecError
 from .tla_eval import Spec, _name, _parse
+from .values import ModelValue
 
-SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY")
+SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY", "CHECK_DEADLOCK")
+DEADLOCK = "deadlock"          # the claim a deadlock breaks, as Run.violation names it
 
 
 @dataclass
@@ -38,11 +41,13 @@ class Config:
     invariants: list[str]
     properties: list[str]             # [][A]_v properties, checked on every step
     expected: str = ""                # the config's "Expected: ..." comment
+    check_deadlock: bool = True       # CHECK_DEADLOCK, or no -deadlock in its TLC command (TLC's default: TRUE)
 
 
 @dataclass
 class Run:
-    states: int = 0
+    states: int = 0                   # distinct states, as TLC counts them (within every CONSTRAINT)
+    depth: int = 0                    # the longest shortest path from Init, in states (TLC's depth)
     transitions: int = 0
     violation: tuple[str, list] | None = None     # (claim, [(action, state), ...]) from Init; a
                                                   # [][A]_v property's claim is the conjunct of A that broke
@@ -52,11 +57,14 @@ class Run:
 
 
 def _constant(text: str, where: str):
-    """A constant's value as the config writes it (a number, string, set, ...)."""
+    """A constant's value as the config writes it (a number, string, set, ...); a bare
+    name (``NoValue = NoValue``) is a TLC model value."""
     import contextlib
     import io
 
     import tla
+    if re.fullmatch(r"[A-Za-z_]\w*", text.strip()) and text.strip() not in ("TRUE", "FALSE"):
+        return ModelValue(text.strip())
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             tree = tla.parse_expr(text)
@@ -74,6 +82,14 @@ def _substitute(module: Path, name: str, where: str):
     if name not in defs:
         raise SpecError(f"{where}: {module.name} defines no {name}")
     return Compiler(defs, {}, ()).define(name)(Ctx({}), {})
+
+
+def tlc_command(text: str) -> str:
+    """The TLC command line a config's ``\\* TLC:`` comment gives ("" if none): what a
+    TLA+ user runs. TLC 2.15 reads no CHECK_DEADLOCK keyword, so a config that must not
+    check deadlock says ``-deadlock`` there (TLC's flag), and that is read here too."""
+    return next((line.split("TLC:", 1)[1].strip() for line in text.splitlines()
+                 if line.lstrip().startswith("\\* TLC:")), "")
 
 
 def read(path: Path) -> Config:
@@ -111,9 +127,15 @@ def read(path: Path) -> Config:
     for k, v in single.items():
         if len(v) != 1:
             raise SpecError(f"{path.name}: {k} needs one operator name, got {v or 'none'}")
+    deadlock = words.get("CHECK_DEADLOCK", ["TRUE"])
+    if deadlock not in (["TRUE"], ["FALSE"]):
+        raise SpecError(f"{path.name}: CHECK_DEADLOCK needs TRUE or FALSE, got {' '.join(deadlock) or 'nothing'}")
+    if "-deadlock" in tlc_command(text).split():
+        deadlock = ["FALSE"]
     expected = next((line.split("Expected:", 1)[1].strip() for line in text.splitlines() if "Expected:" in line), "")
     return Config(path, module, constants, single["INIT"][0], single["NEXT"][0], words.get("CONSTRAINT", []),
-                  words.get("INVARIANT", []), words.get("PROPERTY", []), expected)
+                  words.get("INVARIANT", []), words.get("PROPERTY", []), expected,
+                  deadlock == ["TRUE"])
 
 
 def load(config: Config) -> Spec:
@@ -152,12 +174,14 @@ def _step_claims(spec: Spec, name: str) -> list[str]:
 
 def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         progress: Callable[[int, int], None] | None = None, budget=None) -> Run:
-    """Breadth-first, as TLC: states past a CONSTRAINT are kept but not expanded; every
-    invariant checked at every state and every [][A]_v property on every step. ``stop``:
-    end at the first violation (TLC's default) with its shortest trace; otherwise explore
-    everything (TLC's -continue) and list every claim broken. ``budget`` (a
-    ``checker.Budget``), looked at every 256 states expanded with ``progress(states,
-    queue)``, ends the run early (``cut``: the limit) with what it explored."""
+    """Breadth-first, with TLC's semantics (measured on TLC 2.15 by
+    tests/spec/fixtures/tlc_semantics): a state that breaks a CONSTRAINT is not counted
+    and not explored, yet every invariant is checked on it (and every [][A]_v property on
+    the step to it); a state with no successor at all is a deadlock when the config's
+    CHECK_DEADLOCK is TRUE (TLC's default), and ends the run, as in TLC, even with
+    ``stop`` False. ``stop``: end at the first violation (TLC's default) with its shortest
+    trace; otherwise explore everything (TLC's -continue) and list every claim broken. ``budget`` (a ``checker.Budget``), looked at every 256 states
+    expanded with ``progress(states, queue)``, ends the run early (``cut``: the limit)."""
     started = time.perf_counter()
     spec = load(config)
     for name in config.invariants + config.constraints:
@@ -165,7 +189,8 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
             raise SpecError(f"{config.path.name}: {name} is not defined in {config.module.name} or what it extends")
     claims = [c for p in config.properties for c in _step_claims(spec, p)]
     out = Run()
-    parent: dict = {}
+    parent: dict = {}            # every state generated -> (its parent, the action), None for Init
+    level: dict = {}             # a counted state -> its BFS level (Init: 1), TLC's "depth"
     queue: deque = deque()
 
     def trace(state) -> list:
@@ -185,10 +210,15 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         return stop
 
     def admit(state, up) -> bool:
-        """Keep a new state; True when the run must end (a violation, the bound)."""
+        """A state generated for the first time, in TLC's order: counted (when within
+        every CONSTRAINT), then its invariants checked. True when the run must end."""
         parent[state] = up
-        out.states += 1
-        queue.append(state)
+        inside = all(spec.holds(c, state) for c in config.constraints)
+        if inside:               # outside the model: checked, not counted, not explored
+            level[state] = level[up[0]] + 1 if up else 1
+            out.states += 1
+            out.depth = max(out.depth, level[state])
+            queue.append(state)
         for inv in config.invariants:
             if not spec.holds(inv, state) and broken(inv, lambda: trace(state)):
                 return True
@@ -198,15 +228,20 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
         return False
 
     def expand(state) -> bool:
-        if not all(spec.holds(c, state) for c in config.constraints):
-            return False
+        """Every successor admitted, then every [][A]_v claim checked on the step (also to
+        a state seen before), as TLC does; a state with no successor is a deadlock."""
+        deadlocked = True
         for label, nxt in spec.successors(state):
+            deadlocked = False
             out.transitions += 1
+            if nxt not in parent and admit(nxt, (state, label)):
+                return True
             for claim in claims:
                 if not spec.holds_step(claim, state, nxt) and broken(claim, lambda: trace(state) + [(label, nxt)]):
                     return True
-            if nxt not in parent and admit(nxt, (state, label)):
-                return True
+        if deadlocked and config.check_deadlock:     # TLC stops there, even with -continue
+            broken(DEADLOCK, lambda: trace(state))
+            return True
         return False
 
     expanded = 0

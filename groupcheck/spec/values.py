@@ -5,7 +5,9 @@
 * a function whose domain is ``1..n`` (a sequence, a tuple ``<<a, b>>``) is a Python
   ``tuple``; the empty function and ``<<>>`` are ``()``;
 * any other function, records included (a record is a function on strings), is a
-  ``Fcn``: a frozen, hashable mapping.
+  ``Fcn``: a frozen, hashable mapping;
+* a model value (a TLC config's ``NoValue = NoValue``) is a ``ModelValue``: equal only
+  to itself, and unequal to (not an error against) any other value, as in TLC.
 
 Every function is normalised on construction (``fcn``), so equality is structural: the
 record ``[a |-> 1]`` equals ``[x \\in {"a"} |-> 1]``, and ``[i \\in 1..2 |-> i]``
@@ -15,6 +17,24 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from groupcheck.model.partitions import bits
+
+
+class ModelValue:
+    """A TLC model value: a constant the config names without giving it a value."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ModelValue) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(("ModelValue", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 class Fcn:
@@ -134,6 +154,8 @@ def order(v: Any) -> tuple:
         return (4, len(v), tuple(sorted(order(x) for x in v)))
     if isinstance(v, Fcn):
         return (5, len(v), tuple(sorted((order(k), order(x)) for k, x in v.items())))
+    if isinstance(v, ModelValue):
+        return (6, v.name)
     raise TypeError(f"not a TLA+ value: {v!r}")
 
 
@@ -154,6 +176,8 @@ def show(v: Any) -> str:
         if all(isinstance(k, str) and k.isidentifier() for k in keys):
             return "[" + ", ".join(f"{k} |-> {show(v[k])}" for k in keys) + "]"
         return "(" + " @@ ".join(f"{show(k)} :> {show(v[k])}" for k in keys) + ")"
+    if isinstance(v, ModelValue):
+        return v.name
     return repr(v)
 
 
@@ -173,6 +197,8 @@ def from_itf(value: Any) -> Any:
             return fcn({from_itf(k): from_itf(x) for k, x in value["#map"]})
         if "#bigint" in value:
             return int(value["#bigint"])
+        if "#unserializable" in value:
+            return ModelValue(value["#unserializable"])
         return fcn({k: from_itf(x) for k, x in value.items()})
     raise ValueError(f"not an ITF value: {value!r}")
 
@@ -192,4 +218,6 @@ def to_itf(v: Any) -> Any:
         if all(isinstance(k, str) for k in keys):
             return {k: to_itf(v[k]) for k in keys}
         return {"#map": [[to_itf(k), to_itf(v[k])] for k in keys]}
+    if isinstance(v, ModelValue):
+        return {"#unserializable": v.name}
     raise ValueError(f"not a TLA+ value: {v!r}")

@@ -24,7 +24,7 @@
 (* other configs (and LeaveGroup), metadata changes, subscription changes, *)
 (* group deletion, the callbacks' log.                                     *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences
 
 CONSTANTS
     Slots,          \* the consumers, by slot number (0 .. members-1)

@@ -26,7 +26,7 @@
 (* and online migration, the other profiles. Known-bug variants are modules *)
 (* that EXTEND this one (ConsumerGroup_KAFKA*.tla).                          *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences
 
 CONSTANTS
     Slots,          \* the clients, by slot number (0 .. members-1)
@@ -36,7 +36,8 @@ CONSTANTS
     Operations,     \* a subset of {"leave", "roll"}
     Budget,         \* how many faults and operations may happen
     MaxEpoch,       \* the scope's bound on the group epoch (TLC: CONSTRAINT)
-    K               \* heartbeat rounds converges_within_k allows (5)
+    K,              \* heartbeat rounds converges_within_k allows (5)
+    NoValue         \* a TLC model value: "no value" (no request, no reply, not reported)
 
 VARIABLES
     group,          \* the coordinator's consumer group
@@ -54,7 +55,7 @@ vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks>>
 (* Values *)
 
 NoFn == [x \in {} |-> 0]                 \* the empty function
-None == "none"
+None == NoValue                          \* unequal to every record, set and tuple
 MemberStates == {"STABLE", "UNREVOKED", "UNRELEASED"}
 ClientStates == {"DOWN", "JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", "LEAVING", "UNSUBSCRIBED", "FATAL"}
 InGroup == {"RECONCILING", "ACKNOWLEDGING", "STABLE"}

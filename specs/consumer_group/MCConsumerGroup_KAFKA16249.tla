@@ -1,6 +1,6 @@
 --------------------- MODULE MCConsumerGroup_KAFKA16249 ---------------------
 (* TLC's model of the KAFKA-16249 variant: two consumers, one partition, one *)
-(* lost response. Expected: 7,257 distinct states and a violation of the     *)
+(* lost response. Expected: 7,041 distinct states and a violation of the     *)
 (* step claim join_epoch_is_rejoin (the model's shortest counterexample has  *)
 (* 7 steps).                                                                 *)
 EXTENDS ConsumerGroup_KAFKA16249

@@ -3,7 +3,7 @@
 (* instances of two stream threads, two tasks, a bounce from 2.3 onto 2.4      *)
 (* (upgrade.from=2.3) without KAFKA-8649's fix; generations below 2. Expected: *)
 (* a violation of the step claim no_task_active_twice (the shortest trace has  *)
-(* 7 steps; 402 distinct states in all).                                       *)
+(* 7 steps; 189 distinct states in all).                                       *)
 EXTENDS StreamsClassic_KAFKA8649
 
 MCInstances == {0, 1}

@@ -26,7 +26,7 @@
 (* README.md): KIP-429's learner (warm-up) assignor and its CaughtUp step,  *)
 (* task assignors of one's own (KIP-924), and the claims about warm-ups.   *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences
 
 CONSTANTS
     Instances,      \* the Kafka Streams instances (processes), as numbers 0 .. n-1
@@ -34,7 +34,7 @@ CONSTANTS
     Tasks,          \* the tasks (subtopology x partition), as numbers 0 .. n-1
     Standbys,       \* num.standby.replicas
     Initial,        \* instances running at the start (the others may scale up)
-    Start,          \* "stable": the initial instances formed a settled group; "empty": they all must join
+    StartFrom,      \* "stable": the initial instances formed a settled group; "empty": they all must join
     Plan,           \* stage -> the configuration an instance runs at that stage of the rolling upgrade
     Profile,        \* "release" (each release's own probing code), "kip-268" or "kafka-2.6+" (every release from 2.0 on)
     Faults,         \* a subset of {"crash"}
@@ -471,7 +471,7 @@ ReceiveWith(s, p) ==
 
 
 -----------------------------------------------------------------------------
-(* Init: the initial instances run on the plan's first configuration; with Start = "stable" *)
+(* Init: the initial instances run on the plan's first configuration; with StartFrom = "stable" *)
 (* they formed a settled group: each joined (in slot order), the lowest slot led the round,    *)
 (* each processed its assignment.                                                             *)
 
@@ -492,8 +492,8 @@ Settled ==
 
 Init ==
     /\ instances = Instances0
-    /\ members = IF Start = "stable" THEN Settled.members ELSE Members0
-    /\ group = IF Start = "stable" THEN Settled.group ELSE Group0
+    /\ members = IF StartFrom = "stable" THEN Settled.members ELSE Members0
+    /\ group = IF StartFrom = "stable" THEN Settled.group ELSE Group0
     /\ budget = Budget
     /\ calm = 0
     /\ sinceStart = 0

@@ -29,7 +29,7 @@
 (* members and migration, coordinator failover (the record log), the group  *)
 (* size limit, source-topic regexes, repartition topics, copartitioning.    *)
 (***************************************************************************)
-EXTENDS Naturals, Integers, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences
 
 CONSTANTS
     Slots,              \* the clients, by slot number (0 .. members-1)
@@ -44,7 +44,8 @@ CONSTANTS
                         \*   "roll", "redeploy", "poll_timeout", "shutdown_leave"}
     Budget,             \* how many faults and operations may happen
     MaxEpoch,           \* the scope's bound on the group epoch (TLC: CONSTRAINT)
-    K                   \* heartbeat rounds converges_within_k allows (5)
+    K,                  \* heartbeat rounds converges_within_k allows (5)
+    NoValue             \* a TLC model value: "no value" (no request, no reply, not reported)
 
 VARIABLES
     group,          \* the coordinator's streams group
@@ -65,7 +66,7 @@ vars == <<group, shutdown, topics, creating, clients, budget, calm, beaten, fres
 (* Values *)
 
 NoFn == [x \in {} |-> 0]                 \* the empty function
-None == "none"
+None == NoValue                          \* unequal to every record, set and tuple
 Roles == {"active", "standby", "warmup"}
 NoTasks == [r \in Roles |-> {}]
 Subtopologies == 0 .. Len(Partitions) - 1

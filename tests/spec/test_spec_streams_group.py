@@ -11,6 +11,7 @@ from collections import deque
 import pytest
 
 from groupcheck.spec import crosscheck, manifest
+from groupcheck.spec.mapping.streams_group import NONE
 from tests.spec.spec_edits import assert_change_caught
 
 BUNDLE = manifest.load("streams-group")
@@ -90,7 +91,7 @@ def test_a_rolling_topology_update_of_two_members_on_both_sides():
         _, states = _spec_states(scope, path)
         last = states[-1]
         if reached is stale:
-            assert any(c["reply"] != "none" and "STALE_TOPOLOGY" in c["reply"]["statuses"]
+            assert any(c["reply"] != NONE and "STALE_TOPOLOGY" in c["reply"]["statuses"]
                        for c in last["clients"].values())
         else:
             assert spec.holds("topology_update_completes", last)
@@ -127,7 +128,7 @@ def test_a_fenced_member_is_removed_only_as_the_kip_says(profile, removed):
     assert problems == [] and steps == len(path) - 1
     _, states = _spec_states(scope, path)
     last = states[-1]
-    (slot,) = [s for s, c in last["clients"].items() if c["reply"] != "none" and c["reply"]["error"] == "FENCED_MEMBER_EPOCH"]
+    (slot,) = [s for s, c in last["clients"].items() if c["reply"] != NONE and c["reply"]["error"] == "FENCED_MEMBER_EPOCH"]
     member = (slot, last["clients"][slot]["incarnation"])
     assert (member not in last["group"]["members"]) == removed
 
@@ -164,7 +165,7 @@ def test_the_lost_response_finding_is_a_behaviour_of_the_spec():
     last = states[-1]
     stranded = [(id_, m["assigned"]["active"] - last["clients"][id_[0]]["owned"]["active"])
                 for id_, m in last["group"]["members"].items()
-                if last["clients"][id_[0]]["reply"] == "none"]
+                if last["clients"][id_[0]]["reply"] == NONE]
     assert any(tasks for _, tasks in stranded), stranded
 
 

@@ -117,10 +117,31 @@ def test_spec_mc_prints_the_count_or_the_shortest_trace():
     folder = manifest.folders()["consumer-group"]
     ok = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup.cfg")])
     assert ok.exit_code == 0, ok.stdout
-    assert "2,052 distinct states" in ok.stdout and "no invariant or property broken" in ok.stdout
+    assert "2,052 distinct states, depth 49," in ok.stdout and "no invariant or property broken" in ok.stdout
     bad = runner.invoke(app, ["spec", "mc", str(folder / "MCConsumerGroup_KAFKA20442.cfg"), "--no-states"])
     assert bad.exit_code == 1, bad.stdout
     assert "empty_epochs_equal is violated after 6 steps" in bad.stdout
     assert bad.stdout.count("HandleKAFKA20442") == 2
     missing = runner.invoke(app, ["spec", "mc", str(folder / "nope.cfg")])
     assert missing.exit_code == 2 and "cannot read" in missing.stdout + (missing.stderr or "")
+
+
+@pytest.mark.parametrize("name, cfg", CFGS)
+def test_the_config_gives_its_tlc_command_and_the_readme_repeats_it(name, cfg):
+    """What a TLA+ user runs: the config's first line is the exact TLC command (with
+    ``-deadlock`` where deadlock is not checked: TLC 2.15 reads no CHECK_DEADLOCK), its
+    second says why deadlock is or is not checked, and the folder's README lists it."""
+    bundle = BUNDLES[name]
+    lines = (bundle.folder / cfg).read_text().splitlines()
+    command = tlc_config.tlc_command(lines[0])
+    stem = cfg[:-len(".cfg")]
+    assert re.fullmatch(rf"java -cp tla2tools.jar tlc2.TLC -workers 1( -deadlock)? -config {stem}.cfg {stem}.tla",
+                        command), lines[0]
+    assert lines[1].startswith("\\* Deadlock: ")
+    assert ("-deadlock" in command) == (not tlc_config.read(bundle.folder / cfg).check_deadlock)
+    assert f"    {command}\n" in (bundle.folder / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name, cfg", [(n, c) for n, c in CFGS if _scope_of(BUNDLES[n], c)[0] in BUNDLES[n].configs])
+def test_every_base_config_checks_type_ok(name, cfg):
+    assert "TypeOK" in tlc_config.read(BUNDLES[name].folder / cfg).invariants

@@ -15,9 +15,9 @@ from __future__ import annotations
 from groupcheck.model.consumer_group import State
 
 from ..manifest import OutsideSpec
-from ..values import fcn, mask_set, rec, tset
+from ..values import ModelValue, fcn, mask_set, rec, tset
 
-NONE = "none"
+NONE = ModelValue("NoValue")     # the specs' None: the config's model value NoValue
 
 
 
@@ -35,7 +35,8 @@ def constants(scope) -> dict:
                           "slots and no classic members")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
             "Static": scope.static, "Faults": tset(scope.faults), "Operations": tset(scope.operations),
-            "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5}
+            "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5,
+            "NoValue": NONE}
 
 
 def _instance(scope, member_id: str):

@@ -33,7 +33,7 @@ def constants(scope) -> dict:
     if scope.task_assignor != "sticky":
         raise OutsideSpec(f"the spec states the sticky task assignor only, not {scope.task_assignor!r}")
     return {"Instances": tset(range(scope.instances)), "Threads": scope.threads, "Tasks": tset(range(scope.tasks)),
-            "Standbys": scope.standbys, "Initial": scope.running, "Start": scope.start,
+            "Standbys": scope.standbys, "Initial": scope.running, "StartFrom": scope.start,
             "Plan": fcn({st: _release(cfg) for st, cfg in enumerate(scope.plan)}),
             "Profile": scope.behaviour.probing, "Faults": tset(scope.faults), "Operations": tset(scope.operations),
             "Budget": scope.budget, "MaxGeneration": scope.max_generation, "Cap": CAP}

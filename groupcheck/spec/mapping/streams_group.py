@@ -18,9 +18,9 @@ from functools import lru_cache
 from groupcheck.model.streams_group import Group, State
 
 from ..manifest import OutsideSpec
-from ..values import fcn, mask_set, rec, tset
+from ..values import ModelValue, fcn, mask_set, rec, tset
 
-NONE = "none"
+NONE = ModelValue("NoValue")     # the specs' None: the config's model value NoValue
 ROLES = ("active", "standby", "warmup")
 STATUS = {"down": "DOWN", "joining": "JOINING", "member": "MEMBER", "leaving": "LEAVING", "stopped": "STOPPED",
           "failed": "FAILED"}
@@ -61,7 +61,8 @@ def constants(scope) -> dict:
     return {"Slots": tset(range(scope.members)), "MembersPerProcess": scope.members_per_process,
             "Partitions": tuple(scope.partitions), "Stateful": scope.stateful, "Standbys": scope.standbys,
             "Warmups": scope.warmups, "Profile": scope.profile, "Faults": tset(scope.faults),
-            "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5}
+            "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5,
+            "NoValue": NONE}
 
 
 def _topology(t) -> object:
