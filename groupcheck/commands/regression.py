@@ -18,13 +18,13 @@ from ..regression import first_violation, render
 from ..scope_input import ASSIGNOR_HELP, trust_assignors
 
 
-def _recorded(trace: Path) -> tuple[Protocol, list[int], dict]:
-    """The trace's protocol, path and #meta, once ``traces.load`` found it replayable."""
+def _recorded(trace: Path) -> tuple[Protocol, list[int], dict, int | None]:
+    """The trace's protocol, path, #meta and lasso ``loop``, once ``traces.load`` found it replayable."""
     try:
         rec = traces.load(trace)
     except traces.ReplayError as e:
         raise fail(str(e)) from None
-    return rec.protocol, rec.path, rec.trace["#meta"]
+    return rec.protocol, rec.path, rec.trace["#meta"], rec.loop
 
 
 def _free(output: Path, force: bool) -> None:
@@ -46,12 +46,13 @@ def command(
     """Turn a counterexample trace into a pytest regression test.
 
     The test replays the trace's path and asserts that its violation still happens at
-    the same step (or, with --fixed, that nothing is violated along it). An existing
+    the same step (or, with --fixed, that nothing is violated along it); a lasso
+    (settles_under_fairness, ITF "loop") is re-judged as a lasso, as replay does. An existing
     -o file is never replaced (exit 2) unless --force; the file is written whole."""
     trust_assignors(assignor)
     if output is not None:
         _free(output, force)          # before the work: a file that is there is refused at once
-    protocol, path, meta = _recorded(trace)
+    protocol, path, meta, loop = _recorded(trace)
     recorded = (meta.get("violation") or {}).get("property")
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
@@ -61,10 +62,10 @@ def command(
         raise fail(f"{trace}: #meta.violation.property: {shown_repr(expected)} is not a property of the "
                    f"{protocol.name} model ({', '.join(known)})")
     try:
-        text = render(trace.name, protocol.name, meta["scope"], path, expected)
+        text = render(trace.name, protocol.name, meta["scope"], path, expected, loop)
     except ValueError as e:
         raise fail(f"{trace}: {e}") from None
-    now = first_violation(protocol.name, meta["scope"], path)
+    now = first_violation(protocol.name, meta["scope"], path, loop)
     if (now is None) != (expected is None) or (now and (now.property, now.step) != (expected, len(path) - 1)):
         seen = f"{now.property} at step {now.step}" if now else "no violation"
         err.print(f"[yellow]note:[/] the model now shows {seen} along this path: the test fails until that changes")

@@ -123,3 +123,36 @@ def test_a_write_cut_short_leaves_no_half_test_file(trace, tmp_path, monkeypatch
     assert not fresh.exists()
     assert kept.read_text() == "# hand-written\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test_kept.py"]      # no temporary left
+
+
+def test_a_lasso_trace_gives_a_test_that_re_judges_its_cycle(tmp_path):
+    """A settles_under_fairness trace (ITF ``loop``, from check --fairness): the written test
+    passes as written (the cycle is still fair and never converges), its --fixed twin fails,
+    and a loop that does not close a cycle is no counterexample."""
+    from groupcheck.properties.known_bugs import streams_group
+    from groupcheck.protocols import get
+
+    v = streams_group.variant("lost-response-strands-task")
+    scope = json.dumps(get("streams-group").model.view.scope_to_dict(v.buggy_scope()))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["check", "streams-group", "--scope", scope, "--fairness", "--walks", "0",
+                                 "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    [itf] = out.glob("streams-group-*-settles_under_fairness-*.itf.json")
+    trace = json.loads(itf.read_text())
+    meta, loop = trace["#meta"], trace["loop"]
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for args, name in (([], "test_lasso_still_violated.py"), (["--fixed"], "test_lasso_stays_fixed.py")):
+        written = runner.invoke(app, ["regression", str(itf), "-o", str(tests / name), *args])
+        assert written.exit_code == 0, written.output
+        assert ("note:" in written.output) == bool(args), written.output    # --fixed: the lasso is still there
+    assert f"LOOP = {loop}" in (tests / "test_lasso_still_violated.py").read_text()
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "."],
+                         cwd=tests, capture_output=True, text=True, timeout=300)
+    outcomes = {name: status for status, name in re.findall(r"^(PASSED|FAILED) (test_\w+)\.py", run.stdout,
+                                                                flags=re.M)}
+    assert outcomes == {"test_lasso_still_violated": "PASSED", "test_lasso_stays_fixed": "FAILED"}, run.stdout
+    found = first_violation("streams-group", meta["scope"], meta["path"], loop)
+    assert (found.property, found.step) == ("settles_under_fairness", len(meta["path"]) - 1), found
+    assert first_violation("streams-group", meta["scope"], meta["path"], len(meta["path"]) - 2) is None
