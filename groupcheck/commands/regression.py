@@ -47,7 +47,8 @@ def command(
 
     The test replays the trace's path and asserts that its violation still happens at
     the same step (or, with --fixed, that nothing is violated along it); a lasso
-    (settles_under_fairness, ITF "loop") is re-judged as a lasso, as replay does. An existing
+    (settles_under_fairness, ITF "loop") is re-judged as a lasso, as replay does, and a
+    can_settle trace at its last state. An existing
     -o file is never replaced (exit 2) unless --force; the file is written whole."""
     trust_assignors(assignor)
     if output is not None:
@@ -57,15 +58,16 @@ def command(
     if not fixed and not recorded:
         raise fail(f"{trace}: #meta records no violated property; give --fixed to assert none happens")
     expected = None if fixed else recorded
+    settle = recorded == "can_settle"          # judged at the path's end, also by a --fixed test
     known = [p.name for p in protocol.model.properties] + list(CHECKER_CLAIMS)
     if expected is not None and expected not in known:
         raise fail(f"{trace}: #meta.violation.property: {shown_repr(expected)} is not a property of the "
                    f"{protocol.name} model ({', '.join(known)})")
     try:
-        text = render(trace.name, protocol.name, meta["scope"], path, expected, loop)
+        text = render(trace.name, protocol.name, meta["scope"], path, expected, loop, settle)
     except ValueError as e:
         raise fail(f"{trace}: {e}") from None
-    now = first_violation(protocol.name, meta["scope"], path, loop)
+    now = first_violation(protocol.name, meta["scope"], path, loop, settle)
     if (now is None) != (expected is None) or (now and (now.property, now.step) != (expected, len(path) - 1)):
         seen = f"{now.property} at step {now.step}" if now else "no violation"
         err.print(f"[yellow]note:[/] the model now shows {seen} along this path: the test fails until that changes")

@@ -156,3 +156,33 @@ def test_a_lasso_trace_gives_a_test_that_re_judges_its_cycle(tmp_path):
     found = first_violation("streams-group", meta["scope"], meta["path"], loop)
     assert (found.property, found.step) == ("settles_under_fairness", len(meta["path"]) - 1), found
     assert first_violation("streams-group", meta["scope"], meta["path"], len(meta["path"]) - 2) is None
+
+
+def test_a_can_settle_trace_gives_a_test_that_judges_the_last_state(tmp_path):
+    """can_settle is the checker's claim on the path's last state (no settled state reachable
+    without a fault): the written test passes as written, its --fixed twin fails, and one
+    step short of the end the group can still settle."""
+    from groupcheck.properties.known_bugs import streams_group
+    from groupcheck.protocols import get
+
+    v = streams_group.variant("lost-response-strands-task")
+    scope = json.dumps(get("streams-group").model.view.scope_to_dict(v.buggy_scope()))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["check", "streams-group", "--scope", scope, "--walks", "0", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    [itf] = out.glob("streams-group-*-can_settle-*.itf.json")
+    meta = json.loads(itf.read_text())["#meta"]
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for args, name in (([], "test_settle_still_violated.py"), (["--fixed"], "test_settle_stays_fixed.py")):
+        written = runner.invoke(app, ["regression", str(itf), "-o", str(tests / name), *args])
+        assert written.exit_code == 0, written.output
+        assert ("note:" in written.output) == bool(args), written.output
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "."],
+                         cwd=tests, capture_output=True, text=True, timeout=300)
+    outcomes = {name: status for status, name in re.findall(r"^(PASSED|FAILED) (test_\w+)\.py", run.stdout,
+                                                                flags=re.M)}
+    assert outcomes == {"test_settle_still_violated": "PASSED", "test_settle_stays_fixed": "FAILED"}, run.stdout
+    found = first_violation("streams-group", meta["scope"], meta["path"], settle=True)
+    assert (found.property, found.step) == ("can_settle", len(meta["path"]) - 1), found
+    assert first_violation("streams-group", meta["scope"], meta["path"][:-1], settle=True) is None
