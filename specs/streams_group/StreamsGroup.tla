@@ -1162,6 +1162,10 @@ FairSpec == Init /\ [][Next]_vars /\ Fairness
 \* and again (after the last fault it converges, and after any later step that unsettles it)
 SettlesUnderFairness == []<>GroupConverged
 
+\* the same claim for a config of INIT and NEXT (MCStreamsGroupLiveness.cfg): TLC checks the
+\* fairness as the property's premise, and groupcheck's config reader reads INIT/NEXT only
+FairSettles == Fairness => SettlesUnderFairness
+
 \* Witnesses
 \* a rolling topology update finished: the group's topology epoch is above 0, every client runs
 \* it at its target, and the group is STABLE
