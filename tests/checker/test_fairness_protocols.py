@@ -97,3 +97,23 @@ def test_a_lasso_is_written_with_loop_and_replay_re_judges_it(tmp_path):
     itf.write_text(json.dumps(trace))
     bad = CliRunner().invoke(app, ["replay", str(itf)])
     assert bad.exit_code == 2 and "loop:" in bad.output
+
+
+def test_the_consumer_converges_with_a_heartbeat_in_flight():
+    """The classic consumer's ``converged`` ignores heartbeats and their error-free responses
+    ("settled but for heartbeats in flight"): some reachable converged state of a reference
+    scope has a member awaiting its HeartbeatResponse, and that state is not ``settled``."""
+    from collections import deque
+    p = get("consumer")
+    model, scope = p.model, p.default_scopes()["rolling-restart"]
+    seen, queue, found = set(), deque(model.init_states(scope)), []
+    while queue and len(seen) < 20_000 and not found:
+        state = queue.popleft()
+        if state in seen:
+            continue
+        seen.add(state)
+        if model.converged(scope, state) and any(c.awaiting == "Heartbeat" for c in state.consumers):
+            found.append(state)
+        queue.extend(model.step(scope, state, a)[0] for a in model.actions(scope, state))
+    assert found, f"no converged state with a heartbeat in flight among {len(seen)} states"
+    assert not model.settled(scope, found[0])
