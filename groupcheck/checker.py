@@ -156,6 +156,14 @@ CHECKER_DOCS = {
 }
 
 
+def liveness_claims(model: Model) -> tuple[str, ...]:
+    """The checker's liveness claims ``model`` has (``CHECKER_CLAIMS`` of kind liveness): both
+    judge the graph of protocol steps, which BFS keeps only for a model with ``settled``."""
+    if model.settled is None:
+        return ()
+    return tuple(name for name, kind in CHECKER_CLAIMS.items() if kind == "liveness")
+
+
 def _kind(model: Model, name: str) -> str:
     return CHECKER_CLAIMS.get(name) or model.property(name).kind
 

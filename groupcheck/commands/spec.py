@@ -59,16 +59,43 @@ def _names(bundle: manifest.Bundle):
 
 
 def run_checks(bundle: manifest.Bundle, walks: int, length: int, max_states: int):
-    """Every cross-check of one spec, one report at a time."""
-    from ..spec import crosscheck
+    """Every cross-check of one spec, one report at a time. A scope's reachable states are
+    compared once (a second config or variant of the same module and scope says which
+    check compared them); each liveness config (PROPERTY FairSettles*) gets the model's
+    side of its claim (``fairness.check``), TLC's being ``spec tlc``."""
+    from ..spec import crosscheck, fairness
     yield _names(bundle)
+    live = {lc.name: lc for lc in fairness.configs(bundle)}
+    compared: dict = {}       # (module, next, scope) -> (the check that compared its states, the count pinned)
+    def once(name: str, key: tuple, distinct: int | None, config: manifest.Config | None, variant=None):
+        """The states at ``key``'s scope compared (``config``), or said compared; then the
+        model's side of the liveness claim when ``name`` is a liveness config."""
+        if key in compared:
+            report = crosscheck.same_scope(bundle, name, distinct, *compared[key])
+            yield fairness.check(bundle, live[name], report) if name in live else report
+            return
+        if config is not None:
+            compared[key] = (name, distinct)
+            yield crosscheck.check_config(bundle, config, max_states, variant)
+        if name in live:
+            yield fairness.check(bundle, live[name])
+
     for config in bundle.configs:
-        yield crosscheck.check_config(bundle, config, max_states)
+        yield from once(config.name, (bundle.module, "Next", config.scope), config.distinct_states, config)
     for scope in bundle.walk_scopes:
         if walks:
             yield crosscheck.check_walks(bundle, scope, walks, length)
-    for variant in bundle.variants:
+    liveness = [v for v in bundle.variants if v.property == manifest.LIVENESS]
+    for variant in [v for v in bundle.variants if v not in liveness]:
+        if variant.distinct_states is not None:
+            compared.setdefault((variant.module, variant.next, bundle.variant_scope(variant)),
+                                (variant.key, variant.distinct_states))
         yield crosscheck.check_variant(bundle, variant)
+    for variant in liveness:
+        key = (variant.module, variant.next, bundle.variant_scope(variant))
+        config = (manifest.Config(variant.tlc_model, key[2], variant.distinct_states)
+                  if variant.distinct_states is not None else None)
+        yield from once(variant.tlc_model, key, variant.distinct_states, config, variant)
 
 
 def _figures(report) -> str:

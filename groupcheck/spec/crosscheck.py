@@ -296,6 +296,17 @@ def check_config(bundle: Bundle, config: Config, limit: int = MAX_STATES, varian
     return report
 
 
+def same_scope(bundle: Bundle, name: str, distinct: int | None, earlier: str, earlier_distinct: int | None) -> Report:
+    """A config or variant whose module and scope an earlier check (``earlier``) already
+    compared: not compared twice; the counts the manifest pins for both must agree."""
+    report = Report(f"{bundle.protocol.name} {name}")
+    report.figures["states"] = f"same scope as {earlier}"
+    if None not in (distinct, earlier_distinct) and distinct != earlier_distinct:
+        report.problems.append(f"the manifest pins {distinct:,} distinct states for {name} and {earlier_distinct:,} "
+                               f"for {earlier}, at the same scope")
+    return report
+
+
 def _linked(bundle: Bundle, spec: Spec) -> list:
     """The model's state properties the spec defines (the rest are in leaves_out)."""
     return [p for p in bundle.model.properties if p.on == "state" and p.name in spec.definitions]
@@ -470,4 +481,4 @@ def check_variant(bundle: Bundle, variant: Variant) -> Report:
 
 
 __all__ = ["Graph", "OutsideSpec", "Report", "SpecError", "as_state", "check_config", "check_variant", "check_walks",
-           "load_spec", "model_graph", "spec_graph", "validate_path"]
+           "load_spec", "model_graph", "same_scope", "spec_graph", "validate_path"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import SPEC_BYTES, read_text
+from ..checker import liveness_claims
 from .manifest import Bundle
 
 CFG_KEYWORDS = ("CONSTANTS", "CONSTANT", "INIT", "NEXT", "SPECIFICATION", "INVARIANTS", "INVARIANT",
@@ -141,6 +142,6 @@ def check(bundle: Bundle, action_names: tuple[str, ...]) -> Names:
     for v in bundle.variants:
         if not (bundle.folder / f"{v.module}.tla").is_file():
             problems.append(f"variant {v.key}: no module file {v.module}.tla")
-        if v.property not in kinds_of:
+        if v.property not in kinds_of and v.property not in liveness_claims(model):
             problems.append(f"variant {v.key}: property {v.property!r} is not one of the model's")
     return Names(actions, properties, variants, problems)

@@ -23,6 +23,9 @@ SPECS = Path(__file__).resolve().parents[2] / "specs"
 MAPPINGS = tuple(sorted(p.spec_mapping for p in PROTOCOLS.values() if p.spec_mapping is not None))
 
 
+LIVENESS = "settles_under_fairness"     # the checker's liveness claim a variant's TLC model may state
+
+
 class ManifestError(ValueError):
     """A spec folder that cannot be used; the message names the file and the field."""
 
@@ -118,6 +121,23 @@ def _scope(protocol: Protocol, value: Any, where: str):
         raise ManifestError(f"{where}: {e}") from None
 
 
+def _liveness_variant(protocol: Protocol, variant: Variant, where: str) -> None:
+    """A variant whose property is one of the checker's own claims must claim liveness
+    under fairness (the one such claim TLA+ states: ``FairSettles<KEY>``), the protocol's
+    model must have it (``checker.liveness_claims``), and its TLC model must be named
+    (``mc``: the default ``MC<module>`` is the bug's safety config)."""
+    from ..checker import CHECKER_CLAIMS, liveness_claims
+    if variant.property not in CHECKER_CLAIMS:
+        return
+    has = liveness_claims(protocol.model)
+    if variant.property != LIVENESS or LIVENESS not in has:
+        raise ManifestError(f"{where}.property: {variant.property!r} is not a liveness claim the {protocol.name} "
+                            f"model has for TLC to state (it has: {', '.join(c for c in has if c == LIVENESS) or 'none'})")
+    if not variant.mc:
+        raise ManifestError(f"{where}: a {LIVENESS} variant needs \"mc\", its TLC model whose PROPERTY is "
+                            f"FairSettles{variant.key.replace('-', '')}")
+
+
 def load(protocol_name: str, folder: Path | None = None) -> Bundle:
     """Read ``specs/<package>/manifest.json`` of ``protocol_name`` (or ``folder``)."""
     if folder is None:
@@ -160,6 +180,8 @@ def load(protocol_name: str, folder: Path | None = None) -> Bundle:
                 _scope(protocol, v["scope"], f"{where}.variants[{i}].scope") if "scope" in v else None,
                 v.get("distinct_states"), v.get("mc", ""))
         for i, v in enumerate(data.get("variants", [])))
+    for i, v in enumerate(variants):
+        _liveness_variant(protocol, v, f"{where}.variants[{i}]")
     leaves_out = data.get("leaves_out", {})
     for kind in ("actions", "properties", "variants"):
         leaves_out.setdefault(kind, {})
