@@ -366,18 +366,20 @@ def _tlc_report(cfg: Path, r, out_dir: Path, show_states: bool, several: bool) -
     out.print(f"[bold red]{escape(tlc.verdict(r))}[/]" + (f"; every claim broken: {escape(', '.join(r.violated))}"
                                                           if len(r.violated) > 1 else ""), highlight=False)
     for i, (label, state) in enumerate(r.trace):
-        out.print(f"{i:3}. {tlc.action_name(label)}  ({label.strip('<>')})", markup=False, highlight=False)
+        mark = f"  <- the cycle returns here (TLC's state {i + 1})" if i == r.loop else ""
+        out.print(f"{i:3}. {tlc.action_name(label)}  ({label.strip('<>')}){mark}", markup=False, highlight=False)
         if show_states:
             for line in state.splitlines():
                 out.print(f"       {line}", markup=False, highlight=False)
     if r.loop is not None:
-        out.print(f"  -> back to state {r.loop}: {r.loop_label.strip('<>')}", markup=False, highlight=False)
+        out.print(f"  -> back to state {r.loop}: {r.loop_label.strip('<>')}, and round again forever",
+                  markup=False, highlight=False)
     _tlc_traces(cfg, r, out_dir)
 
 
 def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
     """Write TLC's trace as ITF over the spec's variables, then the model's path along it."""
-    from ..spec import tlc, tlc_config, tlc_replay
+    from ..spec import tlc, tlc_config
     from ..spec.tla_eval import SpecError
     try:
         constants = tlc_config.read(cfg).constants           # the model values a state may mention
@@ -388,9 +390,8 @@ def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
     except SpecError as e:
         err.print(f"TLC's trace not written: {e}", markup=False, highlight=False)
         return
-    stem = f"{cfg.stem}-{r.claim}"
     try:
-        written = traces.write(out_dir, f"{stem}-tlc", tlc.trace_itf(r, states, {}), tlc.text_trace(r))
+        written = traces.write(out_dir, f"{cfg.stem}-{r.claim}-tlc", tlc.trace_itf(r, states, {}), tlc.text_trace(r))
         out.print(f"written (TLC's trace, the spec's variables): {written[0]}", markup=False, highlight=False)
     except OSError as e:
         err.print(f"[bold red]error:[/] cannot write TLC's trace to {escape(str(out_dir))}: {e.strerror or e}")
@@ -402,26 +403,43 @@ def _tlc_traces(cfg: Path, r, out_dir: Path) -> None:
     except ValueError as e:
         err.print(f"not followed on the model: {e}", markup=False, highlight=False)
         return
-    lasso = [states[r.loop][1]] if r.loop is not None and r.loop_label != "Stuttering" else []
-    followed = tlc_replay.follow(bundle, cfg.stem, [s for _, s in states] + lasso)     # a cycle: once round
+    _model_trace(cfg, r, bundle, [s for _, s in states], out_dir)
+
+
+def _model_trace(cfg: Path, r, bundle: manifest.Bundle, states: list[dict], out_dir: Path) -> None:
+    """TLC's trace followed on the model and written as a groupcheck trace (ITF with ``loop``
+    for a lasso, which ``judge_lasso`` judges); what the model says of it is printed."""
+    from ..spec import tlc_replay
+    if r.loop is not None:
+        followed = tlc_replay.follow_lasso(bundle, cfg.stem, states, r.loop, r.loop_label == "Stuttering")
+    else:
+        followed = tlc_replay.follow(bundle, cfg.stem, states)
     if followed.path is None:
         out.print(f"[bold red]the model does not follow TLC's trace[/]: {escape(followed.problem)}", highlight=False)
         return
     model = bundle.model
-    says = tlc_replay.broken_at_end(bundle, followed.scope, followed.path)
-    # TLC names the PROPERTY ([][A]_v) that broke; the model names the claim of A that did
-    claim = r.claim if r.claim in {n for n, _ in says} or not says else says[0][0]
+    if followed.loop is not None:
+        claim, says = "settles_under_fairness", followed.lasso or "not a fair cycle that never converges"
+        out.print(f"the model's lasso (judge_lasso): {says}", markup=False, highlight=False)
+        kind = "liveness"
+    else:
+        found = tlc_replay.broken_at_end(bundle, followed.scope, followed.path)
+        # TLC names the PROPERTY ([][A]_v) that broke; the model names the claim of A that did
+        claim = r.claim if r.claim in {n for n, _ in found} or not found else found[0][0]
+        says = "; ".join(f"{n}: {m}" for n, m in found) or "no claim broken"
+        out.print(f"the model at the end of TLC's trace: {says}", markup=False, highlight=False)
+        kind = "deadlock" if r.violation == "deadlock" else "always"
     meta = {"profile": getattr(followed.scope, "profile", ""), "tlc": {"config": cfg.name, "claim": r.claim},
             "violation": {"property": claim, "message": f"TLC's counterexample of {cfg.name} ({r.violation} "
-                          f"{r.claim})", "kind": "deadlock" if r.violation == "deadlock" else "always"}}
-    out.print(f"the model at the end of TLC's trace: {'; '.join(f'{n}: {m}' for n, m in says) or 'no claim broken'}",
-              markup=False, highlight=False)
-    story = traces.story(model, followed.scope, followed.path, f"{claim}: TLC's counterexample of {cfg.name}")
+                          f"{r.claim})", "kind": kind}}
+    story = traces.story(model, followed.scope, followed.path, f"{claim}: TLC's counterexample of {cfg.name}",
+                         followed.loop)
     try:
-        written = traces.write(out_dir, f"{bundle.protocol.name}-{cfg.stem}-{claim}", traces.build(model, followed.scope,
-                                                                                       followed.path, meta), story)
+        written = traces.write(out_dir, f"{bundle.protocol.name}-{cfg.stem}-{claim}",
+                               traces.build(model, followed.scope, followed.path, meta, followed.loop), story)
     except OSError as e:
         err.print(f"[bold red]error:[/] cannot write the model's trace to {escape(str(out_dir))}: {e.strerror or e}")
         return
-    out.print(f"followed on the model ({len(followed.path) - 1} steps): {written[0]}  {written[1]}",
+    cycle = "" if followed.loop is None else f", the cycle repeating from step {followed.loop}"
+    out.print(f"followed on the model ({len(followed.path) - 1} steps{cycle}): {written[0]}  {written[1]}",
               markup=False, highlight=False)

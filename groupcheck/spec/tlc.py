@@ -194,7 +194,24 @@ def run(cfg: Path, jar: Path | None = None, *, budget=None, keep_going: bool = F
         result.output = log.read_text(errors="replace")
     result.seconds = time.monotonic() - began
     parse(result.output, result)
+    if result.violation == "temporal property":
+        named = temporal_claim(cfg)
+        result.violated = [named if c == result.claim else c for c in result.violated]
+        result.claim = named
     return result
+
+
+def temporal_claim(cfg: Path) -> str:
+    """The PROPERTY a temporal violation broke: TLC 2.15 says only "Temporal properties were
+    violated", so the config's one PROPERTY, else its one liveness claim (FairSettles*),
+    else "Temporal"."""
+    from .link import read_cfg
+    try:
+        names = read_cfg(cfg).get("PROPERTY", [])
+    except (OSError, ValueError):
+        return "Temporal"
+    fair = [n for n in names if n.startswith("FairSettles")]
+    return names[0] if len(names) == 1 else fair[0] if len(fair) == 1 else "Temporal"
 
 
 # ---------------------------------------------------------------- reading its output
@@ -336,10 +353,10 @@ def verdict(result: Result) -> str:
     steps = len(result.trace) - 1
     if result.violation == "deadlock":
         return f"deadlock reached after {steps} steps"
-    if result.violation == "temporal property":
-        back = ("then stutters forever" if result.loop_label == "Stuttering" else
-                f"then {action_name(result.loop_label)} back to state {result.loop} (a cycle)")
-        return f"a temporal property is violated: a lasso of {steps} steps, {back}"
+    if result.violation == "temporal property":      # TLC's numbers: its states count from 1
+        how = "it stutters there" if result.loop_label == "Stuttering" else f"by {action_name(result.loop_label)}"
+        claim = "a temporal property" if result.claim == "Temporal" else result.claim
+        return f"{claim} is violated: a lasso of {steps} steps back to state {(result.loop or 0) + 1} ({how})"
     return f"{result.claim} is violated ({result.violation}) after {steps} steps"
 
 

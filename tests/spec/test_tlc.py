@@ -189,7 +189,8 @@ def test_a_temporal_property_is_read_as_a_lasso(tmp_path):
     assert (r.violation, r.error) == ("temporal property", None)
     assert [tlc.action_name(a) for a, _ in r.trace] == ["Init", "Up", "Down"]
     assert r.loop == 1 and tlc.action_name(r.loop_label) == "Up"
-    assert tlc.verdict(r) == "a temporal property is violated: a lasso of 2 steps, then Up back to state 1 (a cycle)"
+    assert r.claim == "ReachesMax" and r.violated == ["ReachesMax"]     # the config's one PROPERTY
+    assert tlc.verdict(r) == "ReachesMax is violated: a lasso of 2 steps back to state 2 (by Up)"
     trace = tlc.trace_itf(r, tlc.trace_values(r), {})
     assert trace["loop"] == 1 and [s["x"] for s in trace["states"]] == [0, 1, 0]
 

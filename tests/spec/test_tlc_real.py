@@ -7,20 +7,26 @@
 * a variant config breaks the variant's claim (TLC names the invariant, or the PROPERTY
   ``[][A]_v`` whose A conjoins it), with the shortest trace its ``Expected:`` comment
   promises, and TLC's trace, followed on the Python model, is a model path that ends
-  breaking the same claim.
+  breaking the same claim;
+* a liveness variant (``settles_under_fairness``, PROPERTY ``FairSettles<KEY>``): TLC
+  reports a temporal violation of that PROPERTY with the lasso its ``Expected:`` comment
+  promises (TLC's numbers: N steps of its trace, then back to its state L, M distinct
+  states), and the model follows the lasso round its cycle to a fair cycle that never
+  converges (``judge_lasso``).
 
 Configs TLC takes more than ~30 s for are marked ``slow`` (CI runs them in their own step
 with a time cap); the seconds are measured in benchmarks/tlc_table.py's table.
 A last test breaks one rule of a spec and shows TLC and ``spec mc`` both report it."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
 import pytest
 
 from groupcheck.checker import Budget
-from groupcheck.spec import manifest, tlc, tlc_config, tlc_replay
+from groupcheck.spec import fairness, manifest, tlc, tlc_config, tlc_replay
 
 BUNDLES = {name: manifest.load(name) for name in manifest.folders()}
 # TLC's seconds (one worker) over 30 s: (protocol, config) -> measured seconds
@@ -34,6 +40,24 @@ def _cases():
         for cfg in sorted(bundle.folder.glob("MC*.cfg")):
             marks = [pytest.mark.slow] if (name, cfg.stem) in SLOW else []
             yield pytest.param(name, cfg.stem, marks=marks, id=f"{name}-{cfg.stem}")
+
+
+LASSO = re.compile(r"Expected: (\w+) is violated: a lasso of (\d+) steps back to state (\d+) \(([\d,]+) distinct states\)")
+
+
+def _check_lasso(bundle, model, cfg, r, variant) -> None:
+    """TLC's temporal violation of the config's FairSettles<KEY>, as its Expected: line
+    promises, followed on the model to a lasso judge_lasso confirms."""
+    promised = LASSO.search(cfg.read_text())
+    assert promised, f"{cfg.name}: no 'Expected: <claim> is violated: a lasso of N steps back to state L (M distinct states)'"
+    claim, steps, back, distinct = promised.groups()
+    assert (r.violation, r.claim) == ("temporal property", claim) and claim == fairness.fair_claim(cfg), r.claim
+    assert (len(r.trace) - 1, r.loop + 1, r.distinct) == (int(steps), int(back), int(distinct.replace(",", "")))
+    assert r.distinct == variant.distinct_states
+    states = tlc.trace_values(r, tlc_config.read(cfg).constants)
+    followed = tlc_replay.follow_lasso(bundle, model, [s for _, s in states], r.loop, r.loop_label == "Stuttering")
+    assert followed.problem is None, followed.problem
+    assert followed.lasso is not None, "the model's lasso is not a fair cycle that never converges"
 
 
 def _promised_steps(cfg_text: str) -> int:
@@ -56,6 +80,9 @@ def test_tlc_gives_what_the_manifest_promises(name, model):
         assert pinned is not None, f"{cfg.name} is neither a pinned config nor a variant's TLC model in the manifest"
         assert r.violation is None, (r.claim, tlc.text_trace(r)[-3000:])
         assert r.distinct == pinned.distinct_states
+        return
+    if variant.property == manifest.LIVENESS:
+        _check_lasso(bundle, model, cfg, r, variant)
         return
     assert r.violation in ("invariant", "action property"), (r.violation, r.claim)
     if r.claim != variant.property:            # a PROPERTY P == [][A]_v whose A is the claim or conjoins it
@@ -123,3 +150,32 @@ def test_spec_tlc_writes_the_models_trace_which_replay_opens(tmp_path):
     assert "every state matches the recorded trace (20 states" in said
     assert "reproduced: no_double_ownership violated at step 19" in said
     assert spec_trace.stat().st_size > 0
+
+
+def test_spec_tlc_follows_a_lasso_on_the_model_and_writes_it_with_loop(tmp_path):
+    """TLC's KAFKA-20870 lasso: the loop state is marked in TLC's trace, the model follows
+    it round the cycle, judge_lasso confirms it, and the model's trace carries ITF's
+    ``loop``, so ``groupcheck replay`` and the explorer open it as a lasso."""
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    from groupcheck.explorer import open_trace
+    runner = CliRunner()
+    cfg = BUNDLES["streams-group"].folder / "MCStreamsGroup_KAFKA20870Liveness.cfg"
+    found = runner.invoke(app, ["spec", "tlc", str(cfg), "--out", str(tmp_path), "--no-states"])
+    text = " ".join(found.stdout.split())
+    assert found.exit_code == 1, text
+    assert "FairSettlesKAFKA20870 is violated: a lasso of 35 steps back to state 31 (by DeliverWith)" in text
+    assert "30. DeliverWith (DeliverWith line" in text and "<- the cycle returns here (TLC's state 31)" in text
+    assert "the model's lasso (judge_lasso): the cycle of 6 steps from step 30 repeats forever without settling" in text
+    assert "followed on the model (36 steps, the cycle repeating from step 30)" in text
+    [model_trace] = tmp_path.glob("streams-group-MCStreamsGroup_KAFKA20870Liveness-settles_under_fairness-*.itf.json")
+    written = json.loads(model_trace.read_text())
+    assert written["loop"] == 30 and written["#meta"]["violation"]["property"] == "settles_under_fairness"
+    assert "the cycle repeats from step 30: steps 31-36 again, forever" in model_trace.with_suffix("").with_suffix(
+        ".txt").read_text()
+    replayed = runner.invoke(app, ["replay", str(model_trace)])
+    said = " ".join(replayed.stdout.split())
+    assert replayed.exit_code == 1 and "every state matches the recorded trace (37 states" in said, said
+    session = open_trace(model_trace)
+    assert "the cycle repeats from step 30" in session.recorded["message"]
