@@ -244,7 +244,9 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
     """Run a TLC model (MC<Spec>.tla with its .cfg) with TLC's semantics (CONSTRAINT,
     deadlock, model values), by groupcheck's own evaluator and no Python model: distinct
     states and depth as TLC counts them, and each invariant, [][A]_v property or deadlock
-    broken with its shortest trace. TLC is the reference where the two could differ."""
+    broken with its shortest trace. A temporal PROPERTY of another form (liveness) and a
+    SPECIFICATION's fairness are named and left to `spec tlc` (exit 3 when the rest held).
+    TLC is the reference where the two could differ."""
     from ..spec import tlc_config
     from ..spec.tla_eval import SpecError
     budget = Budget()
@@ -260,9 +262,16 @@ def model_check(config: Path = typer.Argument(..., help="a TLC config of a spec 
     out.print(head, markup=False, highlight=False)
     if cfg.expected:
         out.print(f"the config expects: {cfg.expected}", markup=False, highlight=False)
+    if run.left_to_tlc:           # a temporal PROPERTY (liveness) or a SPECIFICATION's fairness
+        out.print(f"left to TLC (not checked here): {', '.join(run.left_to_tlc)}; run `groupcheck spec tlc "
+                  f"{config}` to check {'it' if len(run.left_to_tlc) == 1 else 'them'}", markup=False, highlight=False)
     if run.violation is None:
         if run.cut:
             raise typer.Exit(stop_code(budget) if run.cut == "interrupted" else NOT_PROVED)
+        if run.left_to_tlc:
+            out.print("[yellow]no invariant, [][A]_v property or deadlock broken[/]; the rest is TLC's: "
+                      "not proved here", highlight=False)
+            raise typer.Exit(NOT_PROVED)
         out.print("[green]no invariant or property broken[/]", highlight=False)
         return
     name, steps = run.violation

@@ -7,8 +7,11 @@ and no Python model: the same distinct-state counts and verdicts as TLC on every
 config of specs/ (the counts the MC modules' comments and the manifests promise are
 TLC's). It is not TLC: it reads the config keywords the specs use
 (CONSTANTS with ``=`` or ``<-``, one per line, a bare name being a model value; INIT;
-NEXT; CONSTRAINT; INVARIANT; PROPERTY; CHECK_DEADLOCK) and names any other. Where it and
-TLC could disagree, TLC is the reference.
+NEXT; SPECIFICATION of the form ``Init /\\ [][Next]_vars [/\\ Fairness]``, read by
+``tlc_formula``; CONSTRAINT; INVARIANT; PROPERTY; CHECK_DEADLOCK) and names any other.
+A temporal PROPERTY that is not ``[][A]_v`` (liveness, e.g. ``FairSettles``) and the
+fairness of a SPECIFICATION are not checked here: ``Run.left_to_tlc`` names them, for
+``groupcheck spec tlc``. Where it and TLC could disagree, TLC is the reference.
 """
 from __future__ import annotations
 
@@ -23,10 +26,11 @@ from ..files import SPEC_BYTES, InputError, read_text
 from .link import read_cfg
 from .tla_compile import Compiler
 from .tla_context import Ctx, Definition, SpecError
+from . import tlc_formula
 from .tla_eval import Spec, _name, _parse
 from .values import ModelValue
 
-SUPPORTED = ("CONSTANT", "INIT", "NEXT", "CONSTRAINT", "INVARIANT", "PROPERTY", "CHECK_DEADLOCK")
+SUPPORTED = ("CONSTANT", "INIT", "NEXT", "SPECIFICATION", "CONSTRAINT", "INVARIANT", "PROPERTY", "CHECK_DEADLOCK")
 DEADLOCK = "deadlock"          # the claim a deadlock breaks, as Run.violation names it
 
 
@@ -39,9 +43,10 @@ class Config:
     next: str
     constraints: list[str]
     invariants: list[str]
-    properties: list[str]             # [][A]_v properties, checked on every step
+    properties: list[str]             # PROPERTY: each [][A]_v checked on every step, any other left to TLC
     expected: str = ""                # the config's "Expected: ..." comment
     check_deadlock: bool = True       # CHECK_DEADLOCK, or no -deadlock in its TLC command (TLC's default: TRUE)
+    fairness: list[str] = field(default_factory=list)   # a SPECIFICATION's fairness conjuncts (TLC's to use)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class Run:
     violated: list[str] = field(default_factory=list)   # every claim broken (when not stopping)
     seconds: float = 0.0
     cut: str | None = None
+    left_to_tlc: list[str] = field(default_factory=list)   # temporal PROPERTY and fairness not checked here
 
 
 def _constant(text: str, where: str):
@@ -124,6 +130,12 @@ def read(path: Path) -> Config:
         where = f"{path.name}:{n}"
         constants[name] = _constant(value, where) if op == "=" else _substitute(module, value.strip(), where)
     single = {k: words.get(k, []) for k in ("INIT", "NEXT")}
+    fairness: list[str] = []
+    if "SPECIFICATION" in words:
+        if single["INIT"] or single["NEXT"] or len(words["SPECIFICATION"]) != 1:
+            raise SpecError(f"{path.name}: give SPECIFICATION with one formula name, or INIT and NEXT, not both")
+        formula = tlc_formula.read(module, words["SPECIFICATION"][0], path.name)
+        single, fairness = {"INIT": formula.init, "NEXT": formula.next}, formula.fairness
     for k, v in single.items():
         if len(v) != 1:
             raise SpecError(f"{path.name}: {k} needs one operator name, got {v or 'none'}")
@@ -135,7 +147,7 @@ def read(path: Path) -> Config:
     expected = next((line.split("Expected:", 1)[1].strip() for line in text.splitlines() if "Expected:" in line), "")
     return Config(path, module, constants, single["INIT"][0], single["NEXT"][0], words.get("CONSTRAINT", []),
                   words.get("INVARIANT", []), words.get("PROPERTY", []), expected,
-                  deadlock == ["TRUE"])
+                  deadlock == ["TRUE"], fairness)
 
 
 def load(config: Config) -> Spec:
@@ -161,14 +173,16 @@ def _conjuncts(spec: Spec, name: str) -> list[str]:
     return names if node is not None and visit(node) and len(names) > 1 else [name]
 
 
-def _step_claims(spec: Spec, name: str) -> list[str]:
-    """The step predicates of a property ``name == [][A]_v``: A, or the claims A conjoins."""
+def _step_claims(spec: Spec, name: str) -> list[str] | None:
+    """The step predicates of a property ``name == [][A]_v``: A, or the claims A conjoins;
+    None for a property of another form (a temporal claim left to TLC)."""
     defs = spec._c.defs
-    node = defs[name].node if name in defs else None
-    if node is None or _name(node) != "OperatorApplication" or node.operator != "[]" \
+    if name not in defs:
+        raise SpecError(f"{spec.path.name}: PROPERTY {name} is not defined in it or what it extends")
+    node = defs[name].node
+    if _name(node) != "OperatorApplication" or node.operator != "[]" \
             or _name(node.arguments[0]) != "SubscriptedAction" or _name(node.arguments[0].action) != "OperatorApplication":
-        raise SpecError(f"{spec.path.name}: PROPERTY {name} is not of the form [][A]_v, the only temporal "
-                        "property read here")
+        return None
     return _conjuncts(spec, node.arguments[0].action.operator)
 
 
@@ -187,8 +201,11 @@ def run(config: Config, *, max_states: int = 1_000_000, stop: bool = True,
     for name in config.invariants + config.constraints:
         if name not in spec.definitions:
             raise SpecError(f"{config.path.name}: {name} is not defined in {config.module.name} or what it extends")
-    claims = [c for p in config.properties for c in _step_claims(spec, p)]
-    out = Run()
+    read = {p: _step_claims(spec, p) for p in config.properties}
+    claims = [c for found in read.values() if found is not None for c in found]
+    temporal = [f"PROPERTY {p}" for p, found in read.items() if found is None]
+    # a SPECIFICATION's fairness matters only to a temporal property (it constrains no state)
+    out = Run(left_to_tlc=temporal + [f"fairness ({f})" for f in config.fairness if temporal])
     parent: dict = {}            # every state generated -> (its parent, the action), None for Init
     level: dict = {}             # a counted state -> its BFS level (Init: 1), TLC's "depth"
     queue: deque = deque()
