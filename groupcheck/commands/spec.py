@@ -148,6 +148,8 @@ def _check_all(bundles: list, walks: int, length: int, max_states: int, table: T
         raise fail(str(e)) from None
     except manifest.OutsideSpec as e:      # a pinned scope the spec does not state: the manifest is wrong
         raise fail(f"{bundle.folder / 'manifest.json'}: a scope the spec does not state: {e}") from None
+    except manifest.ManifestError as e:    # a liveness config the manifest gives no scope
+        raise fail(str(e)) from None
     return failed
 
 

@@ -59,6 +59,18 @@ def test_a_liveness_config_the_manifest_does_not_name_is_refused(tmp_path):
         fairness.configs(manifest.load("streams-group", folder))
 
 
+def test_spec_check_says_so_in_one_line(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    _copy(tmp_path, lambda d: d["variants"].remove(_liveness_variant(d)))
+    monkeypatch.setattr(manifest, "SPECS", tmp_path)
+    result = CliRunner().invoke(app, ["spec", "check", "streams-group", "--walks", "0"])
+    text = " ".join((result.stdout + (result.stderr or "")).split())
+    assert result.exit_code == 2 and "Traceback" not in text, text
+    assert "MCStreamsGroup_KAFKA20870Liveness.cfg states FairSettlesKAFKA20870, but no config or variant" in text
+
+
 def _rows(bundle):
     """spec check's rows for the two base configs and KAFKA-20870's two variants only."""
     small = replace(bundle, configs=tuple(c for c in bundle.configs if c.name.startswith("MCStreamsGroup")),
