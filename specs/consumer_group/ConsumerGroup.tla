@@ -713,6 +713,43 @@ StepClaimsAction == member_epoch_never_decreases /\ revoke_before_reassign /\ co
                     /\ join_epoch_is_rejoin
 StepClaims == [][StepClaimsAction]_vars
 
+\* Liveness under fairness (groupcheck/liveness.py's settles_under_fairness): once faults and
+\* operations stop, the group converges. GroupConverged is the model's converged_group, "settled
+\* but for heartbeats in flight": every running client is Converged (judged after the response
+\* it has in flight) and the group is STABLE, or no client runs.
+GroupConverged ==
+    LET live == {s \in Slots : Running(clients[s])}
+    IN live = {} \/ (GroupState(group) = "STABLE" /\ \A s \in live : Converged(s))
+
+\* the coordinator takes slot s's heartbeat off the wire (only Handle does)
+Handled(s) == clients[s].request # None /\ clients'[s].request = None
+
+\* WF_vars(Handle(s)), stated without ENABLED (as StreamsGroup.tla's HandleFair): TLC 2.15
+\* evaluates ENABLED Handle(s) by expanding the handler's LET definitions without caching.
+\* Handle is enabled (and changes vars) exactly when a request is on the wire, and its steps
+\* are those that take the request off it (Handled), so this is WF_vars(Handle(s)) as written:
+\* <>[]ENABLED => []<>step.
+HandleFair(s) == []<>(clients[s].request = None) \/ []<><<Handled(s)>>_vars
+
+\* weak fairness per (step kind, client slot) on every step that is neither a fault nor an
+\* operation (both spend the finite Budget, so they stop in every behaviour): the model's
+\* (kind, slot) instances outside its fault_kinds
+Fairness ==
+    /\ \A s \in Slots : WF_vars(Send(s)) /\ HandleFair(s) /\ WF_vars(Deliver(s)) /\ WF_vars(Reconcile(s))
+    /\ \A s \in Slots : WF_vars(Restart(s)) /\ WF_vars(Expire(s)) /\ WF_vars(RebalanceTimeout(s))
+    /\ \A s \in Slots : WF_vars(Resume(s))
+
+FairSpec == Init /\ [][Next]_vars /\ Fairness
+
+\* the claim: every fair behaviour converges again and again (after the last fault it
+\* converges, and after any later step that unsettles it)
+SettlesUnderFairness == []<>GroupConverged
+
+\* the same claim for a config of INIT and NEXT (MCConsumerGroupLiveness.cfg: PROPERTY
+\* FairSettles): TLC checks the fairness as the property's premise, and groupcheck's config
+\* reader reads INIT/NEXT only
+FairSettles == Fairness => SettlesUnderFairness
+
 \* Witnesses
 \* a member revoked partitions and the coordinator saw it leave UNREVOKED_PARTITIONS
 revocation_completes == "REVOKED" \in marks

@@ -55,4 +55,12 @@ NextKAFKA16147 ==
     \/ \E s \in Slots : Roll(s)
 
 SpecKAFKA16147 == Init /\ [][NextKAFKA16147]_vars
+
+\* the liveness claim on this variant (MCConsumerGroup_KAFKA16147Liveness.cfg): its fairness is the base
+\* spec's Fairness, since the one action it replaces, the heartbeat's handling, is fair there
+\* as HandleFair(s), stated by the request leaving the wire (Handled) rather than by Handle(s):
+\* in NextKAFKA16147's behaviours only HandleKAFKA16147(s) takes slot s's request off, and it is
+\* enabled exactly when one is on it, so HandleFair(s) is WF_vars(HandleKAFKA16147(s))
+FairnessKAFKA16147 == Fairness
+FairSettlesKAFKA16147 == FairnessKAFKA16147 => SettlesUnderFairness
 =============================================================================

@@ -52,4 +52,12 @@ NextKAFKA16249 ==
     \/ \E s \in Slots : Roll(s)
 
 SpecKAFKA16249 == Init /\ [][NextKAFKA16249]_vars
+
+\* the liveness claim on this variant (MCConsumerGroup_KAFKA16249Liveness.cfg): its fairness is the base
+\* spec's Fairness, since the one action it replaces, the heartbeat's handling, is fair there
+\* as HandleFair(s), stated by the request leaving the wire (Handled) rather than by Handle(s):
+\* in NextKAFKA16249's behaviours only HandleKAFKA16249(s) takes slot s's request off, and it is
+\* enabled exactly when one is on it, so HandleFair(s) is WF_vars(HandleKAFKA16249(s))
+FairnessKAFKA16249 == Fairness
+FairSettlesKAFKA16249 == FairnessKAFKA16249 => SettlesUnderFairness
 =============================================================================
