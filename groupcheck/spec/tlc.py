@@ -110,10 +110,25 @@ def no_deadlock(cfg_text: str) -> bool:
     return False
 
 
+def fingerprint(cfg_text: str) -> int | None:
+    """The ``-fp N`` of the TLC command the config's ``\\* TLC:`` comment gives, if any. TLC
+    picks its fingerprint function at random otherwise, and a liveness counterexample (a
+    lasso) then differs from run to run: a config that pins a lasso names its ``-fp``."""
+    for line in cfg_text.splitlines():
+        words = line.strip().split()
+        if words[:2] == ["\\*", "TLC:"] and "-fp" in words:
+            at = words.index("-fp") + 1
+            return int(words[at]) if at < len(words) and words[at].isdigit() else None
+    return None
+
+
 def command(java: str, jar: Path, cfg: Path, work: Path, keep_going: bool = False) -> list[str]:
     """TLC on ``cfg`` and its module, one worker, everything it writes under ``work``;
-    ``-deadlock`` where the config says deadlock is not checked."""
-    flags = (["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(cfg.read_text()) else [])
+    ``-deadlock`` where the config says deadlock is not checked, and the config's ``-fp``."""
+    text = cfg.read_text()
+    fp = fingerprint(text)
+    flags = ((["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(text) else [])
+             + (["-fp", str(fp)] if fp is not None else []))
     return [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'java'}", "-cp", str(jar), "tlc2.TLC",
             "-tool", "-workers", "1", "-metadir", str(work / "meta"), *flags,
             "-config", cfg.name, cfg.with_suffix(".tla").name]

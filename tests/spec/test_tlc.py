@@ -236,6 +236,18 @@ def test_a_config_whose_tlc_command_says_deadlock_is_not_checked_runs_with_it_of
     assert "-deadlock" not in tlc.command("java", Path("t.jar"), FIXTURES / "MCCounter_Stuck.cfg", tmp_path)
 
 
+def test_a_config_that_names_a_fingerprint_function_runs_with_it(tmp_path):
+    """TLC picks its fingerprint function at random, and a lasso it reports then differs
+    from run to run (KAFKA-16249's: 50 to 55 states): a config pinning a lasso says
+    ``-fp N`` in its ``\\* TLC:`` comment, and spec tlc passes it on."""
+    cfg = tmp_path / "MCCounter.cfg"
+    cfg.write_text("\\* TLC: java -cp tla2tools.jar tlc2.TLC -workers 1 -fp 7 -config MCCounter.cfg MCCounter.tla\n"
+                   + (FIXTURES / "MCCounter.cfg").read_text())
+    argv = tlc.command("java", Path("t.jar"), cfg, tmp_path)
+    assert argv[argv.index("-fp") + 1] == "7"
+    assert "-fp" not in tlc.command("java", Path("t.jar"), FIXTURES / "MCCounter.cfg", tmp_path)
+
+
 def test_a_module_too_large_or_not_a_file_is_refused_before_tlc_runs(tmp_path):
     folder = tmp_path / "spec"
     shutil.copytree(FIXTURES, folder)

@@ -165,17 +165,17 @@ def test_spec_tlc_follows_a_lasso_on_the_model_and_writes_it_with_loop(tmp_path)
     found = runner.invoke(app, ["spec", "tlc", str(cfg), "--out", str(tmp_path), "--no-states"])
     text = " ".join(found.stdout.split())
     assert found.exit_code == 1, text
-    assert "FairSettlesKAFKA20870 is violated: a lasso of 35 steps back to state 31 (by DeliverWith)" in text
-    assert "30. DeliverWith (DeliverWith line" in text and "<- the cycle returns here (TLC's state 31)" in text
-    assert "the model's lasso (judge_lasso): the cycle of 6 steps from step 30 repeats forever without settling" in text
-    assert "followed on the model (36 steps, the cycle repeating from step 30)" in text
+    assert "FairSettlesKAFKA20870 is violated: a lasso of 40 steps back to state 33 (by HandleWith)" in text
+    assert "32. HandleWith (HandleWith line" in text and "<- the cycle returns here (TLC's state 33)" in text
+    assert "the model's lasso (judge_lasso): the cycle of 9 steps from step 32 repeats forever without settling" in text
+    assert "followed on the model (41 steps, the cycle repeating from step 32)" in text
     [model_trace] = tmp_path.glob("streams-group-MCStreamsGroup_KAFKA20870Liveness-settles_under_fairness-*.itf.json")
     written = json.loads(model_trace.read_text())
-    assert written["loop"] == 30 and written["#meta"]["violation"]["property"] == "settles_under_fairness"
-    assert "the cycle repeats from step 30: steps 31-36 again, forever" in model_trace.with_suffix("").with_suffix(
+    assert written["loop"] == 32 and written["#meta"]["violation"]["property"] == "settles_under_fairness"
+    assert "the cycle repeats from step 32: steps 33-41 again, forever" in model_trace.with_suffix("").with_suffix(
         ".txt").read_text()
     replayed = runner.invoke(app, ["replay", str(model_trace)])
     said = " ".join(replayed.stdout.split())
-    assert replayed.exit_code == 1 and "every state matches the recorded trace (37 states" in said, said
+    assert replayed.exit_code == 1 and "every state matches the recorded trace (42 states" in said, said
     session = open_trace(model_trace)
-    assert "the cycle repeats from step 30" in session.recorded["message"]
+    assert "the cycle repeats from step 32" in session.recorded["message"]
