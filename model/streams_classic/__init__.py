@@ -13,7 +13,7 @@ from .components import (EARLIEST_PROBEABLE_VERSION, LEADER_FAILURE, PRE_PROBING
                          accepts_upgrade_from, first_version, fresh, leader_assign, rebalance_protocol, release,
                          subscription_version)
 from .plans import upgrade_scope
-from .properties import PROPERTIES
+from .properties import PROPERTIES, REBALANCES_ALLOWED
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import PROFILES, Config, StreamsScope, from_dict, to_dict, validate, with_profile
 from .state import (ASSIGNMENT_ERROR, OFF, PREPARING, SYNCING, UP, Group, Instance, State, Subscription)
@@ -48,6 +48,8 @@ __all__ = [
     # the model, its scope, profiles and upgrade plans
     "MODEL", "StreamsScope", "Config", "PROFILES", "from_dict", "to_dict", "validate", "with_profile", "upgrade_scope",
     "quiescent", "CAP",
+    # rebalances_bounded's bound: rounds in a row with nothing in between (the spec's RebalancesAllowed)
+    "REBALANCES_ALLOWED",
     # its state, as the assignor API, upgrade-plan and the spec mapping read it
     "State", "Group", "Instance", "Subscription", "ASSIGNMENT_ERROR", "OFF", "PREPARING", "SYNCING", "UP",
     # the conformance components (components.py)

@@ -15,7 +15,7 @@ from .group import Group
 from .profiles import PROFILES
 from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
-from .scope import StreamsGroupScope, from_dict, to_dict, validate, with_profile
+from .scope import MAX_PARTITIONS, StreamsGroupScope, from_dict, to_dict, validate, with_profile
 from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
 from .step import index as scope_task_index
 from .world import State
@@ -49,8 +49,9 @@ MODEL = Model(
 __all__ = [
     # the model, its scope and profiles
     "MODEL", "StreamsGroupScope", "PROFILES", "from_dict", "to_dict", "validate", "with_profile",
-    # its state, as the spec mapping reads it; the task index a scope's group holds
-    "State", "Group", "scope_task_index",
+    # its state, as the spec mapping reads it; the task index a scope's group holds; the most
+    # partitions a source topic may have (the spec's MaxPartitions)
+    "State", "Group", "scope_task_index", "MAX_PARTITIONS",
     # the conformance components (components.py)
     "Cluster", "heartbeat", "new_group", "new_target", "on_response",
 ]

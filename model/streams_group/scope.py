@@ -22,6 +22,9 @@ from .profiles import PROFILES
 FAULTS = ("lose_response", "session_timeout", "crash")
 OPERATIONS = ("topology_update", "topic_change", "shutdown_request", "roll", "redeploy", "poll_timeout",
               "shutdown_leave", "failover")
+# the most partitions a source topic may have: a scope's partition counts, and topic_change
+# adds a partition to the first source topic only below it (step.can_add_partition)
+MAX_PARTITIONS = 4
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,8 @@ def validate(scope: StreamsGroupScope) -> StreamsGroupScope:
     if not 1 <= len(scope.partitions) <= 3:
         raise bad("partitions", f"{len(scope.partitions)} subtopologies: give 1..3 partition counts")
     for i, p in enumerate(scope.partitions):
-        if not 1 <= p <= 4:
-            raise bad(f"partitions[{i}]", f"{p} is outside 1..4")
+        if not 1 <= p <= MAX_PARTITIONS:
+            raise bad(f"partitions[{i}]", f"{p} is outside 1..{MAX_PARTITIONS}")
     if not 0 <= scope.standbys < scope.processes or (scope.standbys and not scope.stateful):
         raise bad("standbys", f"{scope.standbys}: give 0..processes-1, and standbys only with stateful: true")
     if scope.warmups and (not scope.stateful or scope.profile != "kip-1071"):

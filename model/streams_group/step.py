@@ -35,7 +35,7 @@ from .failover import classic_commits, failover_step
 from .group import ACTIVE, NO_TASKS, STANDBY, UNREVOKED, WARMUP, Group, mask_of, new_group, task_ids_of, task_index
 from .migration import MigratingGroup, streams_heartbeat, streams_of, streams_session_timeout
 from .member import after_send, close, on_response, poll_timeout, request, running, shutdown_on_leave
-from .scope import StreamsGroupScope
+from .scope import MAX_PARTITIONS, StreamsGroupScope
 from .state import (DEAD, EMPTY, ERRORS, NOT_READY, STABLE, StreamsGroupHeartbeat, Subtopology, TaskOffset, TopicInfo,
                     Topology)
 from .target import AssignmentConfigs
@@ -73,7 +73,7 @@ def topology(scope: StreamsGroupScope, epoch: int, redeployed: bool = False) -> 
 
 
 def can_add_partition(scope: StreamsGroupScope) -> bool:
-    return "topic_change" in scope.operations and not scope.stateful and scope.partitions[0] < 4
+    return "topic_change" in scope.operations and not scope.stateful and scope.partitions[0] < MAX_PARTITIONS
 
 
 def index(scope: StreamsGroupScope):

@@ -41,7 +41,8 @@ CONSTANTS
     Operations,     \* a subset of {"bounce", "scale_up", "scale_down"}
     Budget,         \* how many crashes and scale operations may happen
     MaxGeneration,  \* the scope's bound on the group generation (TLC: CONSTRAINT)
-    Cap             \* the monitors' cap (9)
+    Cap,            \* the monitors' cap (9)
+    RebalancesAllowed \* rounds in a row with nothing in between that rebalances_bounded allows (3)
 
 (* Plan[st] is a record of one Kafka Streams release's facts (releases.py):    *)
 (*   release          its name ("2.3")                                         *)
@@ -681,8 +682,9 @@ upgrade_within_one_extra_rebalance == (sinceStart >= 2 /\ SettledUpgrade) => gro
 
 \* KIP-268: the leader "should be responsible to trigger this final rebalance" - one more, not
 \* a loop; KIP-429: a revocation triggers one follow-up. Claim: with no bounce, fault or
-\* operation, at most 3 rounds follow one another (a probe, the downgraded rejoin, a follow-up).
-rebalances_bounded == calm <= 3
+\* operation, at most RebalancesAllowed (3) rounds follow one another (a probe, the downgraded
+\* rejoin, a follow-up).
+rebalances_bounded == calm <= RebalancesAllowed
 
 \* KIP-429 (Streams): "we need to guarantee each topic partition is assigned with exactly one
 \* consumer at any time"; KIP-429: standbys go "To instances without matching active tasks".
@@ -746,6 +748,41 @@ standby_not_with_active ==
 \* the step claims as one temporal property (MCStreamsClassic.cfg: PROPERTY StepClaims)
 StepClaimsAction == no_task_active_twice /\ assignment_error_reaches_everyone /\ standby_not_with_active
 StepClaims == [][StepClaimsAction]_vars
+
+\* Liveness under fairness (groupcheck/liveness.py's settles_under_fairness): once faults stop,
+\* the group converges. The model defines no `converged` (a stream thread's heartbeats are not
+\* modelled, so none can stay in flight), so the goal is its `settled` (is_terminal_ok): the
+\* group is quiescent, or no thread is live.
+GroupConverged == Quiescent \/ LiveSlots = {}
+
+\* WF_vars(Join(s)), WF_vars(Assign(l)) and WF_vars(Receive(s)), stated without ENABLED: TLC
+\* 2.15 evaluates ENABLED of these actions by expanding the assignor's and onAssignment's LET
+\* definitions without caching, and did not finish MCStreamsClassicLiveness in 10 minutes. Each
+\* is enabled exactly when its guard holds (Join always answers, Assign always bumps the
+\* generation, Receive always empties the inbox, so each step changes vars), which makes each
+\* WF_vars(A) as written: <>[]ENABLED <<A>>_vars => []<><<A>>_vars.
+JoinFair(s) == []<>(members[s].status # "joining") \/ []<><<Join(s)>>_vars
+AssignFair(l) == []<>~AssignEnabled(l) \/ []<><<Assign(l)>>_vars
+ReceiveFair(s) == []<>~ReceiveEnabled(s) \/ []<><<Receive(s)>>_vars
+
+\* weak fairness per (step kind, slot) on every step that is not a fault (Crash, ScaleUp and
+\* ScaleDown, the model's fault_kinds, spend the finite Budget, so faults stop in every
+\* behaviour): the model's join, assign and receive per thread slot, stop and start per
+\* instance (a bounce is no fault: the plan's stages are finite). The model's caught_up step is
+\* left out with the warm-ups.
+Fairness ==
+    /\ \A s \in Slots : JoinFair(s) /\ AssignFair(s) /\ ReceiveFair(s)
+    /\ \A i \in Instances : WF_vars(Stop(i)) /\ WF_vars(Start(i))
+
+FairSpec == Init /\ [][Next]_vars /\ Fairness
+
+\* the claim: every fair behaviour converges again and again (after the last fault it
+\* converges, and after any later step that unsettles it)
+SettlesUnderFairness == []<>GroupConverged
+
+\* the same claim for a config of INIT and NEXT (MCStreamsClassicLiveness.cfg): TLC checks the
+\* fairness as the property's premise, and groupcheck's config reader reads INIT/NEXT only
+FairSettles == Fairness => SettlesUnderFairness
 
 \* Witnesses
 \* version probing happened: a live thread uses a version below what its configuration starts with

@@ -45,6 +45,7 @@ CONSTANTS
     Budget,             \* how many faults and operations may happen
     MaxEpoch,           \* the scope's bound on the group epoch (TLC: CONSTRAINT)
     K,                  \* heartbeat rounds converges_within_k allows (5)
+    MaxPartitions,      \* the most partitions a source topic may have (4): topic_change adds one only below it
     NoValue             \* a TLC model value: "no value" (no request, no reply, not reported)
 
 VARIABLES
@@ -71,9 +72,9 @@ Roles == {"active", "standby", "warmup"}
 NoTasks == [r \in Roles |-> {}]
 Subtopologies == 0 .. Len(Partitions) - 1
 
-\* a stateless scope with topic_change may add a partition to the first source topic: its task
-\* gets a number from the start
-CanAddPartition == "topic_change" \in Operations /\ ~Stateful /\ Partitions[1] < 4
+\* a stateless scope with topic_change may add a partition to the first source topic (while it
+\* has fewer than MaxPartitions): its task gets a number from the start
+CanAddPartition == "topic_change" \in Operations /\ ~Stateful /\ Partitions[1] < MaxPartitions
 Capacity(i) == Partitions[i + 1] + (IF i = 0 /\ CanAddPartition THEN 1 ELSE 0)
 
 RECURSIVE TaskBase(_)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from groupcheck.model import streams_classic as rel
-from groupcheck.model.streams_classic import CAP, LEADER_FAILURE
+from groupcheck.model.streams_classic import CAP, LEADER_FAILURE, REBALANCES_ALLOWED
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset
@@ -36,7 +36,8 @@ def constants(scope) -> dict:
             "Standbys": scope.standbys, "Initial": scope.running, "StartFrom": scope.start,
             "Plan": fcn({st: _release(cfg) for st, cfg in enumerate(scope.plan)}),
             "Profile": scope.behaviour.probing, "Faults": tset(scope.faults), "Operations": tset(scope.operations),
-            "Budget": scope.budget, "MaxGeneration": scope.max_generation, "Cap": CAP}
+            "Budget": scope.budget, "MaxGeneration": scope.max_generation, "Cap": CAP,
+            "RebalancesAllowed": REBALANCES_ALLOWED}
 
 
 def _failure(by: str, exception: str, cause: str, *detail) -> object:

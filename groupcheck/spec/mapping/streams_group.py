@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from groupcheck.model.streams_group import Group, State
+from groupcheck.model.streams_group import MAX_PARTITIONS, Group, State
 
 from ..manifest import OutsideSpec
 from ..values import ModelValue, fcn, mask_set, rec, tset
@@ -62,7 +62,7 @@ def constants(scope) -> dict:
             "Partitions": tuple(scope.partitions), "Stateful": scope.stateful, "Standbys": scope.standbys,
             "Warmups": scope.warmups, "Profile": scope.profile, "Faults": tset(scope.faults),
             "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5,
-            "NoValue": NONE}
+            "MaxPartitions": MAX_PARTITIONS, "NoValue": NONE}
 
 
 def _topology(t) -> object:
