@@ -1164,7 +1164,7 @@ FairSpec == Init /\ [][Next]_vars /\ Fairness
 SettlesUnderFairness == []<>GroupConverged
 
 \* the same claim for a config of INIT and NEXT (MCStreamsGroupLiveness.cfg): TLC checks the
-\* fairness as the property's premise, and groupcheck's config reader reads INIT/NEXT only
+\* fairness as the property's premise
 FairSettles == Fairness => SettlesUnderFairness
 
 \* Witnesses
