@@ -110,25 +110,29 @@ def no_deadlock(cfg_text: str) -> bool:
     return False
 
 
-def fingerprint(cfg_text: str) -> int | None:
-    """The ``-fp N`` of the TLC command the config's ``\\* TLC:`` comment gives, if any. TLC
-    picks its fingerprint function at random otherwise, and a liveness counterexample (a
-    lasso) then differs from run to run: a config that pins a lasso names its ``-fp``."""
+def pinned_flags(cfg_text: str) -> list[str]:
+    """The ``-fp N`` and ``-lncheck final`` of the TLC command the config's ``\\* TLC:``
+    comment gives. A liveness counterexample (a lasso) is TLC's only under both: TLC picks
+    its fingerprint function at random unless ``-fp`` names one, and by default checks
+    liveness now and then while it explores, so the lasso and the distinct states at it
+    depend on timing; ``-lncheck final`` checks once, after the whole graph is built."""
     for line in cfg_text.splitlines():
         words = line.strip().split()
-        if words[:2] == ["\\*", "TLC:"] and "-fp" in words:
-            at = words.index("-fp") + 1
-            return int(words[at]) if at < len(words) and words[at].isdigit() else None
-    return None
+        if words[:2] != ["\\*", "TLC:"]:
+            continue
+        flags = []
+        for flag, value in zip(words, words[1:]):
+            if (flag, value.isdigit()) == ("-fp", True) or (flag, value) == ("-lncheck", "final"):
+                flags += [flag, value]
+        return flags
+    return []
 
 
 def command(java: str, jar: Path, cfg: Path, work: Path, keep_going: bool = False) -> list[str]:
     """TLC on ``cfg`` and its module, one worker, everything it writes under ``work``;
-    ``-deadlock`` where the config says deadlock is not checked, and the config's ``-fp``."""
+    ``-deadlock`` where the config says deadlock is not checked, and the config's pinned flags."""
     text = cfg.read_text()
-    fp = fingerprint(text)
-    flags = ((["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(text) else [])
-             + (["-fp", str(fp)] if fp is not None else []))
+    flags = (["-continue"] if keep_going else []) + (["-deadlock"] if no_deadlock(text) else []) + pinned_flags(text)
     return [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'java'}", "-cp", str(jar), "tlc2.TLC",
             "-tool", "-workers", "1", "-metadir", str(work / "meta"), *flags,
             "-config", cfg.name, cfg.with_suffix(".tla").name]

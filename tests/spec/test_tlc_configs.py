@@ -141,12 +141,12 @@ def test_the_config_gives_its_tlc_command_and_the_readme_repeats_it(name, cfg):
     lines = (bundle.folder / cfg).read_text().splitlines()
     command = tlc_config.tlc_command(lines[0])
     stem = cfg[:-len(".cfg")]
-    assert re.fullmatch(rf"java -cp tla2tools.jar tlc2.TLC -workers 1( -deadlock)?( -fp \d+)? -config {stem}.cfg {stem}.tla",
+    assert re.fullmatch(rf"java -cp tla2tools.jar tlc2.TLC -workers 1( -deadlock)?( -fp \d+ -lncheck final)? -config {stem}.cfg {stem}.tla",
                         command), lines[0]
     assert lines[1].startswith("\\* Deadlock: ")
     assert ("-deadlock" in command) == (not tlc_config.read(bundle.folder / cfg).check_deadlock)
-    if "a lasso of" in "\n".join(lines[:6]):      # a pinned lasso is TLC's only with a fixed fingerprint function
-        assert " -fp " in command, lines[0]
+    if "a lasso of" in "\n".join(lines[:6]):    # a pinned lasso is TLC's only with both (tlc.pinned_flags)
+        assert " -fp 0 -lncheck final " in command, lines[0]
     assert f"    {command}\n" in (bundle.folder / "README.md").read_text()
 
 
