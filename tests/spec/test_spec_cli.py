@@ -64,6 +64,10 @@ def _trimmed(tmp_path, monkeypatch, protocol: str, config: str, variant: str):
         if v not in keep:
             data["leaves_out"]["variants"][v["variant"]] = "left out of this test's copy"
     data["variants"] = keep
+    named = {c["name"] for c in data["configs"]} | {v.get("mc") for v in keep}
+    for cfg in copy.glob("MC*Liveness.cfg"):         # a liveness config must be named (fairness.configs)
+        if cfg.stem not in named:
+            cfg.unlink()
     (copy / "manifest.json").write_text(json.dumps(data))
     monkeypatch.setattr(manifest, "SPECS", tmp_path / "specs")
 
