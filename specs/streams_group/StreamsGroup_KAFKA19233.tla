@@ -36,4 +36,9 @@ NextKAFKA19233 ==
     \/ \E s \in Slots : ShutdownLeave(s)
 
 SpecKAFKA19233 == Init /\ [][NextKAFKA19233]_vars
+
+\* the liveness claim on this variant: the base Fairness, whose HandleFair(s) is stated by the
+\* request leaving the wire, which in NextKAFKA19233 only HandleKAFKA19233 does; TLC finds a fair
+\* lasso (MCStreamsGroup_KAFKA19233Liveness): a member fenced again on every rejoin never converges
+FairSettlesKAFKA19233 == Fairness => SettlesUnderFairness
 =============================================================================
