@@ -12,6 +12,7 @@ A base config holds on both sides; a variant's gives a lasso on both, which
 ``liveness.judge_lasso`` confirms is a fair cycle that never converges."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,30 @@ def configs(bundle: Bundle) -> list[LivenessConfig]:
             raise ManifestError(f"{bundle.folder / 'manifest.json'}: {cfg.name} states {claim}, but no config or "
                                 "variant of the manifest names it (its scope is unknown)")
     return out
+
+
+def write_model(bundle: Bundle, name: str, scope, into: Path) -> Path:
+    """A liveness config of the base spec at ``scope`` written into the folder ``into`` (a copy
+    of the spec folder): the module ``MCAt_<name>_Liveness`` EXTENDS the spec and TLC and defines
+    each constant the protocol's mapping gives for ``scope`` (TLA+ text by ``values.show``), and
+    its cfg states ``PROPERTY FairSettles`` with the command's ``-deadlock`` (a state with no
+    step stutters, which FairSettles judges) and ``-fp 0 -lncheck final``. Returns the cfg.
+    What the shipped ``MC<Module>Liveness`` configs are, at every pinned scope of a folder."""
+    from .values import ModelValue, show
+    stem = "MCAt_" + re.sub(r"\W", "_", name) + "_Liveness"        # never a shipped config's name
+    constants = bundle.constants(scope)
+    defined = {c: v for c, v in sorted(constants.items()) if not isinstance(v, ModelValue)}
+    module = [f"---- MODULE {stem} ----", f"EXTENDS {bundle.module}, TLC"]
+    module += [f"MC_{c} == {show(v)}" for c, v in defined.items()] + ["===="]
+    cfg = [f"\\* TLC: java -cp tla2tools.jar tlc2.TLC -workers 1 -deadlock -fp 0 -lncheck final -config "
+           f"{stem}.cfg {stem}.tla", "CONSTANTS"]
+    cfg += [f"    {c} <- MC_{c}" for c in defined]
+    cfg += [f"    {c} = {v.name}" for c, v in sorted(constants.items()) if isinstance(v, ModelValue)]
+    cfg += ["INIT Init", "NEXT Next"] + ([f"CONSTRAINT {bundle.constraint}"] if bundle.constraint else [])
+    cfg += ["PROPERTY FairSettles"]
+    (into / f"{stem}.tla").write_text("\n".join(module) + "\n")
+    (into / f"{stem}.cfg").write_text("\n".join(cfg) + "\n")
+    return into / f"{stem}.cfg"
 
 
 def liveness_only(model: Model) -> Model:
