@@ -800,12 +800,14 @@ GroupConverged ==
 
 \* WF_vars(A) for the handlers' actions, stated without ENABLED: TLC 2.15 evaluates ENABLED of
 \* an action by expanding its LET definitions without caching (the coordinator's handlers, the
-\* leader's assignment), which takes it minutes on a few hundred states. Each of these actions is
-\* enabled exactly when its guard ``en`` holds (its handler always gives a next state) and every
-\* step of it changes vars (an inbox or outbox shrinks, a member leaves), so this is WF_vars(A)
-\* as written: <>[]ENABLED <<A>>_vars => []<><<A>>_vars, i.e. []<>~guard \/ []<><<A>>_vars.
-\* the guards: a member in slot s whose process cannot answer (SessionTimeout); a rebalance
-\* waiting for a member that cannot rejoin (RebalanceTimeout)
+\* leader's assignment): with ENABLED, MCConsumerLiveness ran over 10 minutes, unfinished, where
+\* it takes 3 s without. Each of these actions is enabled exactly when its guard holds (the
+\* handler always gives a next state), and every step of it changes vars (an inbox or outbox
+\* shrinks, a member leaves), so each XFair below is WF_vars(A) as written:
+\* <>[]ENABLED <<A>>_vars => []<><<A>>_vars, that is []<>~guard \/ []<><<A>>_vars. (One operator
+\* taking the action as an argument would do, but TLC 2.15 cannot handle that temporal formula.)
+\* The guards not named elsewhere: a member in slot s whose process cannot answer
+\* (SessionTimeout); a rebalance waiting for a member that cannot rejoin (RebalanceTimeout).
 Expirable(s) == \E id \in Ids(group) : group.members[id].slot = s /\ Unreachable(s, id)
 Straggling ==
     /\ group.status = "PreparingRebalance"
