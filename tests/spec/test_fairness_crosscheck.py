@@ -71,15 +71,23 @@ def test_spec_check_says_so_in_one_line(tmp_path, monkeypatch):
     assert "MCStreamsGroup_KAFKA20870Liveness.cfg states FairSettlesKAFKA20870, but no config or variant" in text
 
 
-def _rows(bundle):
-    """spec check's rows for the two base configs and KAFKA-20870's two variants only."""
+def _rows(bundle, tmp_path):
+    """spec check's rows for the two base configs and KAFKA-20870's two variants only (in a copy
+    of the folder without the other liveness configs, which the manifest kept here no longer names)."""
+    folder = tmp_path / "only"
+    shutil.copytree(bundle.folder, folder)
+    keep = ("MCStreamsGroupLiveness.cfg", "MCStreamsGroup_KAFKA20870Liveness.cfg")
+    for cfg in folder.glob("MC*Liveness.cfg"):
+        if cfg.name not in keep:
+            cfg.unlink()
     small = replace(bundle, configs=tuple(c for c in bundle.configs if c.name.startswith("MCStreamsGroup")),
-                    variants=tuple(v for v in bundle.variants if v.key == "KAFKA-20870"), walk_scopes=())
+                    variants=tuple(v for v in bundle.variants if v.key == "KAFKA-20870"), walk_scopes=(),
+                    folder=folder)
     return {r.title.split(" ", 1)[1]: r for r in list(run_checks(small, 0, 1, 200_000))[1:]}
 
 
-def test_spec_check_finds_the_lasso_leaves_the_formula_to_tlc_and_compares_a_scope_once():
-    rows = _rows(BUNDLE)
+def test_spec_check_finds_the_lasso_leaves_the_formula_to_tlc_and_compares_a_scope_once(tmp_path):
+    rows = _rows(BUNDLE, tmp_path)
     assert list(rows) == ["MCStreamsGroup", "MCStreamsGroupLiveness", "KAFKA-20870",
                           "MCStreamsGroup_KAFKA20870Liveness"]           # one row each
     assert all(r.ok for r in rows.values()), {k: r.problems for k, r in rows.items()}
@@ -98,7 +106,7 @@ def test_spec_check_says_when_the_model_finds_no_lasso_or_one_where_it_must_hold
         del _liveness_variant(data)["distinct_states"]                  # (its states are not the point here)
         data["configs"][1]["scope"]["switches"] = ["kafka-20870"]       # MCStreamsGroupLiveness under the bug
         data["configs"][1]["distinct_states"] = 828
-    rows = _rows(manifest.load("streams-group", _copy(tmp_path, edit)))
+    rows = _rows(manifest.load("streams-group", _copy(tmp_path, edit)), tmp_path)
     assert any("finds no lasso, not a settles_under_fairness lasso" in p
                for p in rows["MCStreamsGroup_KAFKA20870Liveness"].problems)
     assert any(p.startswith("the model breaks settles_under_fairness at MCStreamsGroupLiveness's scope")
@@ -108,6 +116,6 @@ def test_spec_check_says_when_the_model_finds_no_lasso_or_one_where_it_must_hold
 def test_two_counts_pinned_at_one_scope_must_agree(tmp_path):
     def edit(data):
         data["configs"][1]["distinct_states"] = 1179
-    rows = _rows(manifest.load("streams-group", _copy(tmp_path, edit)))
+    rows = _rows(manifest.load("streams-group", _copy(tmp_path, edit)), tmp_path)
     assert "the manifest pins 1,179 distinct states for MCStreamsGroupLiveness and 1,178 for MCStreamsGroup, " \
            "at the same scope" in rows["MCStreamsGroupLiveness"].problems
