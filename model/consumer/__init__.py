@@ -16,7 +16,7 @@ from .render import describe_action, describe_event, describe_state, owners, sta
 from .scope import PROFILES, Behaviour, Config, ConsumerScope, from_dict, to_dict, validate, with_profile
 from .state import (DOWN, EMPTY, ILLEGAL_GENERATION, NO_MEMBER, NONE, PREPARING, REBALANCE_IN_PROGRESS, Heartbeat,
                     JoinGroup, LeaveGroup, State, Subscription, SyncGroup)
-from .step import ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
+from .step import CALM_CAP, ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
 
 MODEL = Model(
     name="consumer",
@@ -47,6 +47,8 @@ MODEL = Model(
 __all__ = [
     # the model, its scope and profiles
     "MODEL", "ConsumerScope", "Config", "Behaviour", "PROFILES", "from_dict", "to_dict", "validate", "with_profile",
+    # the rule number the spec states as a constant (the spec mapping supplies it)
+    "CALM_CAP",
     # its state and messages, as conformance and the spec mapping read them
     "State", "Subscription", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
     "DOWN", "EMPTY", "PREPARING", "NO_MEMBER", "NONE", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS",

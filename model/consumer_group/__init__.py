@@ -16,7 +16,7 @@ from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import ConsumerGroupScope, from_dict, to_dict, validate, with_profile
 from .state import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions
-from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
+from .step import K, ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
 from .world import Handled, State
 
 MODEL = Model(
@@ -48,6 +48,8 @@ MODEL = Model(
 __all__ = [
     # the model, its scope and profiles
     "MODEL", "ConsumerGroupScope", "PROFILES", "from_dict", "to_dict", "validate", "with_profile",
+    # the rule numbers the spec states as constants (the spec mapping supplies them)
+    "K",
     # its state and messages, as conformance, the spec mapping and trace-check read them
     "State", "Handled", "ConsumerGroupHeartbeat", "TopicPartitions", "ERROR_NAMES",
     # the conformance components (components.py)

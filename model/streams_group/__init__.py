@@ -16,7 +16,7 @@ from .profiles import PROFILES
 from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import MAX_PARTITIONS, StreamsGroupScope, from_dict, to_dict, validate, with_profile
-from .step import ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
+from .step import K, ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
 from .step import index as scope_task_index
 from .world import State
 
@@ -51,7 +51,7 @@ __all__ = [
     "MODEL", "StreamsGroupScope", "PROFILES", "from_dict", "to_dict", "validate", "with_profile",
     # its state, as the spec mapping reads it; the task index a scope's group holds; the most
     # partitions a source topic may have (the spec's MaxPartitions)
-    "State", "Group", "scope_task_index", "MAX_PARTITIONS",
+    "State", "Group", "scope_task_index", "MAX_PARTITIONS", "K",
     # the conformance components (components.py)
     "Cluster", "heartbeat", "new_group", "new_target", "on_response",
 ]

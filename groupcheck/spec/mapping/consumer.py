@@ -10,7 +10,7 @@ spec leaves out must keep their starting values: ``variables`` refuses a state w
 does not, naming it."""
 from __future__ import annotations
 
-from groupcheck.model.consumer import State
+from groupcheck.model.consumer import CALM_CAP, State
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset
@@ -28,7 +28,7 @@ def constants(scope) -> dict:
                           "cooperative-sticky; subscription v3)")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
             "Assignor": scope.plan[0].assignors[0], "Faults": tset(scope.faults), "Budget": scope.budget,
-            "MaxGeneration": scope.max_generation, "CalmCap": 3}
+            "MaxGeneration": scope.max_generation, "CalmCap": CALM_CAP}
 
 
 def _subscription(sub) -> object:

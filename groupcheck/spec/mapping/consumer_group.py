@@ -12,7 +12,7 @@ assignor, regexes, the rebalance timeout, classic members) must keep their start
 ``variables`` refuses a state where one does not, naming it."""
 from __future__ import annotations
 
-from groupcheck.model.consumer_group import State
+from groupcheck.model.consumer_group import K, State
 
 from ..manifest import OutsideSpec
 from ..values import ModelValue, fcn, mask_set, rec, tset
@@ -35,7 +35,7 @@ def constants(scope) -> dict:
                           "slots and no classic members")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
             "Static": scope.static, "Faults": tset(scope.faults), "Operations": tset(scope.operations),
-            "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5,
+            "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": K,
             "NoValue": NONE}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from groupcheck.model.streams_group import MAX_PARTITIONS, Group, State
+from groupcheck.model.streams_group import MAX_PARTITIONS, Group, K, State
 
 from ..manifest import OutsideSpec
 from ..values import ModelValue, fcn, mask_set, rec, tset
@@ -61,7 +61,7 @@ def constants(scope) -> dict:
     return {"Slots": tset(range(scope.members)), "MembersPerProcess": scope.members_per_process,
             "Partitions": tuple(scope.partitions), "Stateful": scope.stateful, "Standbys": scope.standbys,
             "Warmups": scope.warmups, "Profile": scope.profile, "Faults": tset(scope.faults),
-            "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": 5,
+            "Operations": tset(scope.operations), "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": K,
             "MaxPartitions": MAX_PARTITIONS, "NoValue": NONE}
 
 
