@@ -177,7 +177,7 @@ def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, muted: set[str
 
 # the checker's own claims: they cannot be muted by leaving a property out, so a search
 # that found one stops there
-CHECKER_ONLY = ("no_deadlock", "can_settle")
+CHECKER_ONLY = tuple(checker.CHECKER_CLAIMS)
 
 
 def _explore(run: TargetRun, sr: ScopeRun, settings: Settings, limits: Limits, muted: set[str],
