@@ -1,0 +1,80 @@
+"""A run keeps judging after a divergence: every distinct (claim, signature) it meets is
+reported once, shrunk, with how many times it was met (``groupcheck/conform/dedupe.py``),
+for role group-coordinator (its campaign) and for the driver of the assignor roles."""
+import json
+
+from typer.testing import CliRunner
+
+from examples.broken_coordinators import EagerJoin
+from groupcheck.cli import app
+from groupcheck.conform.coordinator.campaign import Options, run_target
+from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+from groupcheck.conform.coordinator.runner import keys, run_scenario
+from groupcheck.conform.dedupe import Ledger, signature
+from groupcheck.model.consumer import ILLEGAL_GENERATION, NONE, REBALANCE_IN_PROGRESS
+
+
+class TwoWrongErrors(ReferenceCoordinator):
+    """Answers a Heartbeat during a rebalance with NONE, and a SyncGroup cut short by a
+    rebalance with ILLEGAL_GENERATION: two different failures of claim same_errors."""
+
+    name = "two-wrong-errors"
+
+    def after(self, before, outcome):
+        def wrong(r):
+            if r.kind == "HeartbeatResponse" and r.error == REBALANCE_IN_PROGRESS:
+                return r._replace(error=NONE)
+            if r.kind == "SyncGroupResponse" and r.error == REBALANCE_IN_PROGRESS:
+                return r._replace(error=ILLEGAL_GENERATION)
+            return r
+        return outcome._replace(out=tuple((s, wrong(r)) for s, r in outcome.out))
+
+
+def _run(target, tmp_path, n=30):
+    return run_target(target, target.name, Options(scenarios=n, out=tmp_path), lambda line: None, float("inf"))
+
+
+def test_signature_keeps_the_kinds_and_errors_and_drops_ids_and_numbers():
+    a = signature("member 0 HeartbeatResponse: NONE, model REBALANCE_IN_PROGRESS", "Heartbeat")
+    b = signature("member 1 HeartbeatResponse: NONE, model REBALANCE_IN_PROGRESS; "
+                  "member 2 HeartbeatResponse: NONE, model REBALANCE_IN_PROGRESS", "Heartbeat")
+    assert a == b == "Heartbeat: member HeartbeatResponse NONE model REBALANCE_IN_PROGRESS"
+    assert signature("member 0 HeartbeatResponse: NONE, model ILLEGAL_GENERATION", "Heartbeat") != a
+    assert signature("member consumer-7-ab12 got generation 5, model 6") == \
+        signature("member consumer-1-ff00 got generation 2, model 3")
+    ledger = Ledger()
+    assert ledger.meet("c", a, "first", 9) is not None and ledger.meet("c", b, "shorter", 3) is None
+    (met,) = ledger
+    assert (met.count, met.found) == (2, "shorter")
+
+
+def test_two_different_failures_of_one_claim_are_both_reported_each_shrunk(tmp_path):
+    v = _run(TwoWrongErrors(), tmp_path)
+    found = {d["signature"].split(":")[0]: d for d in v.divergences}
+    assert sorted(found) == ["Heartbeat", "SyncGroup"], v.text()
+    assert all(d["claim"] == "same_errors" for d in found.values())
+    for kind, d in found.items():
+        assert d["shrunk"] and d["steps"] <= d["raw_steps"], d
+        # the shrunk scenario, replayed, still ends in the same divergence
+        target = TwoWrongErrors()
+        r = run_scenario(target, target.open(), d["scope"], d["path"], f"replay-{kind}", {})
+        assert ("same_errors", d["signature"]) in [k[:2] for k in keys(r)], r
+        assert (tmp_path / d["regression"]).exists()
+    assert sum(d["count"] for d in v.divergences) == v.violated["same_errors"]
+
+
+def test_the_same_divergence_met_in_many_scenarios_is_reported_once_with_its_count(tmp_path):
+    v = _run(EagerJoin(), tmp_path)
+    assert [d["claim"] for d in v.divergences] == ["same_held"], v.text()
+    assert v.divergences[0]["count"] == v.violated["same_held"] > 1
+    assert f"met {v.divergences[0]['count']} times" in v.text()
+
+
+def test_cli_lists_every_distinct_divergence_and_exits_1(tmp_path):
+    r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "broken:no-generation-bump",
+                                 "--scenarios", "30", "--out", str(tmp_path)])
+    assert r.exit_code == 1, r.output
+    data = json.loads(next(tmp_path.rglob("verdict.json")).read_text())
+    assert data["distinct_divergences"] == len(data["divergences"]) >= 2
+    assert len({(d["claim"], d["signature"]) for d in data["divergences"]}) == len(data["divergences"])
+    assert r.output.count("DIVERGENCE generation_rules") == len(data["divergences"])
