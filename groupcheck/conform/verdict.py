@@ -104,10 +104,11 @@ def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: 
         meta = {"profile": d.scope.profile, "mode": d.mode,
                 "violation": {"property": d.property, "message": d.message, "kind": "always"},
                 "conform": {"target": run.target.key, "role": role.name, "scope_name": d.scope_name}}
-        stem = f"{slug(run.target.name)}-{d.scope_name}-{d.property}-{i}"
+        stem = f"{slug(run.target.name)}-{d.scope_name}-{d.property}"
         text = traces.story(model, d.scope, d.path, f"{d.property}: {d.message}")
-        itf, txt = traces.write(where, stem, traces.build(model, d.scope, d.path, meta), text)
-        test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}.py"
+        itf, txt = traces.write(where, f"{stem}-{i}", traces.build(model, d.scope, d.path, meta), text)
+        # the index after the slug (at most 80 characters): two divergences of one claim, two files
+        test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}_{i}.py"
         atomic_write_text(test, render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
                                        role.name, role.model_words), force=True)
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
@@ -176,9 +177,9 @@ def text(run: TargetRun, data: dict) -> str:
                      f"{sum(d['count'] for d in data['divergences'])} times in all (scope searches)")
     for d in data["divergences"]:
         shrunk = f", shrunk from {d['raw_steps']}" if d["mode"] == "walks" else ""
-        lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}; "
-                     f"met {d['count']} times): {d['message']}")
-        lines.append(f"    signature: {d['signature']}")
+        lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}): "
+                     f"{d['message']}")
+        lines.append(f"    met {d['count']} times; signature: {d['signature']}")
         if "trace" in d:
             lines.append(f"    written: {d['trace']}  {d['regression']}")
     return "\n".join(lines)

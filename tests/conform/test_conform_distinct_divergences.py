@@ -5,8 +5,11 @@ import json
 
 from typer.testing import CliRunner
 
+from examples.broken_assignors import _KafkaPythonEager, _roundrobin
 from examples.broken_coordinators import EagerJoin
 from groupcheck.cli import app
+from groupcheck.console import Limits
+from groupcheck.conform import driver, targets, verdict
 from groupcheck.conform.coordinator.campaign import Options, run_target
 from groupcheck.conform.coordinator.reference import ReferenceCoordinator
 from groupcheck.conform.coordinator.runner import keys, run_scenario
@@ -78,3 +81,50 @@ def test_cli_lists_every_distinct_divergence_and_exits_1(tmp_path):
     assert data["distinct_divergences"] == len(data["divergences"]) >= 2
     assert len({(d["claim"], d["signature"]) for d in data["divergences"]}) == len(data["divergences"])
     assert r.output.count("DIVERGENCE generation_rules") == len(data["divergences"])
+
+
+class TwoWaysToFail(_KafkaPythonEager):
+    """Round robin that raises KeyError on unequal subscriptions and ValueError once a topic
+    has grown past two partitions: two different failures of claim assignor_answers."""
+
+    name = "two-ways-to-fail"
+
+    def plan(self, counts, topics):
+        if len({tuple(sorted(t)) for t in topics.values()}) > 1:
+            raise KeyError("unequal subscriptions")
+        if max(counts.values(), default=0) > 2:
+            raise ValueError("more partitions than at the start")
+        return _roundrobin(counts, topics, sorted(topics))
+
+
+def _drive(spec, scopes, walks=0):
+    return driver.run_target(targets.python_assignor(spec),
+                             driver.Settings(walks=walks, progress_every=1e9, only=scopes), Limits(100_000, 120, "4GiB"))
+
+
+def test_driver_reports_two_failures_of_one_claim_each_minimal(tmp_path):
+    r = _drive(f"{__name__}:TwoWaysToFail", ("metadata",), walks=20)
+    answers = [d for d in r.divergences if d.property == "assignor_answers"]
+    assert sorted("KeyError" in d.message for d in answers) == [False, True], [d.message for d in answers]
+    assert "ValueError" in next(d.message for d in answers if "KeyError" not in d.message)
+    assert all(d.mode == "bfs" for d in answers)          # BFS: each the shortest scenario to its failure
+    _, written = verdict.write(r, tmp_path)
+    assert len({t for _, _, t in written}) == len(r.divergences)       # a regression file each
+
+
+def test_driver_reports_a_divergence_met_in_two_scopes_once_with_its_count():
+    r = _drive("examples.broken_assignors:IgnoresSubscription", ("metadata", "subscription-v0"))
+    valid = [d for d in r.divergences if d.property == "assignment_valid"]
+    assert len(valid) == 1 and valid[0].count == 2, [(d.property, d.scope_name, d.message) for d in r.divergences]
+    assert sum(d.property == "assignment_valid" for s in r.scopes for d in s.divergences) == 2
+    listed = [d for d in verdict.summary(r)["divergences"] if d["property"] == "assignment_valid"]
+    assert [d["count"] for d in listed] == [2]
+
+
+def test_cli_driver_lists_every_distinct_divergence_and_exits_1(tmp_path):
+    r = CliRunner().invoke(app, ["conform", "--assignor", f"{__name__}:TwoWaysToFail", "--scope", "metadata",
+                                 "--walks", "0", "--out", str(tmp_path)])
+    assert r.exit_code == 1, r.output
+    data = json.loads(next(tmp_path.rglob("verdict.json")).read_text())
+    assert data["distinct_divergences"] == len(data["divergences"]) >= 2
+    assert r.output.count("DIVERGENCE assignor_answers") == 2, r.output

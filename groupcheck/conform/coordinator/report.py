@@ -94,9 +94,8 @@ class Verdict:
                          f"met {sum(d.get('count', 1) for d in self.divergences)} times in all")
         for d in self.divergences:
             how = f"shrunk from {d['raw_steps']}" if d.get("shrunk", True) else "not shrunk: max divergences came first"
-            lines.append(f"  DIVERGENCE {d['claim']} ({d['scope']}, {d['steps']} steps, {how}; met "
-                         f"{d.get('count', 1)} times): {d['message']}")
-            lines.append(f"    signature: {d.get('signature', '')}")
+            lines.append(f"  DIVERGENCE {d['claim']} ({d['scope']}, {d['steps']} steps, {how}): {d['message']}")
+            lines.append(f"    met {d.get('count', 1)} times; signature: {d.get('signature', '')}")
             lines.append(f"    minimal scenario: {d['story']}")
             if d.get("trace"):
                 lines.append(f"    written: {d['trace']}  {d['regression']}")
