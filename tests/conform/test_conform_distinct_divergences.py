@@ -53,6 +53,7 @@ def test_signature_keeps_the_kinds_and_errors_and_drops_ids_and_numbers():
 
 def test_two_different_failures_of_one_claim_are_both_reported_each_shrunk(tmp_path):
     v = _run(TwoWrongErrors(), tmp_path)
+    assert [d["claim"] for d in v.divergences] == ["same_errors", "same_errors"], v.text()
     found = {d["signature"].split(":")[0]: d for d in v.divergences}
     assert sorted(found) == ["Heartbeat", "SyncGroup"], v.text()
     assert all(d["claim"] == "same_errors" for d in found.values())
@@ -69,7 +70,7 @@ def test_two_different_failures_of_one_claim_are_both_reported_each_shrunk(tmp_p
 def test_the_same_divergence_met_in_many_scenarios_is_reported_once_with_its_count(tmp_path):
     v = _run(EagerJoin(), tmp_path)
     assert [d["claim"] for d in v.divergences] == ["same_held"], v.text()
-    assert v.divergences[0]["count"] == v.violated["same_held"] > 1
+    assert v.divergences[0].get("count") == v.violated["same_held"] > 1
     assert f"met {v.divergences[0]['count']} times" in v.text()
 
 
@@ -77,8 +78,9 @@ def test_cli_lists_every_distinct_divergence_and_exits_1(tmp_path):
     r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "broken:no-generation-bump",
                                  "--scenarios", "30", "--out", str(tmp_path)])
     assert r.exit_code == 1, r.output
+    assert r.output.count("DIVERGENCE generation_rules") >= 2, r.output
     data = json.loads(next(tmp_path.rglob("verdict.json")).read_text())
-    assert data["distinct_divergences"] == len(data["divergences"]) >= 2
+    assert data["distinct_divergences"] == len(data["divergences"])
     assert len({(d["claim"], d["signature"]) for d in data["divergences"]}) == len(data["divergences"])
     assert r.output.count("DIVERGENCE generation_rules") == len(data["divergences"])
 
@@ -125,6 +127,6 @@ def test_cli_driver_lists_every_distinct_divergence_and_exits_1(tmp_path):
     r = CliRunner().invoke(app, ["conform", "--assignor", f"{__name__}:TwoWaysToFail", "--scope", "metadata",
                                  "--walks", "0", "--out", str(tmp_path)])
     assert r.exit_code == 1, r.output
+    assert r.output.count("DIVERGENCE assignor_answers") == 2, r.output
     data = json.loads(next(tmp_path.rglob("verdict.json")).read_text())
     assert data["distinct_divergences"] == len(data["divergences"]) >= 2
-    assert r.output.count("DIVERGENCE assignor_answers") == 2, r.output
