@@ -177,8 +177,9 @@ def _search(run: TargetRun, sr: ScopeRun, mode: str, settings: Settings, limits:
         path, raw = v.path, len(v.path) - 1
         if mode == "walks" and v.property not in CHECKER_ONLY:
             path = shrink(model, sr.scope, v.path, v.property, sig) or v.path
-        run.meet(sr, Divergence(v.property, v.message, sr.name, sr.scope, path, mode, time.monotonic() - started,
-                                raw, sig))
+        run.meet(sr, Divergence(property=v.property, message=v.message, scope_name=sr.name, scope=sr.scope,
+                                path=path, mode=mode, found_after=time.monotonic() - started, raw_length=raw,
+                                signature=sig))
         if v.property in CHECKER_ONLY or limits.budget.spent() is not None:
             return
     sr.not_judged = sr.not_judged or f"searched no further after {settings.max_distinct} distinct divergences"
@@ -193,8 +194,9 @@ def _hypothesis(run: TargetRun, sr: ScopeRun, settings: Settings, excluded: set[
     sr.reports.append(checker.Report(model.name, "hypothesis", states=found.cases, seconds=found.seconds,
                                      checked=[p.name for p in model.properties if p.kind != "sometimes"]))
     if found.property is not None and found.property not in CHECKER_ONLY:
-        run.meet(sr, Divergence(found.property, found.message, sr.name, sr.scope, found.path, "hypothesis",
-                                time.monotonic() - started, len(found.path) - 1, signature(found.message)))
+        run.meet(sr, Divergence(property=found.property, message=found.message, scope_name=sr.name, scope=sr.scope,
+                                path=found.path, mode="hypothesis", found_after=time.monotonic() - started,
+                                raw_length=len(found.path) - 1, signature=signature(found.message)))
 
 
 # the checker's own claims: they cannot be quieted by leaving a property out, so a search
