@@ -67,6 +67,14 @@ def test_two_different_failures_of_one_claim_are_both_reported_each_shrunk(tmp_p
     assert sum(d["count"] for d in v.divergences) == v.violated["same_errors"]
 
 
+def test_past_max_divergences_a_new_divergence_is_still_listed_unshrunk(tmp_path):
+    target = TwoWrongErrors()
+    v = run_target(target, target.name, Options(scenarios=30, out=tmp_path, max_divergences=1), lambda line: None,
+                   float("inf"))
+    assert [d["shrunk"] for d in v.divergences] == [True, False], v.text()
+    assert "regression" not in v.divergences[1] and "not shrunk" in v.text()
+
+
 def test_the_same_divergence_met_in_many_scenarios_is_reported_once_with_its_count(tmp_path):
     v = _run(EagerJoin(), tmp_path)
     assert [d["claim"] for d in v.divergences] == ["same_held"], v.text()

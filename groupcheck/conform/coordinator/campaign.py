@@ -71,7 +71,8 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
             for claim, sig, _ in keys(r):
                 met = ledger.meet(claim, sig, None)
                 if met is not None:
-                    met.found = _divergence(target, hello, r, (claim, sig), opts, groups, key, len(ledger))
+                    met.found = _divergence(target, hello, r, (claim, sig), opts, groups, key, len(ledger),
+                                            deadline)
                     v.divergences.append(met.found)
             if time.monotonic() - last > 5 or n == 0:
                 last = time.monotonic()
@@ -92,16 +93,21 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     return v
 
 
-def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int) -> dict:
-    """A newly met divergence as the verdict lists it: shrunk and written (its trace and
-    regression test) while fewer than ``opts.max_divergences`` were; then as met."""
+def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
+                deadline: float) -> dict:
+    """A newly met divergence as the verdict lists it: shrunk (until the run's deadline)
+    and written (its trace and regression test) while fewer than ``opts.max_divergences``
+    were; after that as met, unshrunk."""
     claim, sig = sig_key
     shrunk = number <= opts.max_divergences
-    small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key) if shrunk else r
-    message = small.violation[1] if shrunk else next(m for c, s, m in keys(r) if (c, s) == sig_key)
+    if shrunk:
+        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
+        message = small.violation[1]
+    else:
+        small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
     d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
          "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
-         "path": small.path, "story": report.story(small), "shrunk": shrunk, "count": 1}
+         "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
     if shrunk:
         d.update(report.write_divergence(opts.out, key, small, number - 1))
     return d

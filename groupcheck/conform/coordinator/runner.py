@@ -180,10 +180,11 @@ def violates(target, hello, scope_name, path, key, group, config) -> ScenarioRes
 
 
 def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries: int = 60,
-           key: tuple[str, str] | None = None) -> ScenarioResult:
+           key: tuple[str, str] | None = None, deadline: float | None = None) -> ScenarioResult:
     """Remove chunks of the path (halves, then smaller) while the same divergence, ``key``
     = (claim, signature) (default: the first violated claim's), still shows on replay
-    against the target; also cut everything after the divergent step."""
+    against the target; also cut everything after the divergent step. Stops trying at
+    ``deadline`` (``time.monotonic()``) with the smallest found so far."""
     claim, sig, message = next(k for k in keys(found) if key is None or k[:2] == key)
     key = (claim, sig)
     best = replace(found, violation=(claim, message) + found.violation[2:])
@@ -193,9 +194,10 @@ def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries
     if r:
         best = r
     chunk = max(1, (len(best.path) - 1) // 2)
-    while chunk >= 1 and tries < max_tries:
+    left = lambda: tries < max_tries and (deadline is None or time.monotonic() < deadline)  # noqa: E731
+    while chunk >= 1 and left():
         i, changed = 1, False
-        while i < len(best.path) and tries < max_tries:
+        while i < len(best.path) and left():
             cand = best.path[:i] + best.path[i + chunk:]
             tries += 1
             r = violates(target, hello, found.scope, cand, key, next(groups), config)
