@@ -40,7 +40,7 @@ def properties(run: TargetRun) -> list[dict]:
     """One row per property: name, source, status, counts, and the first divergence."""
     rows = []
     found = {}
-    for d in run.divergences:
+    for d in (d for s in run.scopes for d in s.divergences):      # every one met, in every scope
         found.setdefault(d.property, []).append(d)
     counts = _invocation_counts(run) if run.recorder else {}
     ran = [s for s in run.scopes if s.reports]
@@ -86,8 +86,9 @@ def summary(run: TargetRun) -> dict:
                     "searches": [{"mode": r.mode, "states": r.states, "complete": r.complete, "cut": r.cut,
                                   "seconds": round(r.seconds, 2)} for r in s.reports]} for s in run.scopes],
         "properties": properties(run),
-        "divergences": [{"property": d.property, "message": d.message, "scope": d.scope_name, "mode": d.mode,
-                         "steps": len(d.path) - 1, "raw_steps": d.raw_length,
+        "distinct_divergences": len(run.divergences),
+        "divergences": [{"property": d.property, "signature": d.signature, "count": d.count, "message": d.message,
+                         "scope": d.scope_name, "mode": d.mode, "steps": len(d.path) - 1, "raw_steps": d.raw_length,
                          "found_after_seconds": round(d.found_after, 3)} for d in run.divergences],
         "error": run.error,
     }
@@ -105,8 +106,9 @@ def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: 
                 "conform": {"target": run.target.key, "role": role.name, "scope_name": d.scope_name}}
         stem = f"{slug(run.target.name)}-{d.scope_name}-{d.property}"
         text = traces.story(model, d.scope, d.path, f"{d.property}: {d.message}")
-        itf, txt = traces.write(where, stem, traces.build(model, d.scope, d.path, meta), text)
-        test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}.py"
+        itf, txt = traces.write(where, f"{stem}-{i}", traces.build(model, d.scope, d.path, meta), text)
+        # the index after the slug (at most 80 characters): two divergences of one claim, two files
+        test = where / f"test_{slug(stem).replace('-', '_').replace('.', '_').replace(':', '_')}_{i}.py"
         atomic_write_text(test, render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
                                        role.name, role.model_words), force=True)
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
@@ -170,10 +172,14 @@ def text(run: TargetRun, data: dict) -> str:
         else:
             counts = f"{row['scopes']} scopes, {row['states']:,} states; violated in {row['violated']}"
         lines.append(f"  {row['property']:{width}} {row['source']:10} {row['status']:14} {counts}")
+    if data["divergences"]:
+        lines.append(f"  {len(data['divergences'])} distinct divergences (by claim and signature), met "
+                     f"{sum(d['count'] for d in data['divergences'])} times in all (scope searches)")
     for d in data["divergences"]:
         shrunk = f", shrunk from {d['raw_steps']}" if d["mode"] == "walks" else ""
         lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}): "
                      f"{d['message']}")
+        lines.append(f"    met {d['count']} times; signature: {d['signature']}")
         if "trace" in d:
             lines.append(f"    written: {d['trace']}  {d['regression']}")
     return "\n".join(lines)

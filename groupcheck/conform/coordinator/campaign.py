@@ -1,5 +1,11 @@
 """A group-coordinator campaign: every scenario against every chosen target, divergences
-shrunk and written, one verdict per target. ``main`` is what the CLI calls."""
+shrunk and written, one verdict per target. ``main`` is what the CLI calls.
+
+A divergence does not end the run: each scenario ends at its own first divergent step
+(``runner``), and the next scenario is judged again. Every claim violated at that step
+is met as (claim, signature) (``dedupe``); the first meeting of each is shrunk and
+written, later ones only counted, so the verdict lists every distinct divergence once
+with how many scenarios met it."""
 from __future__ import annotations
 
 import itertools
@@ -13,8 +19,9 @@ from pathlib import Path
 from ...console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
 from ...outputs import atomic_write_text
 from ..adapter import AdapterError
+from ..dedupe import Ledger
 from . import report, targets
-from .runner import run_scenario, shrink
+from .runner import keys, run_scenario, shrink
 from .scenarios import scenarios
 
 
@@ -25,7 +32,7 @@ class Options:
     seed: int = 0
     max_seconds: float = 600.0
     shrink_tries: int = 40
-    max_divergences: int = 4          # distinct claims shrunk and written per target
+    max_divergences: int = 20         # distinct (claim, signature) shrunk and written per target; more: listed
     out: Path = Path("groupcheck-out")
 
 
@@ -45,10 +52,10 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
             v.judged["member_id_required"] += 1
             v.violated["member_id_required"] += 1
             v.divergences.append({"claim": "member_id_required", "message": probe, "scope": "probe", "steps": 1,
-                                  "raw_steps": 1, "story": "m0 JoinGroup(-) on a new group, v4+"})
+                                  "raw_steps": 1, "signature": "probe", "count": 1, "shrunk": True, "story": "m0 JoinGroup(-) on a new group, v4+"})
     groups = (f"gc-{key.replace(':', '-')}-{opts.seed}-{n}" for n in itertools.count())
     start = time.monotonic()
-    found_claims = set()
+    ledger = Ledger()
     last = start
     try:
         for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
@@ -61,27 +68,49 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
                 v.cut = "time limit"
             if r.violation and v.first_divergence_s is None:
                 v.first_divergence_s = round(time.monotonic() - start, 3)
-            if r.violation and r.violation[0] not in found_claims and len(found_claims) < opts.max_divergences:
-                found_claims.add(r.violation[0])
-                small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries)
-                d = {"claim": small.violation[0], "message": small.violation[1], "scope": small.scope,
-                     "steps": len(small.path) - 1, "raw_steps": small.raw_length, "path": small.path,
-                     "story": report.story(small)}
-                d.update(report.write_divergence(opts.out, key, small, len(v.divergences)))
-                v.divergences.append(d)
+            for claim, sig, _ in keys(r):
+                met = ledger.meet(claim, sig, None)
+                if met is not None:
+                    met.found = _divergence(target, hello, r, (claim, sig), opts, groups, key, len(ledger),
+                                            deadline)
+                    v.divergences.append(met.found)
             if time.monotonic() - last > 5 or n == 0:
                 last = time.monotonic()
                 progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
-                         f"{sum(v.violated.values())} divergent, {time.monotonic() - start:.1f} s")
+                         f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
+                         f"{time.monotonic() - start:.1f} s")
     except KeyboardInterrupt:
         v.cut = "interrupted"
     finally:
+        for met in ledger:
+            if met.found is not None:
+                met.found["count"] = met.count
         v.seconds = time.monotonic() - start
         try:
             target.close()
         except Exception:  # noqa: BLE001
             pass
     return v
+
+
+def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
+                deadline: float) -> dict:
+    """A newly met divergence as the verdict lists it: shrunk (until the run's deadline)
+    and written (its trace and regression test) while fewer than ``opts.max_divergences``
+    were; after that as met, unshrunk."""
+    claim, sig = sig_key
+    shrunk = number <= opts.max_divergences
+    if shrunk:
+        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
+        message = small.violation[1]
+    else:
+        small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
+    d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
+         "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
+         "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
+    if shrunk:
+        d.update(report.write_divergence(opts.out, key, small, number - 1))
+    return d
 
 
 def code_of(v: report.Verdict) -> int:
@@ -181,12 +210,16 @@ def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say,
     return signal_code(stopped[0]) if code == INTERRUPTED and stopped else code
 
 
-def replay_claim(target_key: str, scope: str, path: list[int]):
-    """For regression tests: (claim, message, path step) of the first violation, or None."""
+def replay_claim(target_key: str, scope: str, path: list[int], claim: str | None = None):
+    """For regression tests: (claim, message, path step) of the first violation (of
+    ``claim``, when given, among the claims violated at the divergent step), or None."""
     target = targets.builtin(target_key)
     hello = target.open()
     try:
         r = run_scenario(target, hello, scope, path, f"gc-regression-{time.monotonic_ns()}", config_of(target))
     finally:
         target.close()
-    return None if r.violation is None else r.violation[:3]
+    if r.violation is None:
+        return None
+    message = next((m for c, m in r.violations if claim in (None, c)), None)
+    return None if message is None else (claim or r.violation[0], message, r.violation[2])

@@ -42,8 +42,8 @@ class Verdict:
         self.requests += r.steps
         for k, v in r.judged.items():
             self.judged[k] += v
-        if r.violation:
-            self.violated[r.violation[0]] += 1
+        for claim in {c for c, _ in r.violations}:       # every claim violated at the divergent step
+            self.violated[claim] += 1
         if getattr(r, "departed", False):
             self.stopped_by_departure += 1
         elif r.stopped.startswith("step"):
@@ -71,7 +71,7 @@ class Verdict:
                 "claims": {c: {"status": self.status(c), "judged_steps": self.judged[c],
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
-                "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
+                "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
                 "info_scenarios": len(self.info), "broken": self.broken}
 
     def text(self) -> str:
@@ -89,9 +89,13 @@ class Verdict:
         for c, row in j["claims"].items():
             lines.append(f"  {c:32} {row['status']:14} judged at {row['judged_steps']} steps; "
                          f"violated in {row['violated_scenarios']} scenarios")
+        if self.divergences:
+            lines.append(f"  {len(self.divergences)} distinct divergences (by claim and signature), "
+                         f"met {sum(d.get('count', 1) for d in self.divergences)} times in all")
         for d in self.divergences:
-            lines.append(f"  DIVERGENCE {d['claim']} ({d['scope']}, {d['steps']} steps, shrunk from "
-                         f"{d['raw_steps']}): {d['message']}")
+            how = f"shrunk from {d['raw_steps']}" if d.get("shrunk", True) else "not shrunk: max divergences came first"
+            lines.append(f"  DIVERGENCE {d['claim']} ({d['scope']}, {d['steps']} steps, {how}): {d['message']}")
+            lines.append(f"    met {d.get('count', 1)} times; signature: {d.get('signature', '')}")
             lines.append(f"    minimal scenario: {d['story']}")
             if d.get("trace"):
                 lines.append(f"    written: {d['trace']}  {d['regression']}")
@@ -140,7 +144,7 @@ PATH = {path}
 
 
 def test_{name}():
-    found = replay_claim(TARGET, SCOPE, PATH)
+    found = replay_claim(TARGET, SCOPE, PATH, {claim!r})
     assert found is not None and found[0] == {claim!r}, found
     assert found[2] == {step}, found
 '''

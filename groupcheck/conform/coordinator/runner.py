@@ -2,9 +2,14 @@
 
 One scenario = one fresh group on the target (``setup`` with a new group id). Each
 model step with a coordinator call becomes one ``invoke``; the target's answers are
-judged by ``claims``. The first step at which a claim is violated ends the scenario
-(after it the two groups no longer hold the same members, so later answers say
-nothing), as does a differing choice of a new leader (a choice, not judged further).
+judged by ``claims``. The first step at which a claim is violated ends the scenario:
+after it the two groups no longer agree (members, generation, state), so later answers
+would be judged against a group the target does not have. Re-basing the model on the
+target's answer is not sound here: the model's group state cannot be rebuilt from the
+wire answers alone (pending members, parked requests, timers are not on the wire).
+Every claim violated at that step is kept (``ScenarioResult.violations``), and the run
+goes on with the next scenario (``campaign``), so every distinct divergence is met.
+A differing choice of a new leader also ends the scenario (a choice, not judged further).
 A violation at a step where the model knowingly departs from Kafka
 (``scenarios.departure``) ends the scenario unjudged instead: a Kafka-faithful target
 answers such a step otherwise.
@@ -17,9 +22,10 @@ and the id ``gc-<n>``, which the member then joins with.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..adapter import AdapterError, Outcome, problems, validate
+from ..dedupe import signature
 from . import claims as C
 from . import wire
 from .scenarios import SCOPES, ModelStep, model_steps
@@ -33,7 +39,8 @@ class ScenarioResult:
     path: list
     steps: int = 0                       # coordinator calls made
     judged: dict = field(default_factory=dict)     # claim -> steps judged
-    violation: tuple | None = None       # (claim, message, path index, model step)
+    violation: tuple | None = None       # (claim, message, path index, model step): the first claim violated
+    violations: list = field(default_factory=list)  # (claim, message) of every claim violated at that step
     stopped: str = ""                    # why judging ended early without a violation
     info: str = ""                       # an answer was info (not judged)
     departed: bool = False               # stopped where the model departs from Kafka (ModelStep.departs)
@@ -123,7 +130,7 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
                 break
             if bad:
                 res.violation = (bad[0][0], bad[0][1], step.index, step)
-                res.all_violated = bad
+                res.violations = bad
                 break
             _learn(ctx, step.expected, answers)
             new_leader = next((r.leader for _, r in step.expected if r.kind == "JoinGroupResponse"
@@ -143,33 +150,57 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
     return res
 
 
-def violates(target, hello, scope_name, path, claim, group, config) -> ScenarioResult | None:
+def kind_of(step: ModelStep) -> str:
+    """The request kind of a step (``JoinGroup``, ...), or its call (``advance``, ``disconnect``)."""
+    return step.call.request.kind if step.call.f == "request" else step.call.f
+
+
+def keys(r: ScenarioResult) -> list[tuple[str, str, str]]:
+    """(claim, signature, message) of every claim violated at the scenario's divergent step."""
+    if r.violation is None:
+        return []
+    kind = kind_of(r.violation[3])
+    return [(claim, signature(message, kind), message) for claim, message in r.violations]
+
+
+def violates(target, hello, scope_name, path, key, group, config) -> ScenarioResult | None:
+    """The scenario along ``path`` if it violates ``key`` = (claim, signature) at its
+    divergent step (``violation`` set to that claim), else None."""
     try:
         r = run_scenario(target, hello, scope_name, path, group, config)
     except (IndexError, ValueError) as e:     # the shortened path is not a path of the model
         if isinstance(e, AdapterError):
             raise
         return None
-    return r if r.violation and r.violation[0] == claim else None
+    found = next((m for c, sig, m in keys(r) if (c, sig) == key), None)
+    if found is None:
+        return None
+    r.violation = (key[0], found) + r.violation[2:]
+    return r
 
 
-def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries: int = 60) -> ScenarioResult:
-    """Remove chunks of the path (halves, then smaller) while the same claim still fails
-    on replay against the target; also cut everything after the divergent step."""
-    claim = found.violation[0]
-    best = found
+def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries: int = 60,
+           key: tuple[str, str] | None = None, deadline: float | None = None) -> ScenarioResult:
+    """Remove chunks of the path (halves, then smaller) while the same divergence, ``key``
+    = (claim, signature) (default: the first violated claim's), still shows on replay
+    against the target; also cut everything after the divergent step. Stops trying at
+    ``deadline`` (``time.monotonic()``) with the smallest found so far."""
+    claim, sig, message = next(k for k in keys(found) if key is None or k[:2] == key)
+    key = (claim, sig)
+    best = replace(found, violation=(claim, message) + found.violation[2:])
     path = best.path[:best.violation[2] + 1]
     tries = 0
-    r = violates(target, hello, found.scope, path, claim, next(groups), config)
+    r = violates(target, hello, found.scope, path, key, next(groups), config)
     if r:
         best = r
     chunk = max(1, (len(best.path) - 1) // 2)
-    while chunk >= 1 and tries < max_tries:
+    left = lambda: tries < max_tries and (deadline is None or time.monotonic() < deadline)  # noqa: E731
+    while chunk >= 1 and left():
         i, changed = 1, False
-        while i < len(best.path) and tries < max_tries:
+        while i < len(best.path) and left():
             cand = best.path[:i] + best.path[i + chunk:]
             tries += 1
-            r = violates(target, hello, found.scope, cand, claim, next(groups), config)
+            r = violates(target, hello, found.scope, cand, key, next(groups), config)
             if r:
                 best, changed = r, True
                 best.path = best.path[:best.violation[2] + 1]
