@@ -38,3 +38,10 @@ def test_cli_reference_exit_0_broken_exit_1(tmp_path):
     bad = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target", "broken:eager-join",
                                    "--scenarios", "10", "--out", str(tmp_path)])
     assert bad.exit_code == 1, bad.output
+
+
+def test_a_coordinator_class_without_a_docstring_is_named_by_its_path():
+    """A user's ``--coordinator`` class needs no docstring: its note is its import path."""
+    class Bare(ReferenceCoordinator):
+        pass
+    assert Bare().note.endswith("Bare") and "test_conform_coordinator" in Bare().note

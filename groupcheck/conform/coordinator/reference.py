@@ -24,7 +24,8 @@ class ReferenceCoordinator:
     def note(self) -> str:
         if type(self) is ReferenceCoordinator:
             return "the model's coordinator (model/consumer/coordinator.py), in process"
-        return (type(self).__doc__ or "").strip().splitlines()[0]
+        lines = (type(self).__doc__ or "").strip().splitlines()
+        return lines[0] if lines else f"{type(self).__module__}.{type(self).__qualname__}"
 
     def open(self) -> Hello:
         return Hello(self.name, "1", (ROLE,), extra={"kip394": True})
