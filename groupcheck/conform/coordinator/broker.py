@@ -92,6 +92,7 @@ class BrokerCoordinator:
 
     name = "kafka"
     keepalive = True
+    rebalance_factor = 2             # rebalance timeout = this x session timeout
     fixed_versions: dict = {}        # request -> version, instead of the highest common one
 
     def __init__(self, bootstrap: str, name: str | None = None):
@@ -111,7 +112,7 @@ class BrokerCoordinator:
         except OSError as e:
             raise BrokerError(f"broker {self._where()}: {e}") from None
         self.session_ms = self.timing["session_timeout_ms"]
-        self.rebalance_ms = 2 * self.session_ms
+        self.rebalance_ms = self.rebalance_factor * self.session_ms
         self.config = {"session_timeout_ms": self.session_ms}
         used = ", ".join(f"{k} v{v}" for k, v in self.versions.items())
         self.note += (f"; requests {used}; session timeout {self.session_ms} ms, rebalance timeout "

@@ -26,6 +26,7 @@ WINDOW = 0.15
 class MockCoordinator(BrokerCoordinator):
     name = "librdkafka-mock"
     keepalive = False
+    rebalance_factor = 1             # as this target always sent: the mock's timer is session - 1 s anyway
     fixed_versions = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "LeaveGroup": 1}
 
     def __init__(self):
@@ -47,7 +48,8 @@ class MockCoordinator(BrokerCoordinator):
 
     def setup(self, role: str, config: dict):
         out = super().setup(role, config)
-        self.session_ms = self.rebalance_ms = config.get("session_timeout_ms", SESSION_MS)
+        self.session_ms = config.get("session_timeout_ms", SESSION_MS)
+        self.rebalance_ms = self.rebalance_factor * self.session_ms
         return out
 
     def request_deadline(self, kind: str) -> float:
