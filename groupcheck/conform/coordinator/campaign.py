@@ -177,6 +177,8 @@ def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say,
             codes.append(NOT_PROVED)
             continue
         where = opts.out / "conform" / "group-coordinator" / report.slug(key)
+        if hasattr(target, "log_dir"):       # a broker groupcheck starts keeps its log with the verdict
+            target.log_dir = where
         try:
             v = run_target(target, key, Options(**{**opts.__dict__, "out": where}), progress, deadline)
         except AdapterError as e:

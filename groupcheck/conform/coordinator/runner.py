@@ -111,6 +111,8 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
                 res.transcript.append((step.index, "bridged", None, answers))
                 continue
             f, value = value_of(ctx, step)
+            if hasattr(target, "expect"):       # a target over TCP waits for these answers, up to a deadline
+                target.expect(tuple((slot, r.kind) for slot, r in step.expected))
             out = _invoke(target, f, value, f"adapter {hello.name} (reply to {f})")
             res.steps += 1
             if out.type != "ok":

@@ -1,5 +1,6 @@
-"""The targets of role group-coordinator: ``reference``, ``librdkafka-mock``, the broken
-examples (``broken:<name>``), a Python class by import path, an external program."""
+"""The targets of role group-coordinator: ``reference``, ``librdkafka-mock``, ``tansu``
+(started by groupcheck), any broker (``kafka:HOST:PORT``), the broken examples
+(``broken:<name>``), a Python class by import path, an external program."""
 from __future__ import annotations
 
 import shlex
@@ -8,7 +9,7 @@ from ..adapter import AdapterError
 from ..process import ProcessAdapter
 from .reference import ROLE, ReferenceCoordinator
 
-BUILTIN = ("reference", "librdkafka-mock")
+BUILTIN = ("reference", "librdkafka-mock", "tansu")
 
 
 class UnknownTarget(ValueError):
@@ -21,13 +22,26 @@ def builtin(name: str):
     if name == "librdkafka-mock":
         from .mock_target import MockCoordinator
         return MockCoordinator()
+    if name == "tansu":
+        from .broker import BrokerError
+        from .tansu import TansuCoordinator
+        try:
+            return TansuCoordinator()
+        except BrokerError as e:
+            raise UnknownTarget(str(e)) from None
+    if name.startswith("kafka:"):
+        from .broker import BrokerCoordinator
+        try:
+            return BrokerCoordinator(name[6:])
+        except ValueError as e:
+            raise UnknownTarget(f"--target {name}: {e}; give kafka:HOST:PORT (a broker of the cluster)") from None
     if name.startswith("broken:"):
         BROKEN = _load("examples.broken_coordinators:BROKEN", f"--target {name}")
         if name[7:] not in BROKEN:
             raise UnknownTarget(f"--target {name}: unknown broken coordinator; known: {', '.join(BROKEN)}")
         return BROKEN[name[7:]]()
     raise UnknownTarget(f"--target {name!r}: unknown for role {ROLE}; known: {', '.join(BUILTIN)}, all, "
-                        "broken:<name> (examples/broken_coordinators.py)")
+                        "kafka:HOST:PORT, broken:<name> (examples/broken_coordinators.py)")
 
 
 def python_class(spec: str):
