@@ -114,7 +114,7 @@ class _Member:
                 self.sock.close()
 
 
-def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Event, assigned: list):
+def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Event, assigned: list, topics: tuple):
     from confluent_kafka import Consumer
 
     class Logger:                   # confluent-kafka calls logger.log(level, fmt, *args)
@@ -124,13 +124,15 @@ def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Even
     c = Consumer({"bootstrap.servers": bootstraps, "group.id": group, "group.instance.id": LEADER_INSTANCE,
                   "partition.assignment.strategy": assignor, "session.timeout.ms": SESSION_MS,
                   "enable.auto.commit": False, "debug": "cgrp", "log_level": 7}, logger=Logger())
-    c.subscribe([LEADER_TOPIC], on_assign=lambda consumer, tps: assigned.extend((tp.topic, tp.partition) for tp in tps))
+    c.subscribe([LEADER_TOPIC, *topics], on_assign=lambda consumer, tps: assigned.extend((tp.topic, tp.partition) for tp in tps))
     return c
 
 
-def elect_and_assign(assignor: str, value: dict) -> dict[str, list]:
+def elect_and_assign(assignor: str, value: dict, leader_topics: tuple[str, ...] = ()) -> dict[str, list]:
     """One rebalance with the consumer as leader and ``value``'s members crafted; the
-    assignment the leader computed, as ``{member_id: [[topic, partition], ...]}``."""
+    assignment the leader computed, as ``{member_id: [[topic, partition], ...]}``.
+    ``leader_topics``: more topics the leader subscribes to (the broken twist's: a
+    leader that takes a share of the judged topics for itself)."""
     cluster = MockCluster(1, initial_rebalance_delay_ms=JOIN_WINDOW_MS)
     consumer, threads = None, []
     try:
@@ -139,7 +141,7 @@ def elect_and_assign(assignor: str, value: dict) -> dict[str, list]:
         cluster.topic_create(LEADER_TOPIC, 1)
         host, port = cluster.bootstraps.split(",")[0].rsplit(":", 1)
         group, joined, assigned = f"gc-{uuid.uuid4().hex[:12]}", threading.Event(), []
-        consumer = _consumer(cluster.bootstraps, group, assignor, joined, assigned)
+        consumer = _consumer(cluster.bootstraps, group, assignor, joined, assigned, leader_topics)
         end = time.monotonic() + DEADLINE
         while not joined.is_set():
             consumer.poll(0.02)
@@ -188,9 +190,10 @@ def _answer(members: list[_Member], assigned: list, value: dict) -> dict[str, li
 class LeaderAdapter:
     """``librdkafka:<assignor>`` through the adapter interface (one rebalance per invoke)."""
 
-    def __init__(self, assignor: str):
+    def __init__(self, assignor: str, leader_topics: tuple[str, ...] = ()):
         import confluent_kafka
         self.assignor, self.version = assignor, f"librdkafka {confluent_kafka.libversion()[0]}"
+        self.leader_topics = leader_topics
         self.assignor_name = assignor
 
     def open(self) -> Hello:
@@ -205,7 +208,7 @@ class LeaderAdapter:
         if role != "assignor" or f != "assign":
             return Outcome("fail", error=f"{role}.{f}: not served")
         try:
-            return Outcome("ok", {"assignment": elect_and_assign(self.assignor, value)})
+            return Outcome("ok", {"assignment": elect_and_assign(self.assignor, value, self.leader_topics)})
         except RoundError as e:
             return Outcome("info", error=f"librdkafka leader round: {e}")
 

@@ -1,0 +1,68 @@
+"""librdkafka's own assignors (targets ``librdkafka:<assignor>``), each run by a real
+confluent-kafka consumer elected leader on librdkafka's mock cluster with the model's
+crafted members over TCP: the leader is elected, what it computed is judged by the
+per-invocation claims, every thread it started is gone afterwards, and a leader that
+takes a share of the judged topics for itself is caught."""
+import os
+
+import pytest
+
+from groupcheck.console import Limits
+from groupcheck.conform import driver, targets, verdict
+from groupcheck.conform.librdkafka.leader import LEADER_KEY, LeaderAdapter
+from groupcheck.conform.targets import Target
+
+pytest.importorskip("confluent_kafka")
+
+NAMES = ["librdkafka:range", "librdkafka:roundrobin", "librdkafka:cooperative-sticky"]
+# a walk or two of KIP-792's zombies: a few distinct inputs, each one real rebalance
+SMALL = driver.Settings(walks=2, walk_length=12, bfs=False, progress_every=1e9, only=("kip-792-zombies",))
+
+
+def run(target, settings=SMALL):
+    return driver.run_target(target, settings, Limits(100_000, 240, "4GiB"))
+
+
+def threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_the_librdkafka_targets_are_listed_and_resolve():
+    assert [n for n in targets.builtin_names() if n.startswith("librdkafka:")] == NAMES
+    coop = targets.builtin("librdkafka:cooperative-sticky")
+    assert coop.protocols == ("COOPERATIVE",) and coop.claims_from == "owned" and coop.balanced == "complete"
+    assert targets.builtin("librdkafka:range").protocols == ("EAGER",)
+
+
+def test_one_round_elects_the_consumer_and_stops_everything_it_started():
+    before = threads()
+    value = {"topics": {"t0": 3, "t1": 2}, "members": [
+        {"member_id": "consumer-000", "version": 3, "topics": ["t0", "t1"], "owned_partitions": [["t0", 0]],
+         "generation": 2, "user_data": None},
+        {"member_id": "consumer-001", "version": 0, "topics": ["t0"], "owned_partitions": [], "generation": -1,
+         "user_data": None}]}
+    out = LeaderAdapter("range").invoke("assignor", "assign", value)
+    assert out.ok, out.error
+    # librdkafka's range (rdkafka_range_assignor.c), members sorted by id, topic by topic
+    assert {m: sorted(map(tuple, tps)) for m, tps in out.value["assignment"].items()} == {
+        "consumer-000": [("t0", 0), ("t0", 1), ("t1", 0), ("t1", 1)], "consumer-001": [("t0", 2)]}
+    assert threads() == before          # the consumer, the mock cluster and the crafted connections are gone
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_librdkafka_assignor_is_judged_on_a_small_budget(name):
+    r = run(targets.builtin(name))
+    data = verdict.summary(r)
+    assert data["distinct_inputs"] > 0 and data["info"] == 0
+    statuses = {p["property"]: p["status"] for p in data["properties"]}
+    # what the leader computed was judged, and held: KIP-792's zombies give equal subscriptions
+    assert statuses["assignment_valid"] == statuses["deterministic"] == "held"
+    assert r.divergences == [], [(d.property, d.message) for d in r.divergences]
+
+
+def test_a_leader_that_takes_a_share_of_the_judged_topics_is_caught():
+    broken = Target("librdkafka:range+leader-takes-t0", lambda: LeaderAdapter("range", ("t0",)), "range", ("EAGER",),
+                    None, None, "broken twist: the leader also subscribes to t0")
+    r = run(broken)
+    assert r.divergences and r.divergences[0].property == "assignment_valid"
+    assert f"assigns to {LEADER_KEY}, not a member of the group" in r.divergences[0].message
