@@ -28,6 +28,7 @@ not complete as one generation with the consumer as leader is an ``info`` outcom
 """
 from __future__ import annotations
 
+import json
 import socket
 import struct
 import threading
@@ -47,6 +48,7 @@ LEADER_KEY = "librdkafka-leader"
 SESSION_MS = 10_000
 JOIN_WINDOW_MS = 500          # the mock's initial rebalance delay: every crafted member joins within it
 FIRST_GENERATION = 2        # rdkafka_mock_cgrp.c: a new group starts at 1, +1 at each election
+JOIN_GAP = 0.01              # seconds between two crafted JoinGroups
 DEADLINE = 20.0               # seconds for one round, then the answer is info
 
 
@@ -91,27 +93,30 @@ class _Member:
             buf += chunk
         return buf
 
-    def run(self) -> None:
+    def send(self) -> None:
+        """Connect, send the JoinGroup and, pipelined, the SyncGroup: the mock reads the
+        SyncGroup as soon as it answers the JoinGroup, before the leader's (which completes
+        the sync at once and would leave a later SyncGroup unanswered: INVALID_REQUEST in
+        state Up); a fresh group's first generation is FIRST_GENERATION."""
         mid = self.m["member_id"]
+        self.sock = socket.create_connection(self.addr, timeout=DEADLINE)
+        self._send(JoinGroupRequest(
+            group_id=self.group, session_timeout_ms=SESSION_MS, rebalance_timeout_ms=SESSION_MS, member_id=mid,
+            group_instance_id=mid, protocol_type="consumer",
+            protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name=self.assignor, metadata=_subscription(self.m))]),
+            5, 1)
+        self._send(SyncGroupRequest(group_id=self.group, generation_id=FIRST_GENERATION, member_id=mid,
+                                    group_instance_id=mid, assignments=[]), 3, 2)
+
+    def run(self) -> None:
+        """Read the two answers (in a thread of its own)."""
         try:
-            self.sock = socket.create_connection(self.addr, timeout=DEADLINE)
-            self._send(JoinGroupRequest(
-                group_id=self.group, session_timeout_ms=SESSION_MS, rebalance_timeout_ms=SESSION_MS, member_id=mid,
-                group_instance_id=mid, protocol_type="consumer",
-                protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name=self.assignor, metadata=_subscription(self.m))]),
-                5, 1)
-            # pipelined: the mock reads it as soon as it answers the JoinGroup, before the
-            # leader's SyncGroup (which completes the sync at once and would leave a later
-            # SyncGroup unanswered: INVALID_REQUEST in state Up); a fresh group's first generation is FIRST_GENERATION
-            self._send(SyncGroupRequest(group_id=self.group, generation_id=FIRST_GENERATION, member_id=mid,
-                                        group_instance_id=mid, assignments=[]), 3, 2)
             self.join = self._receive(JoinGroupResponse, 5)
             self.sync = self._receive(SyncGroupResponse, 3)
         except (OSError, ValueError, struct.error) as e:
-            self.error = f"{mid}: {e}"
+            self.error = f"{self.m['member_id']}: {e}"
         finally:
-            if self.sock is not None:
-                self.sock.close()
+            self.sock.close()
 
 
 def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Event, assigned: list, topics: tuple):
@@ -128,11 +133,14 @@ def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Even
     return c
 
 
-def elect_and_assign(assignor: str, value: dict, leader_topics: tuple[str, ...] = ()) -> dict[str, list]:
+def elect_and_assign(assignor: str, value: dict, leader_topics: tuple[str, ...] = (),
+                     order: list[int] | None = None) -> dict[str, list]:
     """One rebalance with the consumer as leader and ``value``'s members crafted; the
     assignment the leader computed, as ``{member_id: [[topic, partition], ...]}``.
     ``leader_topics``: more topics the leader subscribes to (the broken twist's: a
-    leader that takes a share of the judged topics for itself)."""
+    leader that takes a share of the judged topics for itself). The crafted members join
+    in the argument's order (``order``: in this order of its indices instead), so the
+    leader meets them in the same order each time."""
     cluster = MockCluster(1, initial_rebalance_delay_ms=JOIN_WINDOW_MS)
     consumer, threads = None, []
     try:
@@ -148,9 +156,14 @@ def elect_and_assign(assignor: str, value: dict, leader_topics: tuple[str, ...] 
             if time.monotonic() > end:
                 raise RoundError("the librdkafka consumer never sent its JoinGroup")
         members = [_Member((host, int(port)), group, assignor, m) for m in value["members"]]
-        threads = [threading.Thread(target=m.run, daemon=True) for m in members]
-        for t in threads:
-            t.start()
+        for m in (members if order is None else [members[i] for i in order]):
+            try:
+                m.send()
+            except OSError as e:
+                raise RoundError(f"{m.m['member_id']}: {e}") from None
+            threads.append(threading.Thread(target=m.run, daemon=True))
+            threads[-1].start()
+            time.sleep(JOIN_GAP)        # the mock lists members in the order their JoinGroups arrive
         while (any(t.is_alive() for t in threads) or not assigned) and time.monotonic() < end:
             consumer.poll(0.02)
         return _answer(members, assigned, value)
@@ -188,12 +201,19 @@ def _answer(members: list[_Member], assigned: list, value: dict) -> dict[str, li
 
 
 class LeaderAdapter:
-    """``librdkafka:<assignor>`` through the adapter interface (one rebalance per invoke)."""
+    """``librdkafka:<assignor>`` through the adapter interface (one rebalance per invoke).
+
+    An input asked again (the recorder asks each input twice: ``deterministic``) has its
+    crafted members join in the reverse order: Kafka's assignors take the subscriptions as
+    a map (ConsumerPartitionAssignor.GroupSubscription), so the order in which members
+    joined is not part of the input, and an answer that depends on it is judged not
+    deterministic."""
 
     def __init__(self, assignor: str, leader_topics: tuple[str, ...] = ()):
         import confluent_kafka
         self.assignor, self.version = assignor, f"librdkafka {confluent_kafka.libversion()[0]}"
         self.leader_topics = leader_topics
+        self.asked: dict[str, int] = {}
         self.assignor_name = assignor
 
     def open(self) -> Hello:
@@ -207,8 +227,11 @@ class LeaderAdapter:
     def invoke(self, role: str, f: str, value) -> Outcome:
         if role != "assignor" or f != "assign":
             return Outcome("fail", error=f"{role}.{f}: not served")
+        key = json.dumps(value, sort_keys=True)
+        n = self.asked[key] = self.asked.get(key, 0) + 1
+        order = None if n % 2 else list(reversed(range(len(value["members"]))))
         try:
-            return Outcome("ok", {"assignment": elect_and_assign(self.assignor, value, self.leader_topics)})
+            return Outcome("ok", {"assignment": elect_and_assign(self.assignor, value, self.leader_topics, order)})
         except RoundError as e:
             return Outcome("info", error=f"librdkafka leader round: {e}")
 
