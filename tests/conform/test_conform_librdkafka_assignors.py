@@ -66,3 +66,31 @@ def test_a_leader_that_takes_a_share_of_the_judged_topics_is_caught():
     r = run(broken)
     assert r.divergences and r.divergences[0].property == "assignment_valid"
     assert f"assigns to {LEADER_KEY}, not a member of the group" in r.divergences[0].message
+
+
+def _member(i, owned, generation):
+    return {"member_id": f"consumer-00{i}", "version": 3, "topics": ["t0"],
+            "owned_partitions": [["t0", p] for p in owned], "generation": generation, "user_data": None}
+
+
+def test_cooperative_sticky_answers_depend_on_the_order_members_joined():
+    # consumer-002 still claims all of t0 at generation 3 (a 2.4-2.8 zombie, KAFKA-12983),
+    # consumer-003 owns t0-0 at generation 5. rdkafka_sticky_assignor.c's
+    # prepopulateCurrentAssignments gives t0-0 to the highest generation in currentAssignment
+    # but sets currentPartitionConsumer for every claimant (the last member in join order wins):
+    # joined 003 then 002, the rightful owner loses t0-0 and nobody gets it this round
+    value = {"topics": {"t0": 3}, "members": [_member(2, [0, 1, 2], 3), _member(3, [0], 5)]}
+    adapter = LeaderAdapter("cooperative-sticky")
+    first, again = (adapter.invoke("assignor", "assign", value) for _ in range(2))   # again: reverse join order
+    assert first.ok and again.ok, (first.error, again.error)
+    norm = [{m: sorted(map(tuple, tps)) for m, tps in o.value["assignment"].items()} for o in (first, again)]
+    assert norm[0] == {"consumer-002": [("t0", 1), ("t0", 2)], "consumer-003": [("t0", 0)]}
+    assert norm[1] == {"consumer-002": [("t0", 1), ("t0", 2)], "consumer-003": []}
+
+
+@pytest.mark.parametrize("name", ["range", "roundrobin"])
+def test_range_and_roundrobin_do_not_depend_on_join_order(name):
+    value = {"topics": {"t0": 3}, "members": [_member(2, [0, 1, 2], 3), _member(3, [0], 5)]}
+    adapter = LeaderAdapter(name)
+    first, again = (adapter.invoke("assignor", "assign", value) for _ in range(2))
+    assert first.ok and again.ok and first.value == again.value
