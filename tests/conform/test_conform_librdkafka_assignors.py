@@ -94,3 +94,17 @@ def test_range_and_roundrobin_do_not_depend_on_join_order(name):
     adapter = LeaderAdapter(name)
     first, again = (adapter.invoke("assignor", "assign", value) for _ in range(2))
     assert first.ok and again.ok and first.value == again.value
+
+
+def test_cooperative_sticky_gives_a_partition_to_a_stale_claimant():
+    # two v1 claims on t0-0 (no generation: -1) and consumer-004's at generation 5:
+    # prepopulateCurrentAssignments drops t0-0 from every claimant when ANY two claims share
+    # a generation (rd_list_find_duplicate on the whole sorted list, not only the highest),
+    # so the generation-5 owner loses it; joined 004, 003, 002, it goes to the stale consumer-002
+    from groupcheck.conform import claims
+    from groupcheck.conform.librdkafka.leader import elect_and_assign
+    v1 = [dict(_member(i, [0], -1), version=1) for i in (2, 3)]
+    value = {"topics": {"t0": 2}, "members": [*v1, _member(4, [0, 1], 5)]}
+    answer = elect_and_assign("cooperative-sticky", value, order=[2, 1, 0])
+    assert claims.generation_aware_claims(value, answer, "COOPERATIVE", "complete") == (
+        "t0-0 given to consumer-002, whose claim is of generation -1, while consumer-004 claims it at generation 5")
