@@ -39,7 +39,7 @@ from kafka.protocol.consumer.group import JoinGroupRequest, JoinGroupResponse, S
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription as Sub
 
 from ..adapter import Hello, Outcome
-from .mock import MockCluster
+from .mock import MockCluster, MockError
 
 ASSIGNORS = ("range", "roundrobin", "cooperative-sticky")
 LEADER_TOPIC = "zz-groupcheck-leader"
@@ -122,9 +122,16 @@ class _Member:
 def _consumer(bootstraps: str, group: str, assignor: str, joined: threading.Event, assigned: list, topics: tuple):
     from confluent_kafka import Consumer
 
-    class Logger:                   # confluent-kafka calls logger.log(level, fmt, *args)
+    class Logger:
+        """confluent-kafka calls ``log(level, fmt, *args)`` (from poll): the JOIN debug line
+        tells that the consumer's JoinGroup is on its way."""
         def log(self, level, fmt, *args):
-            joined.set() if ("JoinGroup" in fmt % args or "Joining group" in fmt % args) else None
+            try:
+                text = fmt % args if args else str(fmt)
+            except (TypeError, ValueError):
+                text = str(fmt)
+            if "JoinGroup" in text or "Joining group" in text:
+                joined.set()
 
     c = Consumer({"bootstrap.servers": bootstraps, "group.id": group, "group.instance.id": LEADER_INSTANCE,
                   "partition.assignment.strategy": assignor, "session.timeout.ms": SESSION_MS,
@@ -232,7 +239,7 @@ class LeaderAdapter:
         order = None if n % 2 else list(reversed(range(len(value["members"]))))
         try:
             return Outcome("ok", {"assignment": elect_and_assign(self.assignor, value, self.leader_topics, order)})
-        except RoundError as e:
+        except (RoundError, MockError) as e:
             return Outcome("info", error=f"librdkafka leader round: {e}")
 
     def teardown(self) -> None:
