@@ -108,3 +108,19 @@ def test_cooperative_sticky_gives_a_partition_to_a_stale_claimant():
     answer = elect_and_assign("cooperative-sticky", value, order=[2, 1, 0])
     assert claims.generation_aware_claims(value, answer, "COOPERATIVE", "complete") == (
         "t0-0 given to consumer-002, whose claim is of generation -1, while consumer-004 claims it at generation 5")
+
+
+def test_cooperative_sticky_gives_back_an_owned_partition_of_a_deleted_topic():
+    # t0 was deleted; consumer-001 still claims t0-0. rdkafka_cgrp.c's
+    # rd_kafka_cooperative_protocol_adjust_assignment gives "unknown-but-owned" partitions
+    # back to their claimant (a deliberate choice, from Kafka 2.4's adjustAssignment)
+    from groupcheck.conform import claims
+    from groupcheck.conform.librdkafka.leader import elect_and_assign
+    value = {"topics": {"t1": 1}, "members": [
+        {"member_id": "consumer-001", "version": 3, "topics": ["t1"], "owned_partitions": [["t0", 0]],
+         "generation": 2, "user_data": None},
+        {"member_id": "consumer-002", "version": 3, "topics": ["t1"], "owned_partitions": [], "generation": 2,
+         "user_data": None}]}
+    answer = elect_and_assign("cooperative-sticky", value)
+    assert claims.assignment_valid(value, answer, "COOPERATIVE", "complete") == (
+        "assigns t0-0, which does not exist (cluster {'t1': 1})")
