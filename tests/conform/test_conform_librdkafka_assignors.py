@@ -75,10 +75,11 @@ def _member(i, owned, generation):
 
 def test_cooperative_sticky_answers_depend_on_the_order_members_joined():
     # consumer-002 still claims all of t0 at generation 3 (a 2.4-2.8 zombie, KAFKA-12983),
-    # consumer-003 owns t0-0 at generation 5. rdkafka_sticky_assignor.c's
-    # prepopulateCurrentAssignments gives t0-0 to the highest generation in currentAssignment
-    # but sets currentPartitionConsumer for every claimant (the last member in join order wins):
-    # joined 003 then 002, the rightful owner loses t0-0 and nobody gets it this round
+    # consumer-003 owns t0-0 at generation 5. The leader takes a partition's owner to be its
+    # LAST claimant in join order, whatever the generations: rdkafka_sticky_assignor.c's
+    # prepopulateCurrentAssignments (currentPartitionConsumer) and rdkafka_cgrp.c's
+    # rd_kafka_cooperative_protocol_adjust_assignment (rd_kafka_collect_partitions' owned map).
+    # Joined 003 then 002, the rightful owner loses t0-0 and nobody gets it this round
     value = {"topics": {"t0": 3}, "members": [_member(2, [0, 1, 2], 3), _member(3, [0], 5)]}
     adapter = LeaderAdapter("cooperative-sticky")
     first, again = (adapter.invoke("assignor", "assign", value) for _ in range(2))   # again: reverse join order
