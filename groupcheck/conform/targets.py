@@ -10,6 +10,8 @@ equal subscriptions; ``complete``: so when a round withholds nothing; None: no c
     reference:<assignor>            the model's own assignors (the self-check: must pass)
     kafka-python:<assignor>         kafka-python's range, roundrobin, sticky, cooperative-sticky
     aiokafka:<assignor>             aiokafka's range, roundrobin, sticky
+    librdkafka:<assignor>           librdkafka's range, roundrobin, cooperative-sticky, run by a
+                                    real consumer elected leader on the mock cluster (librdkafka/leader.py)
     python:<pkg.module:Class>       your own assignor, in process (--assignor)
     adapter:<command>               an external program speaking PROTOCOL.md (--adapter)
 
@@ -97,6 +99,22 @@ AIOKAFKA = {
 }
 
 
+# librdkafka's assignors: (protocols, where it reads previous ownership, balance promised)
+LIBRDKAFKA = {
+    "range": ((EAGER,), None, None),
+    "roundrobin": ((EAGER,), None, "always"),
+    "cooperative-sticky": ((COOPERATIVE,), "owned", "complete"),
+}
+
+
+def _librdkafka(name: str) -> Target:
+    from .librdkafka.leader import LeaderAdapter
+    protocols, claims, balanced = LIBRDKAFKA[name]
+    return Target(f"librdkafka:{name}", lambda: LeaderAdapter(name), name, protocols, claims, balanced,
+                  f"librdkafka {_version('confluent-kafka')} (confluent-kafka), a real consumer elected leader "
+                  "on the mock cluster, the other members crafted over TCP")
+
+
 def _library(package: str, name: str, path: str, balanced: str | None) -> Target:
     cls = _cls(path)
     reset = None
@@ -115,7 +133,8 @@ def _library(package: str, name: str, path: str, balanced: str | None) -> Target
 def builtin_names() -> list[str]:
     from groupcheck.model.assignors import PACKAGED
     refs = [f"reference:{n}" for n in ("range", "roundrobin", "sticky", "cooperative-sticky") if n in PACKAGED]
-    return refs + [f"kafka-python:{n}" for n in KAFKA_PYTHON] + [f"aiokafka:{n}" for n in AIOKAFKA]
+    return (refs + [f"kafka-python:{n}" for n in KAFKA_PYTHON] + [f"aiokafka:{n}" for n in AIOKAFKA]
+            + [f"librdkafka:{n}" for n in LIBRDKAFKA])
 
 
 class UnknownTarget(ValueError):
@@ -130,6 +149,8 @@ def builtin(name: str) -> Target:
         return _library("kafka-python", which, *KAFKA_PYTHON[which])
     if kind == "aiokafka" and which in AIOKAFKA:
         return _library("aiokafka", which, *AIOKAFKA[which])
+    if kind == "librdkafka" and which in LIBRDKAFKA:
+        return _librdkafka(which)
     raise UnknownTarget(f"unknown target {name!r}; known: {', '.join(builtin_names())}, all")
 
 
