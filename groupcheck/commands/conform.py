@@ -48,7 +48,8 @@ def _targets(kind, target: list[str], adapter: Optional[str], assignor: Optional
     chosen = []
     try:
         for name in target:
-            chosen += [kind.builtin(n) for n in kind.builtin_names()] if name == "all" else [kind.builtin(name)]
+            every = getattr(kind, "all_names", kind.builtin_names)()         # what "all" runs
+            chosen += [kind.builtin(n) for n in every] if name == "all" else [kind.builtin(name)]
         if assignor:
             chosen.append(kind.python_assignor(assignor))
         if adapter:
@@ -62,7 +63,7 @@ def _targets(kind, target: list[str], adapter: Optional[str], assignor: Optional
 
 
 def conform(
-    target: List[str] = typer.Option([], "--target", help="a built-in target (repeatable), or all: "
+    target: List[str] = typer.Option([], "--target", help="a built-in target (repeatable), or all (every one but librdkafka's): "
                                      + ", ".join(targets.builtin_names())),
     adapter: Optional[str] = typer.Option(None, help="an adapter program and its arguments (no shell), "
                                           "e.g. 'node adapter.js'"),

@@ -125,3 +125,13 @@ def test_cooperative_sticky_gives_back_an_owned_partition_of_a_deleted_topic():
     answer = elect_and_assign("cooperative-sticky", value)
     assert claims.assignment_valid(value, answer, "COOPERATIVE", "complete") == (
         "assigns t0-0, which does not exist (cluster {'t1': 1})")
+
+
+def test_target_all_leaves_librdkafka_to_be_named():
+    """``--target all`` runs every built-in assignor but librdkafka's (a real rebalance per
+    call: 15-30 minutes each at the default scopes); each is still a built-in target."""
+    from groupcheck.commands.conform import _targets
+    from groupcheck.conform import targets
+    every = [t.name for t in _targets(targets, ["all"], None, None, 10.0)]
+    assert "kafka-python:cooperative-sticky" in every and not any(n.startswith("librdkafka:") for n in every)
+    assert [t.name for t in _targets(targets, ["librdkafka:range"], None, None, 10.0)] == ["librdkafka:range"]

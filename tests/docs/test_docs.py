@@ -107,6 +107,7 @@ EXAMPLES = ("tools/library.md", "tools/replay.md")
 NOT_RUN = {
     "groupcheck conform --target kafka-python:cooperative-sticky ": "about 30 s; its divergence is on results/conformance.md",
     "groupcheck conform --target all ": "about 7 minutes",
+    "groupcheck conform --target librdkafka:cooperative-sticky ": "about 3 minutes; its divergences are on results/conformance.md",
     "groupcheck conform --assignor mypkg.assign:MyAssignor": "a placeholder for the reader's own assignor",
     "groupcheck conform --adapter 'node adapter.js'": "a placeholder; tests/conform/test_conform_node.py runs the kafkajs adapter",
     "groupcheck conform --target reference:sticky --scope kip-792-zombies --hypothesis 200": "Hypothesis: tests/conform/",
