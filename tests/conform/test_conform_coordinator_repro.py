@@ -93,6 +93,16 @@ def test_tansu_divergences_reproduce_against_a_fresh_tansu(tmp_path):
                                capture_output=True, text=True, timeout=180)
             last = r.stdout.strip().splitlines()[-1]
             assert r.returncode == 1 and last.startswith("reproduced: "), (script, r.stdout, r.stderr)
+        # the verdict line is the comparison's: the same replay, told to expect what Tansu answers, passes
+        data, _ = _data_of(open(scripts[0]).read())
+        assert data["claim"] == "same_held" and data["steps"][-1]["observed_in_run"] == [], data["message"]
+        data["steps"][-1]["expected"] = []
+        agree = tmp_path / "agree.py"
+        agree.write_text(repro.source(data["claim"], data["message"], "tansu", data["bootstrap"],
+                                      {k: data[k] for k in RUN}, data["steps"]))
+        r = subprocess.run([sys.executable, str(agree), "--bootstrap", f"127.0.0.1:{fresh.port}"],
+                           capture_output=True, text=True, timeout=180)
+        assert r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "not reproduced", (r.stdout, r.stderr)
     finally:
         fresh.close()
     assert fresh.proc is None
