@@ -109,7 +109,7 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
          "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
          "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
     if shrunk:
-        d.update(report.write_divergence(opts.out, key, small, number - 1))
+        d.update(report.write_divergence(opts.out, key, small, number - 1, target))
     return d
 
 

@@ -13,6 +13,7 @@ from groupcheck import traces
 from groupcheck.model.consumer import MODEL
 
 from ...outputs import atomic_write_text
+from . import repro
 from .claims import CLAIMS
 from .scenarios import SCOPES
 
@@ -98,7 +99,7 @@ class Verdict:
             lines.append(f"    met {d.get('count', 1)} times; signature: {d.get('signature', '')}")
             lines.append(f"    minimal scenario: {d['story']}")
             if d.get("trace"):
-                lines.append(f"    written: {d['trace']}  {d['regression']}")
+                lines.append(f"    written: {d['trace']}  {d['regression']}" + (f"  {d['repro']}" if d.get("repro") else ""))
         for i in self.info[:5]:
             lines.append(f"  info (not judged): {i}")
         if self.broken:
@@ -150,7 +151,9 @@ def test_{name}():
 '''
 
 
-def write_divergence(where: Path, target_key: str, r, index: int) -> dict:
+def write_divergence(where: Path, target_key: str, r, index: int, target=None) -> dict:
+    """The divergence's ITF trace and story, its regression test and, for a broker over
+    TCP, its standalone reproduction script (``repro``)."""
     claim, message, step, _ = r.violation
     stem = f"{slug(target_key)}-{r.scope}-{claim}-{index}"
     scope = SCOPES[r.scope]
@@ -164,7 +167,11 @@ def write_divergence(where: Path, target_key: str, r, index: int) -> dict:
                              path=pprint.pformat(r.path, compact=True), name=slug(f"{claim}_{index}"),
                              message=message.replace('"""', "'''"))
     atomic_write_text(test, text, force=True)
-    return {"trace": str(itf), "story_file": str(txt), "regression": str(test)}
+    out = {"trace": str(itf), "story_file": str(txt), "regression": str(test)}
+    script = repro.write(where, slug(stem), target, target_key, r) if target is not None else None
+    if script is not None:
+        out["repro"] = str(script)
+    return out
 
 
 def write(verdict: Verdict, where: Path) -> Path:
