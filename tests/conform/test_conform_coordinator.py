@@ -1,5 +1,7 @@
 """Role group-coordinator: the reference passes, every broken coordinator is flagged with
 its named claim, the CLI's exit codes."""
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -45,3 +47,21 @@ def test_a_coordinator_class_without_a_docstring_is_named_by_its_path():
     class Bare(ReferenceCoordinator):
         pass
     assert Bare().note.endswith("Bare") and "test_conform_coordinator" in Bare().note
+
+
+def test_a_regression_file_keeps_a_hostile_message_out_of_its_code(tmp_path):
+    """A divergence's message quotes the target's answers (member ids it chose): a backslash,
+    quotes or a newline there leave the written regression test valid Python, its docstring
+    closed where it was."""
+    import ast
+
+    from groupcheck.conform.coordinator.report import write_divergence
+    from groupcheck.conform.coordinator.runner import ScenarioResult
+    from groupcheck.conform.coordinator.scenarios import SCOPES
+    scope = next(iter(SCOPES))
+    hostile = 'member \\N{x} said """; import os\n" \\'
+    r = ScenarioResult(scope=scope, path=[0], violation=("same_errors", hostile, 0, None))
+    written = write_divergence(tmp_path, 'kafka:"evil"\\host:1', r, 0)
+    tree = ast.parse(Path(written["regression"]).read_text())
+    assert [type(n).__name__ for n in tree.body[:2]] == ["Expr", "ImportFrom"]      # the docstring, then code
+    assert not any(isinstance(n, ast.Import) for n in ast.walk(tree))

@@ -133,7 +133,7 @@ def slug(text: str) -> str:
 
 REGRESSION = '''"""Regression test written by `groupcheck conform --role group-coordinator`.
 
-Drives {target} along the shrunk path of the consumer model (scope {scope}) and asserts
+Drives {shown_target} along the shrunk path of the consumer model (scope {scope}) and asserts
 that claim {claim} is still violated at path step {step}: {message}
 Once the implementation is fixed this test fails: replace it by one asserting the fix.
 """
@@ -151,6 +151,12 @@ def test_{name}():
 '''
 
 
+def _in_docstring(text: str) -> str:
+    """A target's words (its answers name member ids it chose) inside the regression file's
+    docstring: escaped as JSON, then no quotes and no backslash left to start an escape."""
+    return json.dumps(text)[1:-1].replace("\\", "/").replace('"', "'")
+
+
 def write_divergence(where: Path, target_key: str, r, index: int, target=None) -> dict:
     """The divergence's ITF trace and story, its regression test and, for a broker over
     TCP, its standalone reproduction script (``repro``)."""
@@ -165,7 +171,7 @@ def write_divergence(where: Path, target_key: str, r, index: int, target=None) -
     test = where / f"test_{slug(stem)}.py"
     text = REGRESSION.format(target=target_key, scope=r.scope, claim=claim, step=step,
                              path=pprint.pformat(r.path, compact=True), name=slug(f"{claim}_{index}"),
-                             message=message.replace('"""', "'''"))
+                             message=_in_docstring(message), shown_target=_in_docstring(target_key))
     atomic_write_text(test, text, force=True)
     out = {"trace": str(itf), "story_file": str(txt), "regression": str(test)}
     script = repro.write(where, slug(stem), target, target_key, r) if target is not None else None
