@@ -116,8 +116,9 @@ def selected_protocol_everywhere(scope: ConsumerScope, state: State) -> str | No
     return None
 
 
-def quiescent(scope: ConsumerScope, state: State) -> bool:
-    """Nothing left to do: Stable, every live consumer current, synced, idle on the wire."""
+def _current_group(state: State, on_the_wire) -> bool:
+    """Stable, every live consumer a current, synced, unpaused member, and ``on_the_wire(c)``
+    for each: what ``quiescent`` and ``converged`` share."""
     group = state.group
     if group.status != STABLE:
         return False
@@ -126,25 +127,21 @@ def quiescent(scope: ConsumerScope, state: State) -> bool:
         return False
     members = _members(state)
     return all(c.status == ASSIGNED and not c.paused and c.member_id in members
-               and c.generation == group.generation and not c.awaiting and not c.outbox
-               and not c.inbox and c.metadata == state.metadata for c in live)
+               and c.generation == group.generation and c.metadata == state.metadata and on_the_wire(c)
+               for c in live)
+
+
+def quiescent(scope: ConsumerScope, state: State) -> bool:
+    """Nothing left to do: Stable, every live consumer current, synced, idle on the wire."""
+    return _current_group(state, lambda c: not c.awaiting and not c.outbox and not c.inbox)
 
 
 def converged(scope: ConsumerScope, state: State) -> bool:
     """``quiescent`` but for heartbeat traffic: Stable, every live consumer current and
     synced, nothing on the wire but heartbeats and their error-free responses."""
-    group = state.group
-    if group.status != STABLE:
-        return False
-    live = [c for c in state.consumers if c.status != DOWN]
-    if not live or len(live) != len(group.members):
-        return False
-    members = _members(state)
-    return all(c.status == ASSIGNED and not c.paused and c.member_id in members
-               and c.generation == group.generation and c.awaiting in ("", "Heartbeat")
-               and all(r.kind == "Heartbeat" for r in c.outbox)
-               and all(r.kind == "HeartbeatResponse" and r.error == NONE for r in c.inbox)
-               and c.metadata == state.metadata for c in live)
+    return _current_group(state, lambda c: c.awaiting in ("", "Heartbeat")
+                          and all(r.kind == "Heartbeat" for r in c.outbox)
+                          and all(r.kind == "HeartbeatResponse" and r.error == NONE for r in c.inbox))
 
 
 def rebalances_allowed(scope: ConsumerScope, state: State) -> int:
