@@ -117,3 +117,29 @@ def test_the_consumer_converges_with_a_heartbeat_in_flight():
         queue.extend(model.step(scope, state, a)[0] for a in model.actions(scope, state))
     assert found, f"no converged state with a heartbeat in flight among {len(seen)} states"
     assert not model.settled(scope, found[0])
+
+
+def test_the_consumer_has_not_converged_while_a_heartbeat_error_waits_to_be_read():
+    """Only error-free heartbeat responses are traffic ``converged`` ignores: the same
+    converged state with a REBALANCE_IN_PROGRESS answer in a member's inbox (it is about
+    to rejoin) has not converged."""
+    from collections import deque
+
+    from groupcheck.model.consumer.state import HeartbeatResponse
+    p = get("consumer")
+    model, scope = p.model, p.default_scopes()["rolling-restart"]
+    seen, queue, found = set(), deque(model.init_states(scope)), None
+    while queue and len(seen) < 20_000 and found is None:
+        state = queue.popleft()
+        if state in seen:
+            continue
+        seen.add(state)
+        if model.converged(scope, state) and any(c.awaiting == "Heartbeat" for c in state.consumers):
+            found = state
+        queue.extend(model.step(scope, state, a)[0] for a in model.actions(scope, state))
+    assert found is not None
+    s, c = next((s, c) for s, c in enumerate(found.consumers) if c.awaiting == "Heartbeat")
+    told = c._replace(inbox=c.inbox + (HeartbeatResponse(to=c.member_id, error="REBALANCE_IN_PROGRESS"),))
+    assert not model.converged(scope, found._replace(consumers=found.consumers[:s] + (told,) + found.consumers[s + 1:]))
+    fine = c._replace(inbox=c.inbox + (HeartbeatResponse(to=c.member_id, error="NONE"),))
+    assert model.converged(scope, found._replace(consumers=found.consumers[:s] + (fine,) + found.consumers[s + 1:]))
