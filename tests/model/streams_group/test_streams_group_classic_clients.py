@@ -227,3 +227,26 @@ def test_scope_classic_is_checked():
     with pytest.raises(ScopeError, match=r"scope.classic: 1 classic members with operations"):
         validate(S(classic=1, operations=("topology_update",), budget=1))
     assert validate(S(classic=1, operations=("failover",), budget=1)).classic == 1
+
+
+def test_a_classic_group_whose_clients_converged_has_converged():
+    """Before any client migrates, the group is a classic group (the coordinator holds no
+    streams group): it has converged once every running client has (classic.converged says
+    Stable), the goal of settles_under_fairness, though its streams view is DEAD."""
+    from collections import deque
+
+    from groupcheck.model.streams_group.step import converged
+    from groupcheck.model.streams_group.world import FAILED, STOPPED
+    scope = S(processes=3, classic=3, partitions=(1,), profile="kafka-4.5")
+    seen, todo, found = set(), deque(MODEL.init_states(scope)), None
+    while todo and found is None and len(seen) < 50_000:
+        state = todo.popleft()
+        if state in seen:
+            continue
+        seen.add(state)
+        live = [s for s, c in enumerate(state.clients) if c.status not in (STOPPED, FAILED)]
+        if isinstance(state.group, ClassicGroup) and live and all(converged(state, s, scope) for s in live):
+            found = state
+        todo.extend(MODEL.step(scope, state, a)[0] for a in MODEL.actions(scope, state))
+    assert found is not None, f"no classic-group state with every client converged among {len(seen)} states"
+    assert MODEL.converged(scope, found)
