@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from groupcheck import checker  # noqa: E402
 from groupcheck.console import Limits  # noqa: E402
-from groupcheck.conform import driver, targets  # noqa: E402
-from groupcheck.conform.assignor_role import Recorder, conform_model  # noqa: E402
-from groupcheck.conform.scenarios import scopes  # noqa: E402
+from groupcheck.conform import driver  # noqa: E402
+from groupcheck.conform.roles.assignor import targets  # noqa: E402
+from groupcheck.conform.roles.assignor.role import Recorder, conform_model  # noqa: E402
+from groupcheck.conform.roles.assignor.scenarios import scopes  # noqa: E402
 
 SCOPE = "kip-792-zombies"
 LIMITS = lambda: Limits(200_000, 600, "4GiB")  # noqa: E731
@@ -77,8 +78,8 @@ def walk_shrink(target, scope: str, prop: str) -> dict | None:
 def streams_assignor() -> None:
     """Role streams-assignor: the reference's throughput over every scenario, and the
     first divergence (BFS) and a shrunk walk counterexample of broken task assignors."""
-    from groupcheck.conform.streams_assignor import targets as st_targets
-    from groupcheck.conform.streams_assignor.recorder import Recorder as SRecorder
+    from groupcheck.conform.roles.streams_assignor import targets as st_targets
+    from groupcheck.conform.roles.streams_assignor.recorder import Recorder as SRecorder
 
     print("\n#### Role streams-assignor\n")
     target = st_targets.builtin("reference:streams-sticky")
@@ -122,9 +123,9 @@ def coordinator_tables(reference_n: int = 200, mock_n: int = 6) -> None:
     import tempfile
 
     from examples.broken_coordinators import BROKEN
-    from groupcheck.conform.coordinator import campaign as gc_campaign
-    from groupcheck.conform.coordinator import targets as gc_targets
-    from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+    from groupcheck.conform.roles.group_coordinator import campaign as gc_campaign
+    from groupcheck.conform.roles.group_coordinator import targets as gc_targets
+    from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
 
     out = Path(tempfile.mkdtemp(prefix="gc-bench-"))
     run = lambda t, key, n, **kw: gc_campaign.run_target(  # noqa: E731
@@ -138,7 +139,7 @@ def coordinator_tables(reference_n: int = 200, mock_n: int = 6) -> None:
             ("reference (external process)", gc_targets.external(shlex.join([sys.executable, str(script), "ok"]),
                                                                  10.0), reference_n)]
     try:
-        from groupcheck.conform.coordinator.mock_target import MockCoordinator
+        from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
         rows.append(("librdkafka-mock (no shrinking)", MockCoordinator(), mock_n))
         rows.append(("librdkafka-mock", MockCoordinator(), mock_n))
     except ImportError as e:       # confluent-kafka / kafka-python missing

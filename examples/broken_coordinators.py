@@ -7,7 +7,7 @@ from __future__ import annotations
 from groupcheck.model import consumer as gc
 from groupcheck.model.consumer import ILLEGAL_GENERATION, NONE, PREPARING, REBALANCE_IN_PROGRESS
 
-from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
 
 
 class NoGenerationBump(ReferenceCoordinator):

@@ -51,10 +51,10 @@ class Session:
 
 
 class Driven:
-    """The same session through groupcheck.conform.process.ProcessAdapter."""
+    """The same session through groupcheck.conform.targets.adapter.process.ProcessAdapter."""
 
     def __init__(self):
-        from groupcheck.conform.process import ProcessAdapter
+        from groupcheck.conform.targets.adapter.process import ProcessAdapter
         self.adapter = ProcessAdapter([shutil.which("node") or "node", str(ADAPTER)])
 
     def ask(self, request: dict) -> dict:

@@ -30,8 +30,9 @@ from ..console import (
     interruptible, out, stop_code,
 )
 from ..conform import adapter as _adapter
-from ..conform import driver, targets, verdict
-from ..conform.scenarios import scopes as scenario_scopes
+from ..conform import driver, verdict
+from ..conform.roles.assignor import targets
+from ..conform.roles.assignor.scenarios import scopes as scenario_scopes
 from ..outputs import folder_for_command
 
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
@@ -115,8 +116,8 @@ def conform(
                                             timeout, max_seconds, folder_for_command(out_dir, force=force)))
     limits = Limits(max_states, max_seconds, max_memory)
     if role == "streams-assignor":
-        from ..conform.streams_assignor import targets as streams_targets
-        from ..conform.streams_assignor.scenarios import scopes as streams_scopes
+        from ..conform.roles.streams_assignor import targets as streams_targets
+        from ..conform.roles.streams_assignor.scenarios import scopes as streams_scopes
         chosen = _targets(streams_targets, target, adapter, assignor, timeout, "--role streams-assignor")
         scopes_of = streams_scopes
     else:
@@ -188,7 +189,7 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
                      force: bool) -> int:
     """Role consumer-client: real librdkafka consumers in one group on the mock cluster,
     scenarios from the consumer model's walks, judged by the model's properties over live,
-    non-fenced members (``groupcheck/conform/librdkafka/``)."""
+    non-fenced members (``groupcheck/conform/targets/librdkafka/``)."""
     names = list(CLIENT_TARGETS) if target == ["all"] else target
     known = CLIENT_TARGETS + targets.CONSUMER_PROTOCOL_TARGETS
     unknown = [n for n in names if n not in known]
@@ -199,10 +200,10 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     codes = []
     for name in names:
         if name in targets.CONSUMER_PROTOCOL_TARGETS:      # KIP-848: group.protocol=consumer
-            from ..conform.librdkafka_848 import campaign
+            from ..conform.roles.consumer_client import campaign_848 as campaign
             key = name.partition(":")[2] or "librdkafka"
         else:
-            from ..conform.librdkafka import campaign
+            from ..conform.roles.consumer_client import campaign
             key = name.split(":", 1)[1]
         where = out_dir / "conform" / name.replace(":", "-")
         try:
@@ -225,7 +226,7 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
 
 def _write_report(name: str, report, where: Path) -> None:
     """A consumer-client campaign's verdict: verdict.json / verdict.txt under ``where``, and stdout."""
-    from ..conform.librdkafka_848.campaign import save
+    from ..conform.roles.consumer_client.campaign_848 import save
     save(report, where)
     out.print(f"target {name}", markup=False, highlight=False)
     out.print(report.text(), markup=False, highlight=False, end="")
@@ -235,16 +236,16 @@ def _write_report(name: str, report, where: Path) -> None:
 def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,
                        seed: int, timeout: float, max_seconds: float, out_dir: Path) -> int:
     """Role group-coordinator: paths of the consumer model replayed as requests against a
-    coordinator, its responses compared with the model's (``groupcheck/conform/coordinator/``);
+    coordinator, its responses compared with the model's (``groupcheck/conform/roles/group_coordinator/``);
     ``--coordinator pkg.module:Class`` names an in-process coordinator class.
     ``librdkafka-mock-consumer-protocol``: the mock's ConsumerGroupHeartbeat answers against
     the KIP-848 model coordinator's (``librdkafka_848.compare``)."""
     if target and all(t in targets.CONSUMER_PROTOCOL_COORDINATORS for t in target):
-        from ..conform.librdkafka_848.compare import main as compare_main
+        from ..conform.roles.group_coordinator.compare_848 import main as compare_main
         code = compare_main("kafka-4.1", out_dir / "conform" / target[0],
                             say=lambda text: out.print(text, markup=False, highlight=False))
         return FAILED if code else PASSED
-    from ..conform.coordinator.campaign import Options, main
+    from ..conform.roles.group_coordinator.campaign import Options, main
 
     opts = Options(scenarios=scenarios, seed=seed, max_seconds=max_seconds or 600.0, out=out_dir)
     return main(target, adapter, coordinator, opts, timeout,

@@ -26,7 +26,7 @@ from . import roles
 from .dedupe import Ledger, signature, unmet
 from .recording import GiveUp, StartError
 from .roles import Role
-from .targets import Target
+from .roles.assignor.targets import Target
 
 
 @dataclass

@@ -10,7 +10,7 @@ from pathlib import Path
 from groupcheck import traces
 from groupcheck.outputs import atomic_write_bytes, atomic_write_text
 
-from . import claims as C
+from .roles.assignor import claims as C
 from . import roles
 from .driver import CHECKER_ONLY, TargetRun
 from .regression import render

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from groupcheck.console import Limits
-from groupcheck.conform import driver, targets, verdict
+from groupcheck.conform import driver, verdict
+from groupcheck.conform.roles.assignor import targets
 
 FLAGGED = [
     ("TrustsStaleUserData", "assignment_valid", "kip-792-zombies"),

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from groupcheck.cli import app
 from groupcheck.conform import roles
-from groupcheck.conform.coordinator.scenarios import SCOPES as COORDINATOR_SCOPES
-from groupcheck.conform.targets import Target
+from groupcheck.conform.roles.group_coordinator.scenarios import SCOPES as COORDINATOR_SCOPES
+from groupcheck.conform.roles.assignor.targets import Target
 
 SCRIPT = str(Path(__file__).parents[1] / "helpers" / "conform_broken_adapter_script.py")
 INFO_KINDS = ("hang", "exit", "garbage", "wrong-shape")       # each answer is info

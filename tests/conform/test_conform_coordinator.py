@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from examples.broken_coordinators import BROKEN, EXPECTED
 from groupcheck.cli import app
-from groupcheck.conform.coordinator.campaign import Options, run_target
-from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+from groupcheck.conform.roles.group_coordinator.campaign import Options, run_target
+from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
 
 
 def _run(target, tmp_path, n=30):
@@ -55,9 +55,9 @@ def test_a_regression_file_keeps_a_hostile_message_out_of_its_code(tmp_path):
     closed where it was."""
     import ast
 
-    from groupcheck.conform.coordinator.report import write_divergence
-    from groupcheck.conform.coordinator.runner import ScenarioResult
-    from groupcheck.conform.coordinator.scenarios import SCOPES
+    from groupcheck.conform.roles.group_coordinator.report import write_divergence
+    from groupcheck.conform.roles.group_coordinator.runner import ScenarioResult
+    from groupcheck.conform.roles.group_coordinator.scenarios import SCOPES
     scope = next(iter(SCOPES))
     hostile = 'member \\N{x} said """; import os\n" \\'
     r = ScenarioResult(scope=scope, path=[0], violation=("same_errors", hostile, 0, None))

@@ -16,9 +16,9 @@ from kafka.protocol.consumer.group import JoinGroupRequest, JoinGroupResponse
 from typer.testing import CliRunner
 
 from groupcheck.cli import app
-from groupcheck.conform.coordinator import targets
-from groupcheck.conform.coordinator.broker import BrokerCoordinator, exact
-from groupcheck.conform.coordinator.campaign import Options, main, run_target
+from groupcheck.conform.roles.group_coordinator import targets
+from groupcheck.conform.targets.broker.broker import BrokerCoordinator, exact
+from groupcheck.conform.roles.group_coordinator.campaign import Options, main, run_target
 
 JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generation_rules"}
 
@@ -53,7 +53,7 @@ def test_tansu_process_is_gone_after_close(tmp_path):
 
 
 def test_missing_tansu_binary_is_one_line_exit_2(tmp_path, monkeypatch):
-    from groupcheck.conform.coordinator import tansu
+    from groupcheck.conform.targets.broker import tansu
     monkeypatch.setattr(tansu.importlib.util, "find_spec", lambda name: None)
     said = []
     code = main(["tansu"], None, None, Options(scenarios=1, out=tmp_path), 5.0, said.append, said.append)

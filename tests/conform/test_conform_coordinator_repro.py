@@ -10,8 +10,8 @@ import json
 import subprocess
 import sys
 
-from groupcheck.conform.coordinator import repro, targets
-from groupcheck.conform.coordinator.campaign import Options, run_target
+from groupcheck.conform.roles.group_coordinator import repro, targets
+from groupcheck.conform.roles.group_coordinator.campaign import Options, run_target
 
 HOSTILE = ['"""\nimport os; os.system("echo pwned")\n"""', "'); __import__('os').system('x') #",
            "\n# fine\nraise SystemExit(0)\n", "\\u0000\x00\r\n\u2028 '''"]

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from groupcheck.cli import app
-from groupcheck.conform.coordinator import claims as C
-from groupcheck.conform.coordinator.campaign import Options, main, run_target
-from groupcheck.conform.coordinator.scenarios import SCOPES, model_steps, scenarios
+from groupcheck.conform.roles.group_coordinator import claims as C
+from groupcheck.conform.roles.group_coordinator.campaign import Options, main, run_target
+from groupcheck.conform.roles.group_coordinator.scenarios import SCOPES, model_steps, scenarios
 from groupcheck.model.consumer.state import HeartbeatResponse, JoinGroupResponse, SyncGroupResponse
 
 SCRIPT = Path(__file__).parents[1] / "helpers" / "conform_coordinator_adapter_script.py"
@@ -58,7 +58,7 @@ def test_librdkafka_mock_divergences(tmp_path):
     id) and closes every join round on its timer (session.timeout.ms - 1 s), so a member
     joining a Stable group is answered before the old member could rejoin (same_held)."""
     pytest.importorskip("confluent_kafka")
-    from groupcheck.conform.coordinator.mock_target import MockCoordinator
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
 
     v = run_target(MockCoordinator(), "librdkafka-mock", Options(scenarios=3, shrink_tries=3, out=tmp_path),
                    lambda line: None, float("inf"))

@@ -9,10 +9,11 @@ from examples.broken_assignors import _KafkaPythonEager, _roundrobin
 from examples.broken_coordinators import EagerJoin
 from groupcheck.cli import app
 from groupcheck.console import Limits
-from groupcheck.conform import driver, targets, verdict
-from groupcheck.conform.coordinator.campaign import Options, run_target
-from groupcheck.conform.coordinator.reference import ReferenceCoordinator
-from groupcheck.conform.coordinator.runner import keys, run_scenario
+from groupcheck.conform import driver, verdict
+from groupcheck.conform.roles.assignor import targets
+from groupcheck.conform.roles.group_coordinator.campaign import Options, run_target
+from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
+from groupcheck.conform.roles.group_coordinator.runner import keys, run_scenario
 from groupcheck.conform.dedupe import Ledger, signature
 from groupcheck.model.consumer import ILLEGAL_GENERATION, NONE, REBALANCE_IN_PROGRESS
 

@@ -12,14 +12,14 @@ import sys
 
 import pytest
 
-from groupcheck.conform.librdkafka.broken import IgnoresLost, SkipsRevoke
-from groupcheck.conform.librdkafka.campaign import OptionError, Options, parse_target, run
-from groupcheck.conform.librdkafka.client import Settings, parse_group_metadata
-from groupcheck.conform.librdkafka.judge import judge
-from groupcheck.conform.librdkafka.mock import MockCluster, MockError
-from groupcheck.conform.librdkafka.report import itf_trace
-from groupcheck.conform.librdkafka.runner import run_scenario
-from groupcheck.conform.librdkafka.scenarios import ScenarioError, from_model, validate
+from groupcheck.conform.targets.librdkafka.broken import IgnoresLost, SkipsRevoke
+from groupcheck.conform.roles.consumer_client.campaign import OptionError, Options, parse_target, run
+from groupcheck.conform.targets.librdkafka.client import Settings, parse_group_metadata
+from groupcheck.conform.roles.consumer_client.judge import judge
+from groupcheck.conform.targets.librdkafka.mock import MockCluster, MockError
+from groupcheck.conform.roles.consumer_client.report import itf_trace
+from groupcheck.conform.roles.consumer_client.runner import run_scenario
+from groupcheck.conform.roles.consumer_client.scenarios import ScenarioError, from_model, validate
 from groupcheck.model import itf
 
 pytestmark = pytest.mark.slow
@@ -176,7 +176,7 @@ def test_bad_options_are_clear_errors():
     (["--max-seconds", "nan"], "max-seconds must be"),
 ])
 def test_cli_bad_input_exits_2_without_traceback(args, text):
-    p = subprocess.run([sys.executable, "-m", "groupcheck.conform.librdkafka", *args],
+    p = subprocess.run([sys.executable, "-m", "groupcheck.conform.roles.consumer_client", *args],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p.stderr
     assert text in p.stderr and "Traceback" not in p.stderr
@@ -184,7 +184,7 @@ def test_cli_bad_input_exits_2_without_traceback(args, text):
 
 def test_cli_one_scenario_writes_the_verdict(tmp_path):
     sc = json.dumps([{"op": "join", "member": "c1"}, {"op": "settle", "max_s": 20}])
-    p = subprocess.run([sys.executable, "-m", "groupcheck.conform.librdkafka", "--assignor", "range",
+    p = subprocess.run([sys.executable, "-m", "groupcheck.conform.roles.consumer_client", "--assignor", "range",
                         "--scenarios", "1", "--scenario", sc, "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -194,7 +194,7 @@ def test_cli_one_scenario_writes_the_verdict(tmp_path):
 
 
 def test_in_process_adapter_session():
-    from groupcheck.conform.librdkafka.adapter import LibrdkafkaConsumerAdapter
+    from groupcheck.conform.targets.librdkafka.adapter import LibrdkafkaConsumerAdapter
     a = LibrdkafkaConsumerAdapter()
     hello = a.open()
     assert hello.name == "librdkafka" and "consumer-client" in hello.roles

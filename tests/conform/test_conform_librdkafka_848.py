@@ -11,15 +11,16 @@ import struct
 
 import pytest
 
-from groupcheck.conform.librdkafka.broken import IgnoresLost, SkipsRevoke
-from groupcheck.conform.librdkafka_848 import compare, wire
-from groupcheck.conform.librdkafka_848.__main__ import main
-from groupcheck.conform.librdkafka_848.broken import misordered
-from groupcheck.conform.librdkafka_848.campaign import Options, OptionError, exit_code, run
-from groupcheck.conform.librdkafka_848.client import Settings848
-from groupcheck.conform.librdkafka_848.judge import judge
-from groupcheck.conform.librdkafka_848.runner import run_scenario
-from groupcheck.conform.librdkafka_848.scenarios import ScenarioError, generate, validate
+from groupcheck.conform.targets.librdkafka.broken import IgnoresLost, SkipsRevoke
+from groupcheck.conform.roles.group_coordinator import compare_848 as compare
+from groupcheck.model.wire import consumer_group_heartbeat as wire
+from groupcheck.conform.roles.consumer_client.main_848 import main
+from groupcheck.conform.targets.librdkafka.broken_848 import misordered
+from groupcheck.conform.roles.consumer_client.campaign_848 import Options, OptionError, exit_code, run
+from groupcheck.conform.targets.librdkafka.client_848 import Settings848
+from groupcheck.conform.roles.consumer_client.judge_848 import judge
+from groupcheck.conform.roles.consumer_client.runner_848 import run_scenario
+from groupcheck.conform.roles.consumer_client.scenarios_848 import ScenarioError, generate, validate
 
 pytestmark = pytest.mark.slow
 
@@ -266,7 +267,7 @@ def test_registered_in_groupcheck_conform(tmp_path):
     from typer.testing import CliRunner
 
     from groupcheck.cli import app
-    from groupcheck.conform import targets
+    from groupcheck.conform.roles.assignor import targets
     assert "librdkafka-consumer-protocol" in targets.CONSUMER_PROTOCOL_TARGETS
     r = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka-consumer-protocol:x"])
     assert r.exit_code == 2 and "unknown" in r.output

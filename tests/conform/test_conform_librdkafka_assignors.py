@@ -8,9 +8,10 @@ import os
 import pytest
 
 from groupcheck.console import Limits
-from groupcheck.conform import driver, targets, verdict
-from groupcheck.conform.librdkafka.leader import LEADER_KEY, LeaderAdapter
-from groupcheck.conform.targets import Target
+from groupcheck.conform import driver, verdict
+from groupcheck.conform.roles.assignor import targets
+from groupcheck.conform.targets.librdkafka.leader import LEADER_KEY, LeaderAdapter
+from groupcheck.conform.roles.assignor.targets import Target
 
 pytest.importorskip("confluent_kafka")
 
@@ -102,8 +103,8 @@ def test_cooperative_sticky_gives_a_partition_to_a_stale_claimant():
     # prepopulateCurrentAssignments drops t0-0 from every claimant when ANY two claims share
     # a generation (rd_list_find_duplicate on the whole sorted list, not only the highest),
     # so the generation-5 owner loses it; joined 004, 003, 002, it goes to the stale consumer-002
-    from groupcheck.conform import claims
-    from groupcheck.conform.librdkafka.leader import elect_and_assign
+    from groupcheck.conform.roles.assignor import claims
+    from groupcheck.conform.targets.librdkafka.leader import elect_and_assign
     v1 = [dict(_member(i, [0], -1), version=1) for i in (2, 3)]
     value = {"topics": {"t0": 2}, "members": [*v1, _member(4, [0, 1], 5)]}
     answer = elect_and_assign("cooperative-sticky", value, order=[2, 1, 0])
@@ -115,8 +116,8 @@ def test_cooperative_sticky_gives_back_an_owned_partition_of_a_deleted_topic():
     # t0 was deleted; consumer-001 still claims t0-0. rdkafka_cgrp.c's
     # rd_kafka_cooperative_protocol_adjust_assignment gives "unknown-but-owned" partitions
     # back to their claimant (a deliberate choice, from Kafka 2.4's adjustAssignment)
-    from groupcheck.conform import claims
-    from groupcheck.conform.librdkafka.leader import elect_and_assign
+    from groupcheck.conform.roles.assignor import claims
+    from groupcheck.conform.targets.librdkafka.leader import elect_and_assign
     value = {"topics": {"t1": 1}, "members": [
         {"member_id": "consumer-001", "version": 3, "topics": ["t1"], "owned_partitions": [["t0", 0]],
          "generation": 2, "user_data": None},
@@ -131,7 +132,7 @@ def test_target_all_leaves_librdkafka_to_be_named():
     """``--target all`` runs every built-in assignor but librdkafka's (a real rebalance per
     call: 15-30 minutes each at the default scopes); each is still a built-in target."""
     from groupcheck.commands.conform import _targets
-    from groupcheck.conform import targets
+    from groupcheck.conform.roles.assignor import targets
     every = [t.name for t in _targets(targets, ["all"], None, None, 10.0)]
     assert "kafka-python:cooperative-sticky" in every and not any(n.startswith("librdkafka:") for n in every)
     assert [t.name for t in _targets(targets, ["librdkafka:range"], None, None, 10.0)] == ["librdkafka:range"]

@@ -294,7 +294,7 @@ HANDOVER = {"topics": {"t0": 2}, "members": [member("consumer-001", ["t0"], owne
 
 def judged(target, contract, inputs) -> dict[str, list[str]]:
     """Claim name -> the violations the conformance claims found over ``inputs``."""
-    from groupcheck.conform.claims import NOT_APPLICABLE, judge
+    from groupcheck.conform.roles.assignor.claims import NOT_APPLICABLE, judge
     mode = "COOPERATIVE" if "COOPERATIVE" in target.protocols else "EAGER"
     adapter = target.make()
     adapter.open()
@@ -313,7 +313,7 @@ def judged(target, contract, inputs) -> dict[str, list[str]]:
 
 
 def test_conformance_passes_kafkajs_roundrobin_and_flags_each_broken_assigner():
-    targets_module = pytest.importorskip("groupcheck.conform.targets",
+    targets_module = pytest.importorskip("groupcheck.conform.roles.assignor.targets",
                                          reason="the conformance core (branch conform) is not merged yet")
     if not (ADAPTER.parent / "node_modules" / "kafkajs").is_dir():
         pytest.fail("adapters/node/node_modules is missing: run npm ci --prefix adapters/node")
@@ -342,7 +342,7 @@ def test_conformance_passes_kafkajs_roundrobin_and_flags_each_broken_assigner():
 
 def test_conformance_flags_kafkajs_roundrobin_on_unequal_subscriptions():
     """A real divergence of kafkajs: it deals every topic of the group to every member."""
-    targets_module = pytest.importorskip("groupcheck.conform.targets",
+    targets_module = pytest.importorskip("groupcheck.conform.roles.assignor.targets",
                                          reason="the conformance core (branch conform) is not merged yet")
     target = next(t for t in targets_module.adapter_targets(f"{NODE} {ADAPTER}", timeout=30)
                   if t.assignor == "roundrobin")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from groupcheck.conform.adapter import AdapterError, problems, validate
-from groupcheck.conform.inprocess import InProcessAdapter, style
-from groupcheck.conform.process import ProcessAdapter
+from groupcheck.conform.targets.inprocess.assignor import InProcessAdapter, style
+from groupcheck.conform.targets.adapter.process import ProcessAdapter
 from groupcheck.model.assignors import ASSIGNORS
 
 SCRIPT = str(Path(__file__).parents[1] / "helpers" / "conform_adapter_script.py")
@@ -113,8 +113,8 @@ def test_in_process_an_exception_is_a_fail_naming_the_line():
 
 def test_an_in_process_answer_that_is_not_an_assignment_is_a_fail_not_a_crash():
     from groupcheck.api import PartitionAssignor, TopicPartition
-    from groupcheck.conform.assignor_role import Recorder
-    from groupcheck.conform.targets import Target
+    from groupcheck.conform.roles.assignor.role import Recorder
+    from groupcheck.conform.roles.assignor.targets import Target
 
     class Negative(PartitionAssignor):
         name = "negative"

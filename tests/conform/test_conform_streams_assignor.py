@@ -14,8 +14,8 @@ from groupcheck import checker
 from groupcheck.cli import app
 from groupcheck.console import Limits
 from groupcheck.conform import driver, verdict
-from groupcheck.conform.streams_assignor import claims as C
-from groupcheck.conform.streams_assignor import targets
+from groupcheck.conform.roles.streams_assignor import claims as C
+from groupcheck.conform.roles.streams_assignor import targets
 from groupcheck.model.assignors import streams_tasks as st
 from groupcheck.model.scopes import ScopeError
 from groupcheck.model.streams_classic import MODEL
@@ -73,7 +73,7 @@ def test_kafkas_rejection_kills_the_leader_but_is_reported_by_the_named_claim():
     (Kafka 3.9); leader_never_fails leaves that to the claim naming the error."""
     r = run(targets.python_assignor("examples.broken_streams_assignors:CountsOneTooMany"))
     assert [d.property for d in r.divergences] == ["no_unknown_process_id"]
-    from groupcheck.conform.streams_assignor.recorder import conform_model
+    from groupcheck.conform.roles.streams_assignor.recorder import conform_model
     from groupcheck.model.core import replay
     rec = r.recorder
     rec.register()

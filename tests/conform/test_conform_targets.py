@@ -4,7 +4,8 @@ subscriptions. Long campaigns are ``groupcheck conform --target all``, not a tes
 import pytest
 
 from groupcheck.console import Limits
-from groupcheck.conform import driver, targets, verdict
+from groupcheck.conform import driver, verdict
+from groupcheck.conform.roles.assignor import targets
 
 SMALL = driver.Settings(walks=5, walk_length=40, progress_every=1e9, only=("kip-792-zombies",))
 

@@ -26,7 +26,7 @@ class CoordinatorAnswersGarbage:
     """A group coordinator (``--coordinator``) whose every answer breaks the result schema."""
 
     def __init__(self):
-        from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+        from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
         self.reference = ReferenceCoordinator()
 
     def open(self):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from groupcheck.conform.coordinator.reference import ReferenceCoordinator  # noqa: E402
+from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator  # noqa: E402
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
 coordinator = ReferenceCoordinator()

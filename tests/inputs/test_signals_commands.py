@@ -185,7 +185,7 @@ def test_a_bad_spark_master_is_one_line_and_exit_2(tmp_path, fleet, argv, master
 
 @pytest.mark.parametrize("signum, code, word", SIGNALS)
 def test_conform_group_coordinator_writes_the_verdict(tmp_path, signum, code, word):
-    """The group-coordinator role runs its own scenario loop (conform/coordinator/campaign.py):
+    """The group-coordinator role runs its own scenario loop (conform/roles/group_coordinator/campaign.py):
     a signal there ends the target's run with its verdict written, cut "interrupted"."""
     exit_code, text, err = signal_once(["conform", "--role", "group-coordinator", "--target", "reference",
                                         "--out", str(tmp_path)], "[reference] ", signum)

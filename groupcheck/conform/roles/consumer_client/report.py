@@ -1,0 +1,145 @@
+"""The verdict of a campaign (text and JSON), and a divergence written as an ITF trace
+plus a runnable pytest regression file."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from groupcheck.model import itf
+
+from ....outputs import atomic_write_text
+from .judge import PROPERTIES
+
+
+@dataclass
+class Report:
+    target: str
+    settings: dict
+    scenarios: int = 0
+    seconds: float = 0.0
+    stopped: str | None = None          # "interrupted" / "time limit" / None
+    per_property: dict = field(default_factory=lambda: {p: {"held": 0, "violated": 0, "not exercised": 0,
+                                                            "checks": 0} for p in PROPERTIES})
+    round_seconds: list = field(default_factory=list)    # wall seconds per JoinGroup round, per settle
+    divergences: list = field(default_factory=list)      # dicts: property, message, scenario, shrunk, files
+    first_divergence_s: float | None = None
+    errors: list = field(default_factory=list)
+
+    def add(self, run) -> None:
+        self.scenarios += 1
+        for p, s in run.judgement.summary().items():
+            self.per_property[p][s["verdict"]] += 1
+            self.per_property[p]["checks"] += s["checks"]
+        self.round_seconds += [round(secs / n, 3) for n, secs in run.rounds]
+        if run.error:
+            self.errors.append(run.error)
+
+    def verdict(self, prop: str) -> str:
+        c = self.per_property[prop]
+        return "violated" if c["violated"] else ("held" if c["held"] else "not exercised")
+
+    def to_json(self) -> dict:
+        rs = sorted(self.round_seconds)
+        return {
+            "target": self.target, "settings": self.settings, "scenarios": self.scenarios,
+            "seconds": round(self.seconds, 1), "stopped": self.stopped,
+            "scenarios_per_minute": round(60 * self.scenarios / self.seconds, 2) if self.seconds else None,
+            "round_seconds": {"count": len(rs), "median": rs[len(rs) // 2] if rs else None,
+                              "min": rs[0] if rs else None, "max": rs[-1] if rs else None},
+            "first_divergence_s": self.first_divergence_s,
+            "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in PROPERTIES},
+            "divergences": self.divergences, "errors": self.errors,
+        }
+
+    def text(self) -> str:
+        j = self.to_json()
+        lines = [f"librdkafka consumer-client conformance: {self.target}, {self.scenarios} scenarios in "
+                 f"{j['seconds']} s ({j['scenarios_per_minute']} per minute)"
+                 + (f", stopped: {self.stopped}" if self.stopped else "")]
+        r = j["round_seconds"]
+        if r["count"]:
+            lines.append(f"rebalance wall time per JoinGroup round: median {r['median']} s "
+                         f"(min {r['min']}, max {r['max']}, {r['count']} settles)")
+        for p in PROPERTIES:
+            c = j["properties"][p]
+            lines.append(f"  {p:24} {c['verdict']:14} held in {c['held']}, violated in {c['violated']}, "
+                         f"not exercised in {c['not exercised']} scenarios; {c['checks']} checks")
+        for d in self.divergences:
+            lines.append(f"divergence: {d['property']}: {d['message']}")
+            lines.append(f"  shrunk from {len(d['scenario'])} to {len(d['shrunk'])} operations: "
+                         + json.dumps(d["shrunk"]))
+            for f in d.get("files", ()):
+                lines.append(f"  wrote {f}")
+        if self.first_divergence_s is not None:
+            lines.append(f"time to the first divergence: {self.first_divergence_s:.1f} s")
+        for e in self.errors:
+            lines.append(f"scenario error: {e}")
+        return "\n".join(lines) + "\n"
+
+
+def itf_trace(run, target: str, settings: dict, seed, prop: str | None) -> dict:
+    """The observations as an ITF trace: one state per event (per member: owned,
+    member id, generation, live / stalled / fenced; the group's generation), the event
+    as ``action_taken``; ``#meta`` holds target, settings, scenario, seed, verdict."""
+    states, actions = [], []
+    for ev, st in zip(run.events, run.judgement.states):
+        members = itf.itf_map((n, {"owned": itf.itf_set(s["owned"]), "member_id": s["member_id"],
+                                   "generation": s["generation"], "live": s["live"], "stalled": s["stalled"],
+                                   "fenced": s["fenced"], "closed": s["closed"]})
+                              for n, s in st["members"].items())
+        states.append({"t_ms": int(ev["t"] * 1000), "group_generation": st["group_generation"], "members": members})
+        actions.append(_describe(ev))
+    meta = {"protocol": "consumer", "target": target, "settings": settings, "scenario": run.scenario,
+            "seed": seed, "violated": prop, "verdicts": {p: s["verdict"] for p, s in run.judgement.summary().items()}}
+    return itf.trace(meta, states, actions)
+
+
+def _describe(ev: dict) -> str:
+    if ev["kind"] == "op":
+        args = ", ".join(f"{k}={v}" for k, v in (ev.get("args") or {}).items())
+        return f"{ev['op']}({args})"
+    if ev["kind"] in ("assign", "revoke", "lost"):
+        return f"{ev['member']}.on_{ev['kind']}({ev['partitions']}) generation {ev['generation']}"
+    if ev["kind"] == "sample":
+        return f"{ev['member']} now generation {ev['generation']} member id {ev['member_id'] or '-'}"
+    if ev["kind"] == "heartbeat_error":      # KIP-848 target: the client logged its heartbeat failed
+        return f"{ev['member']} heartbeat answered {ev['error']}"
+    return f"{ev['member']} poll error {ev.get('error')}"
+
+
+REGRESSION = '''"""Regression: {prop} on librdkafka {target} (written by groupcheck.conform.roles.consumer_client).
+
+Re-runs the shrunk scenario on librdkafka's mock cluster and asserts the same verdict.
+Observed: {message}
+"""
+from groupcheck.conform.targets.librdkafka.broken import BROKEN
+from groupcheck.conform.targets.librdkafka.client import Listener, Settings
+from groupcheck.conform.roles.consumer_client.runner import run_scenario
+
+SCENARIO = {scenario}
+SETTINGS = {settings}
+
+
+def test_{name}():
+    settings = Settings(**SETTINGS)
+    run = run_scenario(SCENARIO, settings, BROKEN.get({client!r}, Listener))
+    assert run.judgement.summary()[{prop!r}]["verdict"] == "violated", run.judgement.summary()
+'''
+
+
+def write_divergence(out: Path, run, target: str, settings: dict, client: str, seed, prop: str,
+                     message: str) -> list[str]:
+    """Write ``<target>-<prop>-<digest>.itf.json`` and ``test_<...>.py``; return paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(json.dumps([run.scenario, settings], sort_keys=True).encode()).hexdigest()[:8]
+    stem = f"librdkafka-{target}-{prop}-{digest}"
+    trace_path = out / f"{stem}.itf.json"
+    atomic_write_text(trace_path, json.dumps(itf_trace(run, target, settings, seed, prop), indent=1) + "\n", force=True)
+    name = stem.replace("-", "_")
+    test_path = out / f"test_{name}.py"
+    text = REGRESSION.format(prop=prop, target=target, message=message.replace('"""', "'''"),
+                             scenario=repr(run.scenario), settings=repr(settings), name=name, client=client)
+    atomic_write_text(test_path, text, force=True)
+    return [str(trace_path), str(test_path)]

@@ -1,0 +1,227 @@
+"""A group-coordinator campaign: every scenario against every chosen target, divergences
+shrunk and written, one verdict per target. ``main`` is what the CLI calls.
+
+A divergence does not end the run: each scenario ends at its own first divergent step
+(``runner``), and the next scenario is judged again. Every claim violated at that step
+is met as (claim, signature) (``dedupe``); the first meeting of each is shrunk and
+written, later ones only counted, so the verdict lists every distinct divergence once
+with how many scenarios met it."""
+from __future__ import annotations
+
+import itertools
+import json
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
+from ....outputs import atomic_write_text
+from ...adapter import AdapterError
+from ...dedupe import Ledger
+from . import report, targets
+from .runner import keys, run_scenario, shrink
+from .scenarios import scenarios
+
+
+
+@dataclass
+class Options:
+    scenarios: int = 40
+    seed: int = 0
+    max_seconds: float = 600.0
+    shrink_tries: int = 40
+    max_divergences: int = 20         # distinct (claim, signature) shrunk and written per target; more: listed
+    out: Path = Path("groupcheck-out")
+
+
+def config_of(target) -> dict:
+    return getattr(target, "config", {})
+
+
+def run_target(target, key: str, opts: Options, progress, deadline: float) -> report.Verdict:
+    hello = target.open()
+    targets.check_hello(hello, f"target {key}")
+    v = report.Verdict(key, getattr(target, "note", ""))
+    if hello.extra.get("kip394") is False:
+        v.bridged = ("the target predates KIP-394: the driver answers a JoinGroup without member id with "
+                     "MEMBER_ID_REQUIRED for it (claim member_id_required judged by one probe)")
+        probe = target.probe_member_id_required() if hasattr(target, "probe_member_id_required") else None
+        if probe:
+            v.judged["member_id_required"] += 1
+            v.violated["member_id_required"] += 1
+            v.divergences.append({"claim": "member_id_required", "message": probe, "scope": "probe", "steps": 1,
+                                  "raw_steps": 1, "signature": "probe", "count": 1, "shrunk": True, "story": "m0 JoinGroup(-) on a new group, v4+"})
+    groups = (f"gc-{key.replace(':', '-')}-{opts.seed}-{n}" for n in itertools.count())
+    start = time.monotonic()
+    ledger = Ledger()
+    last = start
+    try:
+        for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
+            if time.monotonic() > deadline:
+                v.cut = "time limit"
+                break
+            r = run_scenario(target, hello, scope, path, next(groups), config_of(target), deadline)
+            v.add(r)
+            if r.stopped == "time limit":
+                v.cut = "time limit"
+            if r.violation and v.first_divergence_s is None:
+                v.first_divergence_s = round(time.monotonic() - start, 3)
+            for claim, sig, _ in keys(r):
+                met = ledger.meet(claim, sig, None)
+                if met is not None:
+                    met.found = _divergence(target, hello, r, (claim, sig), opts, groups, key, len(ledger),
+                                            deadline)
+                    v.divergences.append(met.found)
+            if time.monotonic() - last > 5 or n == 0:
+                last = time.monotonic()
+                progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
+                         f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
+                         f"{time.monotonic() - start:.1f} s")
+    except KeyboardInterrupt:
+        v.cut = "interrupted"
+    finally:
+        for met in ledger:
+            if met.found is not None:
+                met.found["count"] = met.count
+        v.seconds = time.monotonic() - start
+        try:
+            target.close()
+        except Exception:  # noqa: BLE001
+            pass
+    return v
+
+
+def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
+                deadline: float) -> dict:
+    """A newly met divergence as the verdict lists it: shrunk (until the run's deadline)
+    and written (its trace and regression test) while fewer than ``opts.max_divergences``
+    were; after that as met, unshrunk."""
+    claim, sig = sig_key
+    shrunk = number <= opts.max_divergences
+    if shrunk:
+        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
+        message = small.violation[1]
+    else:
+        small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
+    d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
+         "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
+         "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
+    if shrunk:
+        d.update(report.write_divergence(opts.out, key, small, number - 1, target))
+    return d
+
+
+def code_of(v: report.Verdict) -> int:
+    if v.cut == "interrupted":
+        return INTERRUPTED
+    if any(v.violated.values()):
+        return FAILED
+    if v.cut or v.info or not v.requests:
+        return NOT_PROVED
+    return PASSED
+
+
+def choose(names: list[str], adapter: str | None, coordinator: str | None, timeout: float) -> list[tuple[str, object]]:
+    """(key, target) pairs; raises targets.UnknownTarget / AdapterError on bad input."""
+    chosen = []
+    for name in names:
+        for n in (targets.BUILTIN if name == "all" else (name,)):
+            chosen.append((n, targets.builtin(n)))
+    if coordinator:
+        chosen.append((f"python:{coordinator}", targets.python_class(coordinator)))
+    if adapter:
+        chosen.append((f"adapter:{adapter.split()[0]}", targets.external(adapter, timeout)))
+    if not chosen:
+        raise targets.UnknownTarget("--role group-coordinator: give --target reference|librdkafka-mock|all "
+                                    "(or broken:<name>), --coordinator pkg.module:Class or --adapter 'COMMAND ...'")
+    return chosen
+
+
+def main(names, adapter, coordinator, opts: Options, timeout: float, progress, say) -> int:
+    """Run the campaign; print each verdict with ``say``; return the exit code."""
+    try:
+        chosen = choose(names, adapter, coordinator, timeout)
+    except (targets.UnknownTarget, AdapterError) as e:
+        progress(f"error: {e}")
+        return BAD_INPUT
+    deadline = time.monotonic() + (opts.max_seconds or 600.0)
+    codes = []
+    # Ctrl-C or SIGTERM: KeyboardInterrupt, which run_target turns into a written verdict cut
+    # "interrupted" (the CLI's own handler, for interrupts before a search begins, would report nothing)
+    stopped: list[int] = []
+
+    def stop(signum, frame) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} \
+        if threading.current_thread() is threading.main_thread() else {}
+    try:
+        return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
+    except KeyboardInterrupt:
+        code = signal_code(stopped[0]) if stopped else INTERRUPTED
+        say(f"INTERRUPTED: what was found is written (exit {code})")
+        return code
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say, stopped: list[int]) -> int:
+    broken = []
+    for key, target in chosen:
+        if time.monotonic() > deadline:
+            say(f"target {key}: not run (time limit came first)")
+            codes.append(NOT_PROVED)
+            continue
+        where = opts.out / "conform" / "group-coordinator" / report.slug(key)
+        if hasattr(target, "log_dir"):       # a broker groupcheck starts keeps its log with the verdict
+            target.log_dir = where
+        try:
+            v = run_target(target, key, Options(**{**opts.__dict__, "out": where}), progress, deadline)
+        except AdapterError as e:
+            progress(f"error: {e}")
+            try:
+                target.close()
+            except Exception:  # noqa: BLE001
+                pass
+            codes.append(BAD_INPUT)
+            continue
+        path = report.write(v, where)
+        transcript = getattr(target, "transcript", None)        # an external program: the messages exchanged
+        if transcript is not None:
+            atomic_write_text(where / "adapter-transcript.jsonl", "".join(
+                json.dumps({"dir": d, "message": m}) + "\n" for d, m in transcript[-5000:]), force=True)
+        say(v.text() + f"  verdict: {path}")
+        codes.append(code_of(v))
+        broken.append(v.broken)
+        if codes[-1] == INTERRUPTED:
+            break
+    code = next((c for c in (INTERRUPTED, BAD_INPUT, FAILED, NOT_PROVED) if c in codes), PASSED)
+    if code == NOT_PROVED and broken and all(broken):
+        say("NOT PROVED: the target never gave an answer that could be judged (it hung, exited or answered "
+            "garbage: every scenario ended in info) (exit 3)")
+        return code
+    say({PASSED: "PASSED: every claim held (exit 0)", FAILED: "FAILED: divergences found (see above) (exit 1)",
+         BAD_INPUT: "ERROR: bad input or an adapter broke the protocol (exit 2)",
+         NOT_PROVED: "NOT PROVED: a limit cut the run or an answer was info (exit 3)",
+         INTERRUPTED: "INTERRUPTED: what was found is written"}[code]
+        + ("" if code != INTERRUPTED else f" (exit {signal_code(stopped[0]) if stopped else INTERRUPTED})"))
+    return signal_code(stopped[0]) if code == INTERRUPTED and stopped else code
+
+
+def replay_claim(target_key: str, scope: str, path: list[int], claim: str | None = None):
+    """For regression tests: (claim, message, path step) of the first violation (of
+    ``claim``, when given, among the claims violated at the divergent step), or None."""
+    target = targets.builtin(target_key)
+    hello = target.open()
+    try:
+        r = run_scenario(target, hello, scope, path, f"gc-regression-{time.monotonic_ns()}", config_of(target))
+    finally:
+        target.close()
+    if r.violation is None:
+        return None
+    message = next((m for c, m in r.violations if claim in (None, c)), None)
+    return None if message is None else (claim or r.violation[0], message, r.violation[2])

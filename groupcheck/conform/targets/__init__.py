@@ -1,0 +1,1 @@
+"""The targets: one package per family of implementations (effects live only here)."""

@@ -1,0 +1,1 @@
+"""Adapter programs: any program speaking PROTOCOL.md over its stdin and stdout."""

@@ -1,0 +1,1 @@
+"""Real brokers over TCP: any Kafka address, and Tansu started by groupcheck."""
