@@ -15,10 +15,11 @@ since an abort would take this process down.
 """
 from __future__ import annotations
 
-import socket
 import struct
 import uuid
 from typing import NamedTuple, Optional
+
+__all__ = ["API_KEY", "API_VERSION", "Response", "WireError", "decode_response", "encode_request"]
 
 API_KEY, API_VERSION = 68, 1
 
@@ -140,33 +141,3 @@ def decode_response(data: bytes) -> tuple[int, Response]:
         r.tags()
     r.tags()
     return corr, Response(err, msg, mid, epoch, hb, assignment)
-
-
-class Connection:
-    """One TCP connection to a mock broker (``host:port``); one request at a time."""
-
-    def __init__(self, address: str, timeout_s: float = 5.0):
-        host, _, port = address.rpartition(":")
-        self.sock = socket.create_connection((host, int(port)), timeout=timeout_s)
-        self.corr = 0
-
-    def heartbeat(self, **fields) -> Response:
-        self.corr += 1
-        self.sock.sendall(encode_request(self.corr, **fields))
-        size = struct.unpack(">i", self._read(4))[0]
-        corr, resp = decode_response(self._read(size))
-        if corr != self.corr:
-            raise WireError(f"correlation id {corr} answered, {self.corr} expected")
-        return resp
-
-    def _read(self, n: int) -> bytes:
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise WireError("the mock closed the connection")
-            buf += chunk
-        return buf
-
-    def close(self) -> None:
-        self.sock.close()

@@ -10,6 +10,8 @@ import json
 
 from groupcheck.model.consumer import Heartbeat, JoinGroup, LeaveGroup, Subscription, SyncGroup
 
+__all__ = ["metadata", "request_from_json", "request_json", "response_json", "subscription"]
+
 
 def metadata(sub) -> str:
     """The model's Subscription as the opaque string a coordinator echoes."""

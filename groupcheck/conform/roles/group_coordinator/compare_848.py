@@ -1,7 +1,7 @@
 """The mock coordinator's ConsumerGroupHeartbeat answers against the model coordinator's.
 
 Each scenario is a short list of heartbeats, sent over TCP to librdkafka's mock
-(``wire.py``) and given to ``model.consumer_group.coordinator.heartbeat`` (one profile,
+(``targets/librdkafka/heartbeat.py``) and given to ``model.consumer_group.coordinator.heartbeat`` (one profile,
 ``kafka-4.1`` by default), each side tracking what a client would: the member's last epoch,
 the epoch before it, and its last assignment. A step:
 
@@ -28,7 +28,7 @@ from groupcheck.model.consumer_group import ERROR_NAMES, ConsumerGroupHeartbeat,
 from ....outputs import atomic_write_text
 from ...targets.librdkafka.mock import MockCluster
 from ...targets.librdkafka.mock_848 import ConsumerGroupMock
-from groupcheck.model.wire.consumer_group_heartbeat import Connection
+from ...targets.librdkafka.heartbeat import Connection
 
 GROUP, TOPIC, PARTITIONS = "g", "t", 4
 REBALANCE_TIMEOUT_MS = 30000
