@@ -15,7 +15,7 @@ import pytest
 from groupcheck.conform.targets.librdkafka.broken import IgnoresLost, SkipsRevoke
 from groupcheck.conform.roles.consumer_client.campaign import OptionError, Options, parse_target, run
 from groupcheck.conform.targets.librdkafka.client import Settings, parse_group_metadata
-from groupcheck.conform.roles.consumer_client.judge import judge
+from groupcheck.conform.roles.consumer_client.claims import judge
 from groupcheck.conform.targets.librdkafka.mock import MockCluster, MockError
 from groupcheck.conform.roles.consumer_client.report import itf_trace
 from groupcheck.conform.roles.consumer_client.runner import run_scenario

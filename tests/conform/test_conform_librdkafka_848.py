@@ -18,7 +18,7 @@ from groupcheck.conform.roles.consumer_client.main_848 import main
 from groupcheck.conform.targets.librdkafka.broken_848 import misordered
 from groupcheck.conform.roles.consumer_client.campaign_848 import Options, OptionError, exit_code, run
 from groupcheck.conform.targets.librdkafka.client_848 import Settings848
-from groupcheck.conform.roles.consumer_client.judge_848 import judge
+from groupcheck.conform.roles.consumer_client.claims_848 import judge
 from groupcheck.conform.roles.consumer_client.runner_848 import run_scenario
 from groupcheck.conform.roles.consumer_client.scenarios_848 import ScenarioError, generate, validate
 

@@ -189,3 +189,18 @@ def conform_model(recorder: Recorder, muted: frozenset[str] = frozenset()) -> Mo
     props = tuple(p for p in props if p.name not in muted)
     return replace(MODEL, name="consumer", init_states=init_states, step=step, properties=props,
                    view=replace(MODEL.view, describe_event=describe_event))
+
+
+def _role():
+    from groupcheck.model.consumer import to_dict
+
+    from .. import Role
+    from ..driven import command_for
+    from . import targets
+    from .scenarios import EXCLUDED, configurable, scopes
+    return Role("assignor", Recorder, conform_model, scopes, lambda name, target: EXCLUDED.get(name, frozenset()),
+                configurable, MODEL, PER_INVOCATION, targets.resolve, to_dict, "the consumer model",
+                command=command_for(targets, scopes))
+
+
+ROLE = _role()

@@ -11,15 +11,11 @@ equal subscriptions; ``complete``: so when a round withholds nothing; None: no c
     kafka-python:<assignor>         kafka-python's range, roundrobin, sticky, cooperative-sticky
     aiokafka:<assignor>             aiokafka's range, roundrobin, sticky
     librdkafka:<assignor>           librdkafka's range, roundrobin, cooperative-sticky, run by a
-                                    real consumer elected leader on the mock cluster (librdkafka/leader.py)
+                                    real consumer elected leader on the mock cluster (targets/librdkafka/leader.py)
     python:<pkg.module:Class>       your own assignor, in process (--assignor)
     adapter:<command>               an external program speaking PROTOCOL.md (--adapter)
 
-Targets of other roles (``groupcheck conform --role ...``) are listed here by name and run
-by their own packages: ``CONSUMER_PROTOCOL_TARGETS`` (role consumer-client, KIP-848's
-``group.protocol=consumer``: groupcheck/conform/targets/librdkafka/) and
-``CONSUMER_PROTOCOL_COORDINATORS`` (role group-coordinator: the mock's ConsumerGroupHeartbeat
-answers against the model's, ``librdkafka_848.compare``).
+Targets of the other roles are listed by their own packages (``roles/<role>/targets.py``).
 """
 from __future__ import annotations
 
@@ -33,10 +29,6 @@ from ...adapter import Adapter, AdapterError
 from ...targets.inprocess.assignor import InProcessAdapter, style, uses_user_data
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
-# client name after the colon: librdkafka, or a broken listener for the judge's self-test
-CONSUMER_PROTOCOL_TARGETS = ("librdkafka-consumer-protocol", "librdkafka-consumer-protocol:skips-revoke",
-                             "librdkafka-consumer-protocol:ignores-lost")
-CONSUMER_PROTOCOL_COORDINATORS = ("librdkafka-mock-consumer-protocol",)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ...targets.librdkafka.client import Listener
 from .report import Report, itf_trace
 from ...targets.librdkafka.broken_848 import BROKEN
 from ...targets.librdkafka.client_848 import Settings848
-from .judge_848 import PROPERTIES
+from .claims_848 import PROPERTIES
 from .runner_848 import run_scenario
 from .scenarios_848 import generate, validate
 

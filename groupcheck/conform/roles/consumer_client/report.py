@@ -10,7 +10,7 @@ from pathlib import Path
 from groupcheck.model import itf
 
 from ....outputs import atomic_write_text
-from .judge import PROPERTIES
+from .claims import PROPERTIES
 
 
 @dataclass

@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass
 
 from ...targets.librdkafka.client import Group, Listener, Settings, cooperative
-from .judge import Judgement, judge
+from .claims import Judgement, judge
 from .scenarios import execute, settle_budget
 
 

@@ -6,7 +6,7 @@ import time
 from ...targets.librdkafka.client import Listener
 from .runner import ScenarioRun
 from ...targets.librdkafka.client_848 import ConsumerGroup, Settings848
-from .judge_848 import judge
+from .claims_848 import judge
 from .scenarios_848 import execute, settle_budget
 
 

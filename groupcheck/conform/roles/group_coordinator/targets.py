@@ -10,6 +10,8 @@ from ...targets.adapter.process import ProcessAdapter
 from ...targets.inprocess.coordinator import ROLE, ReferenceCoordinator
 
 BUILTIN = ("reference", "librdkafka-mock", "tansu")
+# the KIP-848 coordinator of librdkafka's mock: its ConsumerGroupHeartbeat answers against the model's (compare_848)
+CONSUMER_PROTOCOL_COORDINATORS = ("librdkafka-mock-consumer-protocol",)
 
 
 class UnknownTarget(ValueError):

@@ -20,7 +20,7 @@ import confluent_kafka
 from ...adapter import Hello, Outcome
 from .broken import BROKEN
 from .client import Group, Listener, Settings, cooperative
-from ...roles.consumer_client.judge import judge
+from ...roles.consumer_client.claims import judge
 from ...roles.consumer_client.scenarios import ScenarioError, execute, validate
 
 ROLE = "consumer-client"

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .judge import Judgement, Result, _show
+from .claims import Judgement, Result, _show
 
 _NOW = object()     # "the event's time" in MEMBER_OPS
 # what an operation on one member changes in the replayed state (join and the faults aside)

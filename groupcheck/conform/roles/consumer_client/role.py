@@ -1,0 +1,57 @@
+"""The consumer-client role as the CLI runs it: real librdkafka consumers in one group on
+the mock cluster, scenarios from the consumer model's walks (classic) or generated
+(KIP-848), judged by the models' properties over live, non-fenced members; one campaign
+and one verdict (verdict.json, verdict.txt) per target."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from groupcheck.console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, err, fail, out
+from groupcheck.outputs import folder_for_command
+
+from .. import Request, ScenarioRole
+from .targets import BUILTIN, CLASSIC_TARGETS, campaign_of
+
+SCENARIOS = 10          # per target, by default: each a few rebalances of real consumers, about 10 s
+
+
+def command(req: Request) -> int:
+    names = list(CLASSIC_TARGETS) if list(req.targets) == ["all"] else list(req.targets)
+    unknown = [n for n in names if n not in BUILTIN]
+    if not names or unknown:
+        raise fail(f"--role consumer-client: give --target {' | '.join(BUILTIN)} or all"
+                   + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+    out_dir = folder_for_command(req.out_dir, force=req.force)
+    codes = []
+    for name in names:
+        campaign, key = campaign_of(name)
+        where = out_dir / "conform" / name.replace(":", "-")
+        try:
+            report = campaign.run(key, campaign.Options(scenarios=req.scenarios or SCENARIOS,
+                                                        max_seconds=req.max_seconds or 600.0, seed=req.seed,
+                                                        out=str(where)),
+                                  progress=lambda line: err.print(line, markup=False, highlight=False))
+        except (campaign.OptionError, ValueError) as e:
+            raise fail(f"{name}: {e}") from None
+        _write_report(name, report, where)
+        if report.stopped == "interrupted":
+            return INTERRUPTED
+        violated = report.divergences or any(report.verdict(p) == "violated" for p in report.per_property)
+        codes.append(FAILED if violated else NOT_PROVED if report.stopped else PASSED)
+    code = FAILED if FAILED in codes else NOT_PROVED if NOT_PROVED in codes else PASSED
+    out.print({PASSED: "PASSED: every property held or was not exercised (exit 0)",
+               FAILED: "FAILED: divergences found (see above) (exit 1)",
+               NOT_PROVED: "NOT PROVED: a limit stopped a campaign early (exit 3)"}[code], markup=False, highlight=False)
+    return code
+
+
+def _write_report(name: str, report, where: Path) -> None:
+    """A consumer-client campaign's verdict: verdict.json / verdict.txt under ``where``, and stdout."""
+    from .campaign_848 import save
+    save(report, where)
+    out.print(f"target {name}", markup=False, highlight=False)
+    out.print(report.text(), markup=False, highlight=False, end="")
+    out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+
+
+ROLE = ScenarioRole("consumer-client", command)
