@@ -108,7 +108,7 @@ def streams_assignor() -> None:
           "shrunk to | walk s |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     for cls in ("ActiveOnTwoClients", "DropsLastTask", "StandbyWithItsActive", "ListsOnlyBusyClients"):
-        spec = f"python:examples.broken_streams_assignors:{cls}"
+        spec = f"python:groupcheck.conform.targets.broken.streams_assignors:{cls}"
         f = first_divergence(st_targets.resolve(spec), only=("forming-crashes",))   # start: empty
         if f is None:
             print(f"| {cls} | - | - | none | - | - | - | - |", flush=True)
@@ -122,7 +122,7 @@ def coordinator_tables(reference_n: int = 200, mock_n: int = 6) -> None:
     divergent scenario's length in steps (raw, shrunk)."""
     import tempfile
 
-    from examples.broken_coordinators import BROKEN
+    from groupcheck.conform.targets.broken.coordinators import BROKEN
     from groupcheck.conform.roles.group_coordinator import campaign as gc_campaign
     from groupcheck.conform.roles.group_coordinator import targets as gc_targets
     from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator
@@ -196,7 +196,7 @@ def main() -> None:
     print("| target | property | scope | first divergence s | BFS shortest | walk: found at | shrunk to | walk s |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     cases = [("kafka-python:roundrobin", None), ("kafka-python:cooperative-sticky", None)]
-    cases += [(f"python:examples.broken_assignors:{c}", None) for c in
+    cases += [(f"python:groupcheck.conform.targets.broken.assignors:{c}", None) for c in
               ("TrustsStaleUserData", "MovesOwnedAtOnce", "TrustsStaleClaims", "AssumesEqualSubscriptions",
                "IgnoresSubscription", "ShufflesMembers")]
     for spec, _ in cases:
@@ -207,7 +207,7 @@ def main() -> None:
             continue
         w = walk_shrink(targets.resolve(spec), f["scope"], f["property"])
         walk = (f"{w['raw']} | {w['shrunk']} | {w['seconds']:.2f}" if w else "not found | - | -")
-        print(f"| {spec.replace('python:examples.broken_assignors:', '')} | {f['property']} | {f['scope']} | "
+        print(f"| {spec.replace('python:groupcheck.conform.targets.broken.assignors:', '')} | {f['property']} | {f['scope']} | "
               f"{f['seconds']:.2f} | {f['bfs_len']} | {walk} |", flush=True)
     if args.role == "all":
         streams_assignor()

@@ -42,7 +42,7 @@ def conform(
     assignor: Optional[str] = typer.Option(None, help="your own assignor by import path, e.g. "
                                            "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
     coordinator: Optional[str] = typer.Option(None, help="group-coordinator: your own coordinator by import path, "
-                                              "e.g. mypkg.coord:MyCoordinator (see examples/broken_coordinators.py)"),
+                                              "e.g. mypkg.coord:MyCoordinator (see groupcheck/conform/targets/broken/coordinators.py)"),
     role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(roles.NAMES)}"),
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),

@@ -1,4 +1,4 @@
-"""Each deliberately broken assignor (examples/broken_assignors.py) is flagged with the
+"""Each deliberately broken assignor (groupcheck/conform/targets/broken/assignors.py) is flagged with the
 property it names; the choice is not flagged; a written regression file runs green
 while the divergence is there and red once it is gone."""
 import subprocess
@@ -22,7 +22,7 @@ FLAGGED = [
 
 
 def run(cls, scope, walks=0):
-    target = targets.python_assignor(f"examples.broken_assignors:{cls}")
+    target = targets.python_assignor(f"groupcheck.conform.targets.broken.assignors:{cls}")
     return driver.run_target(target, driver.Settings(walks=walks, progress_every=1e9, only=(scope,)),
                              Limits(100_000, 120, "4GiB"))
 
@@ -53,7 +53,7 @@ def test_the_regression_file_runs_green_then_red_once_fixed(tmp_path):
     # the same scenario driven through the (correct) reference range assignor: the
     # divergence is gone, so the regression test fails
     fixed = tmp_path / "test_fixed.py"
-    fixed.write_text(test.read_text().replace("python:examples.broken_assignors:IgnoresSubscription", "reference:range"))
+    fixed.write_text(test.read_text().replace("python:groupcheck.conform.targets.broken.assignors:IgnoresSubscription", "reference:range"))
     red = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(fixed)],
                          capture_output=True, text=True, cwd=Path(__file__).parents[2])
     assert red.returncode == 1 and "no longer violated" in red.stdout
@@ -63,7 +63,7 @@ def test_a_walk_counterexample_is_shrunk_and_still_replays():
     from groupcheck.conform.regression import divergence_along
     from groupcheck.model.consumer.scope import to_dict
 
-    target = targets.python_assignor("examples.broken_assignors:AssumesEqualSubscriptions")
+    target = targets.python_assignor("groupcheck.conform.targets.broken.assignors:AssumesEqualSubscriptions")
     r = driver.run_target(target, driver.Settings(walks=300, walk_length=80, progress_every=1e9, only=("metadata",),
                                                   bfs=False), Limits(100_000, 120, "4GiB"))
     d = r.divergences[0]

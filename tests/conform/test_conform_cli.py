@@ -42,7 +42,7 @@ def test_bad_input_exits_2_naming_what_was_wrong(tmp_path):
     assert r.exit_code == 2 and "--role consumer-client: give --target librdkafka:range" in r.output
     r = conform(tmp_path, "--target", "nope", "--role", "streams-assignor")
     assert r.exit_code == 2 and "unknown streams-assignor target 'nope'" in r.output
-    r = conform(tmp_path, "--coordinator", "examples.broken_coordinators:EagerJoin")
+    r = conform(tmp_path, "--coordinator", "groupcheck.conform.targets.broken.coordinators:EagerJoin")
     assert r.exit_code == 2 and "give it with --role" in r.output
     r = conform(tmp_path, "--role", "group-coordinator", "--assignor", "examples.assignors:BalancedCooperative")
     assert r.exit_code == 2 and "--coordinator" in r.output and "class" in r.output

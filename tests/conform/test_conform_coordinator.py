@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from examples.broken_coordinators import BROKEN, EXPECTED
+from groupcheck.conform.targets.broken.coordinators import BROKEN, EXPECTED
 from groupcheck.cli import app
 from groupcheck.conform.roles.group_coordinator.campaign import Options, run_target
 from groupcheck.conform.targets.inprocess.coordinator import ReferenceCoordinator

@@ -5,8 +5,8 @@ import json
 
 from typer.testing import CliRunner
 
-from examples.broken_assignors import _KafkaPythonEager, _roundrobin
-from examples.broken_coordinators import EagerJoin
+from groupcheck.conform.targets.broken.assignors import _KafkaPythonEager, _roundrobin
+from groupcheck.conform.targets.broken.coordinators import EagerJoin
 from groupcheck.cli import app
 from groupcheck.console import Limits
 from groupcheck.conform import driver, verdict
@@ -124,7 +124,7 @@ def test_driver_reports_two_failures_of_one_claim_each_minimal(tmp_path):
 
 
 def test_driver_reports_a_divergence_met_in_two_scopes_once_with_its_count():
-    r = _drive("examples.broken_assignors:IgnoresSubscription", ("metadata", "subscription-v0"))
+    r = _drive("groupcheck.conform.targets.broken.assignors:IgnoresSubscription", ("metadata", "subscription-v0"))
     valid = [d for d in r.divergences if d.property == "assignment_valid"]
     assert len(valid) == 1 and valid[0].count == 2, [(d.property, d.scope_name, d.message) for d in r.divergences]
     assert sum(d.property == "assignment_valid" for s in r.scopes for d in s.divergences) == 2

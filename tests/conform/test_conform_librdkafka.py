@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from groupcheck.conform.targets.librdkafka.broken import IgnoresLost, SkipsRevoke
+from groupcheck.conform.targets.broken.clients import IgnoresLost, SkipsRevoke
 from groupcheck.conform.roles.consumer_client.campaign import OptionError, Options, parse_target, run
 from groupcheck.conform.targets.librdkafka.client import Settings, parse_group_metadata
 from groupcheck.conform.roles.consumer_client.claims import judge

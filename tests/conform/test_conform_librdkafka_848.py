@@ -11,11 +11,11 @@ import struct
 
 import pytest
 
-from groupcheck.conform.targets.librdkafka.broken import IgnoresLost, SkipsRevoke
+from groupcheck.conform.targets.broken.clients import IgnoresLost, SkipsRevoke
 from groupcheck.conform.roles.group_coordinator import compare_848 as compare
 from groupcheck.model.wire import consumer_group_heartbeat as wire
 from groupcheck.conform.roles.consumer_client.main_848 import main
-from groupcheck.conform.targets.librdkafka.broken_848 import misordered
+from groupcheck.conform.targets.broken.clients_848 import misordered
 from groupcheck.conform.roles.consumer_client.campaign_848 import Options, OptionError, exit_code, run
 from groupcheck.conform.targets.librdkafka.client_848 import Settings848
 from groupcheck.conform.roles.consumer_client.claims_848 import judge

@@ -63,7 +63,7 @@ FLAGGED = [
 
 @pytest.mark.parametrize("cls, prop", FLAGGED)
 def test_each_broken_task_assignor_is_flagged_with_its_claim(cls, prop):
-    r = run(targets.python_assignor(f"examples.broken_streams_assignors:{cls}"))
+    r = run(targets.python_assignor(f"groupcheck.conform.targets.broken.streams_assignors:{cls}"))
     assert r.divergences, f"{cls}: nothing flagged"
     assert r.divergences[0].property == prop, [(d.property, d.message) for d in r.divergences]
 
@@ -71,7 +71,7 @@ def test_each_broken_task_assignor_is_flagged_with_its_claim(cls, prop):
 def test_kafkas_rejection_kills_the_leader_but_is_reported_by_the_named_claim():
     """An answer validateTaskAssignment rejects makes the leader throw StreamsException
     (Kafka 3.9); leader_never_fails leaves that to the claim naming the error."""
-    r = run(targets.python_assignor("examples.broken_streams_assignors:CountsOneTooMany"))
+    r = run(targets.python_assignor("groupcheck.conform.targets.broken.streams_assignors:CountsOneTooMany"))
     assert [d.property for d in r.divergences] == ["no_unknown_process_id"]
     from groupcheck.conform.roles.streams_assignor.recorder import conform_model
     from groupcheck.model.core import replay
@@ -87,7 +87,7 @@ def test_kafkas_rejection_kills_the_leader_but_is_reported_by_the_named_claim():
 
 
 def test_ignoring_previous_owners_is_a_choice_and_kafka_withholding_keeps_tasks_single():
-    r = run(targets.python_assignor("examples.broken_streams_assignors:IgnoresPreviousOwners"), "eager-to-cooperative",
+    r = run(targets.python_assignor("groupcheck.conform.targets.broken.streams_assignors:IgnoresPreviousOwners"), "eager-to-cooperative",
             walks=10)
     assert r.divergences == []
     rows = {p["property"]: p for p in verdict.summary(r)["properties"]}
@@ -97,7 +97,7 @@ def test_ignoring_previous_owners_is_a_choice_and_kafka_withholding_keeps_tasks_
 
 
 def test_the_regression_file_runs_green(tmp_path):
-    r = run(targets.python_assignor("examples.broken_streams_assignors:DropsLastTask"))
+    r = run(targets.python_assignor("groupcheck.conform.targets.broken.streams_assignors:DropsLastTask"))
     _, written = verdict.write(r, tmp_path)
     test = next(t for i, _, t in written if "every_task_active" in i.name)
     assert "role='streams-assignor'" in test.read_text()
@@ -180,10 +180,10 @@ def test_cli_reference_and_all_pass_exit_0(tmp_path):
 
 
 def test_cli_a_broken_assignor_exits_1_with_trace_and_regression(tmp_path):
-    r = conform(tmp_path, "--assignor", "examples.broken_streams_assignors:StandbyForEveryTask", *QUICK)
+    r = conform(tmp_path, "--assignor", "groupcheck.conform.targets.broken.streams_assignors:StandbyForEveryTask", *QUICK)
     assert r.exit_code == 1, r.output
     assert "DIVERGENCE no_invalid_standby_task in scope forming-crashes (bfs, 3 steps)" in r.flat
-    where = tmp_path / "conform" / "python_examples.broken_streams_assignors_StandbyForEveryTask"
+    where = tmp_path / "conform" / "python_groupcheck.conform.targets.broken.streams_assignors_StandbyForEveryTask"
     assert list(where.glob("*no_invalid_standby_task*.itf.json")) and list(where.glob("test_*.py"))
 
 
@@ -194,7 +194,7 @@ def test_cli_bad_input_exits_2_with_a_clear_message(tmp_path):
     assert r.exit_code == 2 and "give --target NAME" in r.flat
     r = conform(tmp_path, "--role", "streams-assignor", "--assignor", "no_such_module:X")
     assert r.exit_code == 2 and "cannot import 'no_such_module'" in r.flat
-    r = conform(tmp_path, "--role", "streams-assignor", "--assignor", "examples.broken_streams_assignors:_answer")
+    r = conform(tmp_path, "--role", "streams-assignor", "--assignor", "groupcheck.conform.targets.broken.streams_assignors:_answer")
     assert r.exit_code == 2 and "not a task assignor" in r.flat
     r = conform(tmp_path, "--role", "streams-assignor", "--target", "all", "--scope", "nope")
     assert r.exit_code == 2 and "unknown scope(s) nope" in r.flat

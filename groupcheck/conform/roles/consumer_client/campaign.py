@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from ...targets.librdkafka.broken import BROKEN
+from ...targets.broken.clients import BROKEN
 from ...targets.librdkafka.client import ASSIGNORS, Listener, Settings
 from .report import Report, write_divergence
 from .runner import run_scenario

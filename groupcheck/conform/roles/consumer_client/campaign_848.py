@@ -19,7 +19,7 @@ from . import campaign as classic
 from .campaign import OptionError, shrink
 from ...targets.librdkafka.client import Listener
 from .report import Report, itf_trace
-from ...targets.librdkafka.broken_848 import BROKEN
+from ...targets.broken.clients_848 import BROKEN
 from ...targets.librdkafka.client_848 import Settings848
 from .claims_848 import PROPERTIES
 from .runner_848 import run_scenario
@@ -86,7 +86,7 @@ class Report848(Report):
 REGRESSION = '''"""Regression: {prop} on librdkafka's consumer protocol, client {client} (written by
 groupcheck.conform.roles.consumer_client.main_848). Observed: {message}
 """
-from groupcheck.conform.targets.librdkafka.broken import BROKEN
+from groupcheck.conform.targets.broken.clients import BROKEN
 from groupcheck.conform.targets.librdkafka.client import Listener
 from groupcheck.conform.targets.librdkafka.client_848 import Settings848
 from groupcheck.conform.roles.consumer_client.runner_848 import run_scenario

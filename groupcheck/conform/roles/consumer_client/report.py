@@ -114,7 +114,7 @@ REGRESSION = '''"""Regression: {prop} on librdkafka {target} (written by groupch
 Re-runs the shrunk scenario on librdkafka's mock cluster and asserts the same verdict.
 Observed: {message}
 """
-from groupcheck.conform.targets.librdkafka.broken import BROKEN
+from groupcheck.conform.targets.broken.clients import BROKEN
 from groupcheck.conform.targets.librdkafka.client import Listener, Settings
 from groupcheck.conform.roles.consumer_client.runner import run_scenario
 

@@ -1,6 +1,6 @@
 """The targets of role group-coordinator: ``reference``, ``librdkafka-mock``, ``tansu``
-(started by groupcheck), any broker (``kafka:HOST:PORT``), the broken examples
-(``broken:<name>``), a Python class by import path, an external program."""
+(started by groupcheck), any broker (``kafka:HOST:PORT``), the built-in broken
+coordinators (``broken:<name>``), a Python class by import path, an external program."""
 from __future__ import annotations
 
 import shlex
@@ -38,12 +38,12 @@ def builtin(name: str):
         except ValueError as e:
             raise UnknownTarget(f"--target {name}: {e}; give kafka:HOST:PORT (a broker of the cluster)") from None
     if name.startswith("broken:"):
-        BROKEN = _load("examples.broken_coordinators:BROKEN", f"--target {name}")
+        from ...targets.broken.coordinators import BROKEN
         if name[7:] not in BROKEN:
             raise UnknownTarget(f"--target {name}: unknown broken coordinator; known: {', '.join(BROKEN)}")
         return BROKEN[name[7:]]()
     raise UnknownTarget(f"--target {name!r}: unknown for role {ROLE}; known: {', '.join(BUILTIN)}, all, "
-                        "kafka:HOST:PORT, broken:<name> (examples/broken_coordinators.py)")
+                        "kafka:HOST:PORT, broken:<name> (groupcheck/conform/targets/broken/coordinators.py)")
 
 
 def python_class(spec: str):

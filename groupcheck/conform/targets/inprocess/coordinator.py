@@ -4,7 +4,7 @@ It speaks the role's JSON (``wire``), keeps one group per ``setup``, hands out m
 ids ``"member-<n>"`` and answers a request only on the connection it came on: after
 ``disconnect`` a slot's earlier requests are forgotten (their answers are dropped, as a
 closed TCP connection drops them). Subclasses change one rule through ``handle``,
-``advance`` or ``after`` (``examples/broken_coordinators.py``).
+``advance`` or ``after`` (``groupcheck/conform/targets/broken/coordinators.py``).
 """
 from __future__ import annotations
 

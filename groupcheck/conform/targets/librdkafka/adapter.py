@@ -18,7 +18,7 @@ from typing import Any
 import confluent_kafka
 
 from ...adapter import Hello, Outcome
-from .broken import BROKEN
+from ..broken.clients import BROKEN
 from .client import Group, Listener, Settings, cooperative
 from ...roles.consumer_client.claims import judge
 from ...roles.consumer_client.scenarios import ScenarioError, execute, validate

@@ -6,7 +6,7 @@ on the mock and expects exactly that property violated.
 """
 from __future__ import annotations
 
-from .client import Listener
+from ..librdkafka.client import Listener
 
 
 class SkipsRevoke(Listener):

@@ -1,13 +1,13 @@
 """Deliberately wrong applications and a mis-ordered fake: the judge must flag each.
 
-The listeners are the classic target's (``librdkafka.broken``), run here under the
+The listeners are the classic target's (``clients.py``), run here under the
 consumer protocol. ``misordered`` is a fake observation stream (no client): a member
 assigned a partition its previous owner has not revoked yet, then an epoch that goes
 back, then an on_lost without any fence, all as ``judge`` sees events.
 """
 from __future__ import annotations
 
-from .broken import BROKEN  # noqa: F401 - the listeners, by name
+from .clients import BROKEN  # noqa: F401 - the listeners, by name
 
 EXPECTED = {"skips-revoke": "revoke_before_reassign", "ignores-lost": "callbacks_in_order"}
 

@@ -2,13 +2,13 @@
 that makes a legitimate *choice*; ``groupcheck conform --assignor`` must flag each
 broken one with the property it names, and must not flag the choice.
 
-    groupcheck conform --assignor examples.broken_assignors:TrustsStaleUserData     # assignment_valid
-    groupcheck conform --assignor examples.broken_assignors:MovesOwnedAtOnce        # validate_cooperative_assignment
-    groupcheck conform --assignor examples.broken_assignors:TrustsStaleClaims       # generation_aware_claims
-    groupcheck conform --assignor examples.broken_assignors:AssumesEqualSubscriptions  # assignment_valid
-    groupcheck conform --assignor examples.broken_assignors:IgnoresSubscription     # assignment_valid
-    groupcheck conform --assignor examples.broken_assignors:ShufflesMembers         # deterministic
-    groupcheck conform --assignor examples.broken_assignors:ReverseOrderRoundRobin  # a choice: nothing flagged
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:TrustsStaleUserData     # assignment_valid
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:MovesOwnedAtOnce        # validate_cooperative_assignment
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:TrustsStaleClaims       # generation_aware_claims
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:AssumesEqualSubscriptions  # assignment_valid
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:IgnoresSubscription     # assignment_valid
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:ShufflesMembers         # deterministic
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:ReverseOrderRoundRobin  # a choice: nothing flagged
 
 The first, fourth, fifth, sixth and the choice are written in kafka-python's style
 (``assign(cluster, members)`` with ConsumerProtocolSubscription metadata, answering

@@ -1,6 +1,6 @@
 """Deliberately broken group coordinators: each breaks one rule of Kafka's GroupCoordinator
 and must be flagged by ``groupcheck conform --role group-coordinator`` with the claim in
-``EXPECTED``. Use one in process: ``--coordinator examples.broken_coordinators:NoGenerationBump``.
+``EXPECTED``. Use one in process: ``--coordinator groupcheck.conform.targets.broken.coordinators:NoGenerationBump``.
 """
 from __future__ import annotations
 

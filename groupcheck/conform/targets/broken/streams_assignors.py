@@ -2,7 +2,7 @@
 terms of ``groupcheck conform --role streams-assignor``), each flagged with the claim or
 property it should be found by, and one that makes a legitimate choice.
 
-    groupcheck conform --role streams-assignor --assignor examples.broken_streams_assignors:X
+    groupcheck conform --role streams-assignor --assignor groupcheck.conform.targets.broken.streams_assignors:X
 
     AssumesOneSubtopology   no_unknown_task_id                      names tasks 0_0..0_n-1 itself
     ActiveOnTwoClients      no_active_task_assigned_multiple_times  hands task 0 to two clients
