@@ -14,12 +14,13 @@ import pytest
 from groupcheck.conform.targets.broken.clients import IgnoresLost, SkipsRevoke
 from groupcheck.conform.roles.group_coordinator import compare_848 as compare
 from groupcheck.model.wire import consumer_group_heartbeat as wire
-from groupcheck.conform.roles.consumer_client.main_848 import main
+from groupcheck.conform.roles.consumer_client.__main__ import main
 from groupcheck.conform.targets.broken.clients_848 import misordered
-from groupcheck.conform.roles.consumer_client.campaign_848 import Options, OptionError, exit_code, run
+from groupcheck.conform.roles.consumer_client.campaign import Options848 as Options, OptionError, exit_code
+from groupcheck.conform.roles.consumer_client.campaign import run_848 as run
 from groupcheck.conform.targets.librdkafka.client_848 import Settings848
 from groupcheck.conform.roles.consumer_client.claims_848 import judge
-from groupcheck.conform.roles.consumer_client.runner_848 import run_scenario
+from groupcheck.conform.roles.consumer_client.runner import run_scenario_848 as run_scenario
 from groupcheck.conform.roles.consumer_client.scenarios_848 import ScenarioError, generate, validate
 
 pytestmark = pytest.mark.slow
@@ -143,10 +144,13 @@ def test_generated_scenarios_are_valid_deterministic_and_end_settled():
 
 
 def test_bad_options_exit_2_without_a_traceback(capsys):
-    assert main(["--scenario", "[{\"op\": \"join\", \"member\": \"c7\"}]"]) == 2
+    assert main(["--protocol", "consumer", "--scenario", "[{\"op\": \"join\", \"member\": \"c7\"}]"]) == 2
     assert "member must be one of" in capsys.readouterr().err
-    assert main(["--client", "nobody", "--scenarios", "1"]) == 2
-    assert main(["--coordinator", "--profile", "kafka-9"]) == 2
+    assert main(["--protocol", "consumer", "--client", "nobody", "--scenarios", "1"]) == 2
+    assert main(["--protocol", "consumer", "--coordinator", "--profile", "kafka-9"]) == 2
+    assert main(["--heartbeat-interval-ms", "300"]) == 2            # the classic protocol has none
+    assert "--protocol consumer" in capsys.readouterr().err
+    assert main(["--coordinator"]) == 2                             # the KIP-848 coordinator only
     with pytest.raises(OptionError, match="heartbeat-interval-ms"):
         Options(heartbeat_interval_ms=5000, session_timeout_ms=3000).validate()
 
@@ -267,7 +271,7 @@ def test_registered_in_groupcheck_conform(tmp_path):
     from typer.testing import CliRunner
 
     from groupcheck.cli import app
-    from groupcheck.conform.roles.assignor import targets
+    from groupcheck.conform.roles.consumer_client import targets
     assert "librdkafka-consumer-protocol" in targets.CONSUMER_PROTOCOL_TARGETS
     r = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka-consumer-protocol:x"])
     assert r.exit_code == 2 and "unknown" in r.output

@@ -1,10 +1,14 @@
-"""A bounded campaign: scenarios from the model, run on the mock, judged, shrunk.
+"""A bounded consumer-client campaign: scenarios run on the mock, judged, the first
+violation of each property shrunk and written as an ITF trace plus a regression test,
+through the one campaign loop and shrinker of ``groupcheck/conform/campaign.py``.
 
-``run(target, options)`` is what a CLI calls: ``target`` is an assignor name
-(``range``, ``roundrobin``, ``cooperative-sticky``), optionally prefixed by a broken
-client for the judge's self-test (``skips-revoke:cooperative-sticky``). Every run is
-bounded by ``scenarios`` and ``max_seconds``; an interrupt or a limit stops it and
-keeps what was found (the report says which stopped it).
+``run(target, options)``, classic consumers: ``target`` is an assignor name (``range``,
+``roundrobin``, ``cooperative-sticky``), optionally prefixed by a broken client for the
+judge's self-test (``skips-revoke:cooperative-sticky``); scenarios from the consumer
+model's walks. ``run_848(client, options848)``, ``group.protocol=consumer`` (KIP-848):
+``client`` is ``librdkafka`` or a broken listener's name; scenarios generated
+(``scenarios_848``). Every run is bounded by ``scenarios`` and ``max_seconds``; an
+interrupt or a limit stops it and keeps what was found (the report says which stopped it).
 """
 from __future__ import annotations
 
@@ -14,11 +18,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from ... import campaign
 from ...targets.broken.clients import BROKEN
 from ...targets.librdkafka.client import ASSIGNORS, Listener, Settings
-from .report import Report, write_divergence
-from .runner import run_scenario
+from ...targets.librdkafka.client_848 import Settings848
+from . import scenarios_848
+from .claims_848 import PROPERTIES as PROPERTIES_848
+from .report import Report, save, write_divergence, write_divergence_848  # noqa: F401 - save: the CLI's
+from .runner import run_scenario, run_scenario_848
 from .scenarios import from_model, normalise, finish, validate, wall_time_bound
+
+CLIENTS = ("librdkafka",) + tuple(BROKEN)      # the consumer protocol's: the real one, or a broken listener
 
 
 class OptionError(ValueError):
@@ -59,6 +69,31 @@ class Options:
                 raise OptionError(f"scenario: {e}") from None
 
 
+@dataclass
+class Options848(Options):
+    """The classic campaign's options with the consumer protocol's timing (broker-side
+    session and heartbeat interval) and scenarios."""
+    max_ops: int = 6
+    session_timeout_ms: int = 3000
+    heartbeat_interval_ms: int = 300
+    out: str = "groupcheck-out/conform-librdkafka-consumer-protocol"
+
+    def validate(self) -> None:
+        given, self.scenario = self.scenario, None
+        try:
+            super().validate()          # the numbers (a consumer-protocol scenario is checked below)
+        finally:
+            self.scenario = given
+        v = self.heartbeat_interval_ms
+        if isinstance(v, bool) or not isinstance(v, int) or not 50 <= v < self.session_timeout_ms:
+            raise OptionError(f"heartbeat-interval-ms must be an integer 50..session-timeout-ms, not {v!r}")
+        if self.scenario is not None:
+            try:
+                scenarios_848.validate(self.scenario, self.members, self.partitions)
+            except ValueError as e:
+                raise OptionError(f"scenario: {e}") from None
+
+
 def parse_target(target: str) -> tuple[str, str]:
     """(client, assignor): client is "librdkafka" or a broken listener's name."""
     client, _, assignor = target.rpartition(":")
@@ -71,25 +106,68 @@ def parse_target(target: str) -> tuple[str, str]:
 
 
 def shrink(scenario: list[dict], prop: str, runner: Callable, deadline: float, progress) -> tuple[list[dict], object]:
-    """Delete operations one at a time (keeping the final settle) while the same property
-    stays violated; stop at ``deadline``. Returns the smallest scenario and its run."""
-    best, best_run = scenario, None
-    i = 0
-    while i < len(best) - 1 and time.monotonic() < deadline:
-        candidate = finish(normalise([op for j, op in enumerate(best[:-1]) if j != i]))
-        if candidate == best or len(candidate) >= len(best):
-            i += 1
-            continue
+    """Delete operations (``campaign.shrink``: chunks, then one at a time; the final settle
+    kept, stalled members resumed) while the same property stays violated; stop at
+    ``deadline``. Returns the smallest scenario and its run (None: none smaller did)."""
+    def attempt(candidate: list[dict]):
         run = runner(candidate, deadline)
-        if run.complete and prop in run.judgement.violated():
-            progress(f"  shrink: {len(best)} -> {len(candidate)} operations, {prop} still violated")
-            best, best_run = candidate, run
-        else:
-            i += 1
-    return best, best_run
+        if not (run.complete and prop in run.judgement.violated()):
+            return None
+        progress(f"  shrink: {len(candidate)} operations, {prop} still violated")
+        return candidate, run
+
+    return campaign.shrink(scenario, attempt, keep_tail=1, canonical=lambda c: finish(normalise(c[:-1])),
+                           deadline=deadline)
+
+
+def _campaign(report: Report, options: Options, generate: Callable, runner: Callable, write: Callable,
+              bound: Callable, progress: Callable[[str], None]) -> Report:
+    """The loop both protocols share: ``generate(seed)`` a scenario, ``runner(scenario,
+    deadline)`` its run, ``write(run, seed, prop, message)`` a divergence's files,
+    ``bound(scenario)`` the words on its wall-time bound."""
+    start = time.monotonic()
+    deadline = start + options.max_seconds
+    shrunk_for: dict = {}       # per scenario: property -> (shrunk scenario, its run)
+
+    def announce(n: int, item) -> None:
+        seed, scenario = item
+        shrunk_for.clear()
+        progress(f"[{n + 1}/{options.scenarios}] seed {seed}: {len(scenario)} operations{bound(scenario)} "
+                 f"{json.dumps(scenario)}")
+
+    def record(r) -> None:
+        report.add(r)
+        bad = r.judgement.violated()
+        progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
+                 + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
+
+    def diverged(key, r, item) -> dict:
+        (prop, _), (seed, scenario) = key, item
+        if report.first_divergence_s is None:
+            report.first_divergence_s = round(time.monotonic() - start, 1)
+        if prop not in shrunk_for:      # the scenario shrunk for an earlier property may show this one too
+            small, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
+                                 progress)
+            for other in (srun or r).judgement.violated():
+                shrunk_for.setdefault(other, (small, srun or r))
+        small, srun = shrunk_for[prop]
+        d = {"property": prop, "message": r.judgement.results[prop].violations[0][2], "seed": seed,
+             "scenario": scenario, "shrunk": small,
+             "files": write(srun, seed, prop, srun.judgement.results[prop].violations[0][2])}
+        report.divergences.append(d)
+        return d
+
+    items = ((options.seed + n, options.scenario if options.scenario is not None else generate(options.seed + n))
+             for n in range(options.scenarios))
+    hooks = campaign.Hooks(run=lambda item, dl: runner(item[1], dl), divergences=lambda r: [
+        (p, "") for p in r.judgement.violated()], diverged=diverged, announce=announce, record=record)
+    report.stopped = campaign.run(items, hooks, deadline)
+    report.seconds = time.monotonic() - start
+    return report
 
 
 def run(target: str, options: Options, progress: Callable[[str], None] = print) -> Report:
+    """A classic campaign of ``target`` (``[client:]assignor``)."""
     options.validate()
     client, assignor = parse_target(target)
     settings = Settings(assignor=assignor, partitions=options.partitions,
@@ -98,52 +176,42 @@ def run(target: str, options: Options, progress: Callable[[str], None] = print) 
     settings.validate()
     listener = BROKEN.get(client, Listener)
     settings_d = {k: v for k, v in asdict(settings).items()}
-    report = Report(target=target, settings=settings_d)
-    start = time.monotonic()
-    deadline = start + options.max_seconds
-    out = Path(options.out)
-    found: set[str] = set()
+    return _campaign(
+        Report(target=target, settings=settings_d), options,
+        generate=lambda seed: from_model(seed, options.members, options.partitions, assignor, options.max_ops),
+        runner=lambda scenario, dl: run_scenario(scenario, settings, listener, deadline=dl),
+        write=lambda srun, seed, prop, message: write_divergence(Path(options.out), srun, assignor, settings_d,
+                                                                 client, seed, prop, message),
+        bound=lambda scenario: f" (at most {wall_time_bound(scenario, settings):.0f} s)", progress=progress)
 
-    def runner(scenario, dl):
-        return run_scenario(scenario, settings, listener, deadline=dl)
 
-    try:
-        for n in range(options.scenarios):
-            if time.monotonic() >= deadline:
-                report.stopped = "time limit"
-                break
-            seed = options.seed + n
-            scenario = (options.scenario if options.scenario is not None
-                        else from_model(seed, options.members, options.partitions, assignor, options.max_ops))
-            progress(f"[{n + 1}/{options.scenarios}] seed {seed}: {len(scenario)} operations "
-                     f"(at most {wall_time_bound(scenario, settings):.0f} s) {json.dumps(scenario)}")
-            r = runner(scenario, deadline)
-            report.add(r)
-            bad = r.judgement.violated()
-            progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: "
-                     + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
-                     + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
-            shrunk_runs: dict = {}
-            for prop in bad:
-                if prop in found:
-                    continue
-                found.add(prop)
-                if report.first_divergence_s is None:
-                    report.first_divergence_s = round(time.monotonic() - start, 1)
-                message = r.judgement.results[prop].violations[0][2]
-                if prop in shrunk_runs:     # the scenario shrunk for an earlier property shows this one too
-                    shrunk, srun = shrunk_runs[prop]
-                else:
-                    shrunk, srun = shrink(scenario, prop, runner,
-                                          min(deadline, time.monotonic() + options.shrink_seconds), progress)
-                    srun = srun or r
-                    for other in srun.judgement.violated():
-                        shrunk_runs.setdefault(other, (shrunk, srun))
-                files = write_divergence(out, srun, assignor, settings_d, client, seed, prop,
-                                         srun.judgement.results[prop].violations[0][2])
-                report.divergences.append({"property": prop, "message": message, "seed": seed,
-                                           "scenario": scenario, "shrunk": shrunk, "files": files})
-    except KeyboardInterrupt:
-        report.stopped = "interrupted"
-    report.seconds = time.monotonic() - start
-    return report
+def run_848(client: str, options: Options848, progress: Callable[[str], None] = print) -> Report:
+    """A consumer-protocol (KIP-848) campaign of ``client`` (``librdkafka`` or a broken listener)."""
+    options.validate()
+    if client not in CLIENTS:
+        raise OptionError(f"unknown client {client!r}; known: {', '.join(CLIENTS)}")
+    settings = Settings848(partitions=options.partitions, session_timeout_ms=options.session_timeout_ms,
+                           heartbeat_interval_ms=options.heartbeat_interval_ms,
+                           max_poll_interval_ms=options.max_poll_interval_ms)
+    settings.validate()
+    listener = BROKEN.get(client, Listener)
+    settings_d = {k: getattr(settings, k) for k in ("partitions", "session_timeout_ms", "heartbeat_interval_ms",
+                                                     "max_poll_interval_ms")}
+    report = Report(target=f"librdkafka-consumer-protocol:{client}", settings=settings_d, properties=PROPERTIES_848,
+                    title="librdkafka consumer-protocol (KIP-848) conformance", rounds=False, width=30)
+    return _campaign(
+        report, options,
+        generate=lambda seed: scenarios_848.generate(seed, options.members, options.partitions, options.max_ops),
+        runner=lambda scenario, dl: run_scenario_848(scenario, settings, listener, deadline=dl),
+        write=lambda srun, seed, prop, message: write_divergence_848(Path(options.out), srun, settings_d, client,
+                                                                     seed, prop, message),
+        bound=lambda scenario: "", progress=progress)
+
+
+def exit_code(report: Report) -> int:
+    """0 held / 1 violated / 3 a limit stopped it / 130 interrupted (what was found is kept)."""
+    if report.stopped == "interrupted":
+        return 130
+    if report.divergences or any(report.verdict(p) == "violated" for p in report.per_property):
+        return 1
+    return 3 if report.stopped else 0

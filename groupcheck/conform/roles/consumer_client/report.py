@@ -1,5 +1,5 @@
-"""The verdict of a campaign (text and JSON), and a divergence written as an ITF trace
-plus a runnable pytest regression file."""
+"""The verdict of a consumer-client campaign (text and JSON; classic and KIP-848), and a
+divergence written as an ITF trace plus a runnable pytest regression file."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +10,7 @@ from pathlib import Path
 from groupcheck.model import itf
 
 from ....outputs import atomic_write_text
+from ... import campaign
 from .claims import PROPERTIES
 
 
@@ -20,12 +21,20 @@ class Report:
     scenarios: int = 0
     seconds: float = 0.0
     stopped: str | None = None          # "interrupted" / "time limit" / None
-    per_property: dict = field(default_factory=lambda: {p: {"held": 0, "violated": 0, "not exercised": 0,
-                                                            "checks": 0} for p in PROPERTIES})
+    per_property: dict | None = None    # property -> held / violated / not exercised / checks counts
     round_seconds: list = field(default_factory=list)    # wall seconds per JoinGroup round, per settle
     divergences: list = field(default_factory=list)      # dicts: property, message, scenario, shrunk, files
     first_divergence_s: float | None = None
     errors: list = field(default_factory=list)
+    properties: tuple = PROPERTIES      # the protocol's (claims.py, claims_848.py)
+    title: str = "librdkafka consumer-client conformance"
+    rounds: bool = True                 # the classic verdict lists the wall time per JoinGroup round
+    width: int = 24                     # of the property column in the text
+
+    def __post_init__(self) -> None:
+        if self.per_property is None:
+            self.per_property = {p: {"held": 0, "violated": 0, "not exercised": 0, "checks": 0}
+                                 for p in self.properties}
 
     def add(self, run) -> None:
         self.scenarios += 1
@@ -42,29 +51,30 @@ class Report:
 
     def to_json(self) -> dict:
         rs = sorted(self.round_seconds)
+        rounds = {"round_seconds": {"count": len(rs), "median": rs[len(rs) // 2] if rs else None,
+                                    "min": rs[0] if rs else None, "max": rs[-1] if rs else None}}
         return {
             "target": self.target, "settings": self.settings, "scenarios": self.scenarios,
             "seconds": round(self.seconds, 1), "stopped": self.stopped,
             "scenarios_per_minute": round(60 * self.scenarios / self.seconds, 2) if self.seconds else None,
-            "round_seconds": {"count": len(rs), "median": rs[len(rs) // 2] if rs else None,
-                              "min": rs[0] if rs else None, "max": rs[-1] if rs else None},
+            **(rounds if self.rounds else {}),
             "first_divergence_s": self.first_divergence_s,
-            "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in PROPERTIES},
+            "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in self.properties},
             "divergences": self.divergences, "errors": self.errors,
         }
 
     def text(self) -> str:
         j = self.to_json()
-        lines = [f"librdkafka consumer-client conformance: {self.target}, {self.scenarios} scenarios in "
+        lines = [f"{self.title}: {self.target}, {self.scenarios} scenarios in "
                  f"{j['seconds']} s ({j['scenarios_per_minute']} per minute)"
                  + (f", stopped: {self.stopped}" if self.stopped else "")]
-        r = j["round_seconds"]
+        r = j.get("round_seconds", {"count": 0})
         if r["count"]:
             lines.append(f"rebalance wall time per JoinGroup round: median {r['median']} s "
                          f"(min {r['min']}, max {r['max']}, {r['count']} settles)")
-        for p in PROPERTIES:
+        for p in self.properties:
             c = j["properties"][p]
-            lines.append(f"  {p:24} {c['verdict']:14} held in {c['held']}, violated in {c['violated']}, "
+            lines.append(f"  {p:{self.width}} {c['verdict']:14} held in {c['held']}, violated in {c['violated']}, "
                          f"not exercised in {c['not exercised']} scenarios; {c['checks']} checks")
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
@@ -143,3 +153,41 @@ def write_divergence(out: Path, run, target: str, settings: dict, client: str, s
                              scenario=repr(run.scenario), settings=repr(settings), name=name, client=client)
     atomic_write_text(test_path, text, force=True)
     return [str(trace_path), str(test_path)]
+
+
+REGRESSION_848 = '''"""Regression: {prop} on librdkafka's consumer protocol, client {client} (written by
+groupcheck.conform.roles.consumer_client --protocol consumer). Observed: {message}
+"""
+from groupcheck.conform.targets.broken.clients import BROKEN
+from groupcheck.conform.targets.librdkafka.client import Listener
+from groupcheck.conform.targets.librdkafka.client_848 import Settings848
+from groupcheck.conform.roles.consumer_client.runner import run_scenario_848
+
+SCENARIO = {scenario}
+SETTINGS = {settings}
+
+
+def test_{name}():
+    run = run_scenario_848(SCENARIO, Settings848(**SETTINGS), BROKEN.get({client!r}, Listener))
+    assert run.judgement.summary()[{prop!r}]["verdict"] == "violated", run.judgement.summary()
+'''
+
+
+def write_divergence_848(out: Path, run, settings: dict, client: str, seed, prop: str, message: str) -> list[str]:
+    """Write ``librdkafka-consumer-protocol-<client>-<prop>-<digest>.itf.json`` and its test; return paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(json.dumps([run.scenario, settings], sort_keys=True).encode()).hexdigest()[:8]
+    stem = f"librdkafka-consumer-protocol-{client}-{prop}-{digest}"
+    trace = itf_trace(run, f"librdkafka-consumer-protocol:{client}", settings, seed, prop)
+    trace["#meta"]["protocol"] = "consumer-group"
+    atomic_write_text(out / f"{stem}.itf.json", json.dumps(trace, indent=1) + "\n", force=True)
+    name = stem.replace("-", "_")
+    atomic_write_text(out / f"test_{name}.py", REGRESSION_848.format(
+        prop=prop, client=client, message=message.replace('"""', "'''"), scenario=repr(run.scenario),
+        settings=repr(settings), name=name), force=True)
+    return [str(out / f"{stem}.itf.json"), str(out / f"test_{name}.py")]
+
+
+def save(report: Report, where: Path) -> None:
+    """verdict.json and verdict.txt of a campaign under ``where``."""
+    campaign.write_verdict(where, report.to_json(), report.text())

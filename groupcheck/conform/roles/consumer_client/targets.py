@@ -13,9 +13,8 @@ BUILTIN = CLASSIC_TARGETS + CONSUMER_PROTOCOL_TARGETS
 
 
 def campaign_of(name: str):
-    """(the campaign module, its target key) of a built-in target name."""
-    if name in CONSUMER_PROTOCOL_TARGETS:                  # KIP-848: group.protocol=consumer
-        from . import campaign_848
-        return campaign_848, name.partition(":")[2] or "librdkafka"
+    """(the campaign's run, its Options class, the target's key) of a built-in target name."""
     from . import campaign
-    return campaign, name.split(":", 1)[1]
+    if name in CONSUMER_PROTOCOL_TARGETS:                  # KIP-848: group.protocol=consumer
+        return campaign.run_848, campaign.Options848, name.partition(":")[2] or "librdkafka"
+    return campaign.run, campaign.Options, name.split(":", 1)[1]

@@ -19,6 +19,7 @@ from pathlib import Path
 from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
 from ....outputs import atomic_write_text
 from ...adapter import AdapterError
+from ... import campaign
 from ...dedupe import Ledger
 from . import report, targets
 from .runner import keys, run_scenario, shrink
@@ -56,31 +57,33 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     groups = (f"gc-{key.replace(':', '-')}-{opts.seed}-{n}" for n in itertools.count())
     start = time.monotonic()
     ledger = Ledger()
-    last = start
+    last = [start]
+
+    def record(r) -> None:
+        v.add(r)
+        if r.stopped == "time limit":
+            v.cut = "time limit"
+        if r.violation and v.first_divergence_s is None:
+            v.first_divergence_s = round(time.monotonic() - start, 3)
+
+    def after(n: int, r) -> None:
+        if time.monotonic() - last[0] > 5 or n == 0:
+            last[0] = time.monotonic()
+            progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
+                     f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
+                     f"{time.monotonic() - start:.1f} s")
+
+    def diverged(sig_key, r, item) -> dict:
+        found = _divergence(target, hello, r, sig_key, opts, groups, key, len(ledger), deadline)
+        v.divergences.append(found)
+        return found
+
+    hooks = campaign.Hooks(
+        run=lambda item, dl: run_scenario(target, hello, item[0], item[1], next(groups), config_of(target), dl),
+        divergences=lambda r: [(claim, sig) for claim, sig, _ in keys(r)], diverged=diverged, record=record,
+        after=after)
     try:
-        for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
-            if time.monotonic() > deadline:
-                v.cut = "time limit"
-                break
-            r = run_scenario(target, hello, scope, path, next(groups), config_of(target), deadline)
-            v.add(r)
-            if r.stopped == "time limit":
-                v.cut = "time limit"
-            if r.violation and v.first_divergence_s is None:
-                v.first_divergence_s = round(time.monotonic() - start, 3)
-            for claim, sig, _ in keys(r):
-                met = ledger.meet(claim, sig, None)
-                if met is not None:
-                    met.found = _divergence(target, hello, r, (claim, sig), opts, groups, key, len(ledger),
-                                            deadline)
-                    v.divergences.append(met.found)
-            if time.monotonic() - last > 5 or n == 0:
-                last = time.monotonic()
-                progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
-                         f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
-                         f"{time.monotonic() - start:.1f} s")
-    except KeyboardInterrupt:
-        v.cut = "interrupted"
+        v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
     finally:
         for met in ledger:
             if met.found is not None:

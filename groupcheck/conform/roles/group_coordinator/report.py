@@ -13,6 +13,7 @@ from groupcheck import traces
 from groupcheck.model.consumer import MODEL
 
 from ....outputs import atomic_write_text
+from ... import campaign
 from . import repro
 from .claims import CLAIMS
 from .scenarios import SCOPES
@@ -181,8 +182,4 @@ def write_divergence(where: Path, target_key: str, r, index: int, target=None) -
 
 
 def write(verdict: Verdict, where: Path) -> Path:
-    where.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(where / "verdict.txt", verdict.text(), force=True)
-    path = where / "verdict.json"
-    atomic_write_text(path, json.dumps(verdict.to_json(), indent=1) + "\n", force=True)
-    return path
+    return campaign.write_verdict(where, verdict.to_json(), verdict.text())

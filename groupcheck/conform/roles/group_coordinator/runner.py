@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+from ... import campaign
 from ...adapter import AdapterError, Outcome, problems, validate
 from ...dedupe import signature
 from . import claims as C
@@ -191,24 +192,18 @@ def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries
     key = (claim, sig)
     best = replace(found, violation=(claim, message) + found.violation[2:])
     path = best.path[:best.violation[2] + 1]
-    tries = 0
     r = violates(target, hello, found.scope, path, key, next(groups), config)
     if r:
         best = r
-    chunk = max(1, (len(best.path) - 1) // 2)
-    left = lambda: tries < max_tries and (deadline is None or time.monotonic() < deadline)  # noqa: E731
-    while chunk >= 1 and left():
-        i, changed = 1, False
-        while i < len(best.path) and left():
-            cand = best.path[:i] + best.path[i + chunk:]
-            tries += 1
-            r = violates(target, hello, found.scope, cand, key, next(groups), config)
-            if r:
-                best, changed = r, True
-                best.path = best.path[:best.violation[2] + 1]
-            else:
-                i += chunk
-        if not changed:
-            chunk //= 2
+
+    def attempt(candidate: list[int]):
+        r = violates(target, hello, found.scope, candidate, key, next(groups), config)
+        if r is None:
+            return None
+        r.path = r.path[:r.violation[2] + 1]
+        return r.path, r
+
+    _, smaller = campaign.shrink(best.path, attempt, keep_head=1, deadline=deadline, max_tries=max_tries)
+    best = smaller or best
     best.raw_length = len(found.path) - 1
     return best
