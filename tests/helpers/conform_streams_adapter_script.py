@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from groupcheck.conform.roles.streams_assignor.targets import ReferenceSticky  # noqa: E402
+from groupcheck.conform.targets.inprocess.streams_assignor import ReferenceSticky  # noqa: E402
 
 MODE = sys.argv[1]
 
