@@ -3,5 +3,7 @@
 A scenario is a path of the consumer model (``model/consumer``); ``scenarios`` turns it
 into the coordinator calls it makes (requests, time passing, a connection closing),
 ``targets`` reaches an implementation, ``claims`` compares its answers with the model
-coordinator's, ``runner`` runs and shrinks, ``report`` writes the verdict.
+coordinator's, ``runner`` runs one and shrinks it (``conform/campaign.py``'s shrinker),
+``campaign`` runs them all (its loop), ``report`` writes the verdict, ``role`` is the
+CLI's entry; ``compare_848`` judges the KIP-848 coordinator of librdkafka's mock.
 """
