@@ -27,16 +27,18 @@ class Role:
     resolve: Callable[[str], Any]                        # a target's key -> the target
     scope_to_dict: Callable[[Any], dict]
     model_words: str                                     # "the consumer model", in a written test's docstring
+    repro: Callable[..., Any] | None = None              # (where, stem, run, divergence) -> a standalone script or None
 
 
 def _assignor() -> Role:
     from groupcheck.model.consumer import MODEL, to_dict
 
+    from . import assignor_repro
     from .assignor_role import PER_INVOCATION, Recorder, conform_model
     from .scenarios import EXCLUDED, configurable, scopes
     from .targets import resolve
     return Role("assignor", Recorder, conform_model, scopes, lambda name, target: EXCLUDED.get(name, frozenset()),
-                configurable, MODEL, PER_INVOCATION, resolve, to_dict, "the consumer model")
+                configurable, MODEL, PER_INVOCATION, resolve, to_dict, "the consumer model", assignor_repro.write)
 
 
 def get(name: str) -> Role:
