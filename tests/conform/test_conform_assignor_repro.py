@@ -106,3 +106,40 @@ def test_words_of_the_target_reach_the_script_only_as_data():
     text = assignor_repro.source(target, "no_partition_withheld", message, "sig", Call, "EAGER")
     compile(text, "repro.py", "exec")
     assert "\nimport os" not in text and 'os.system("x")' not in text.replace(repr(message), "")
+
+
+def _member(i, owned, generation, version=3):
+    return {"member_id": f"consumer-00{i}", "version": version, "topics": ["t0"],
+            "owned_partitions": [["t0", p] for p in owned], "generation": generation, "user_data": None}
+
+
+def librdkafka_script(tmp_path, claim, message, argument, answer):
+    """A librdkafka script written for ``argument`` as if the run had met it."""
+    pytest.importorskip("confluent_kafka")
+
+    class Call:
+        pass
+    call = Call()
+    call.argument, call.answer = argument, answer
+    text = assignor_repro.source(targets.resolve("librdkafka:cooperative-sticky"), claim, message, "sig", call,
+                                 "COOPERATIVE")
+    path = tmp_path / "repro_librdkafka.py"
+    path.write_text(text)
+    return script_run(path, tmp_path)
+
+
+def test_the_librdkafka_join_order_script_reproduces_on_the_mock(tmp_path):
+    """librdkafka's cooperative-sticky takes the last claimant in join order as the owner
+    (the divergence ``deterministic``): one real rebalance per join order, standalone."""
+    value = {"topics": {"t0": 3}, "members": [_member(2, [0, 1, 2], 3), _member(3, [0], 5)]}
+    done = librdkafka_script(tmp_path, "deterministic", "same input answered differently", value, None)
+    assert done.returncode == 1 and "REPRODUCED" in done.stdout, done.stdout + done.stderr
+    assert '"consumer-003": []' in done.stdout and '"consumer-003": [["t0", 0]]' in done.stdout
+
+
+def test_the_librdkafka_stale_claim_script_reproduces_on_the_mock(tmp_path):
+    """Two v1 claims (no generation) and consumer-004's at generation 5 on t0-0: joined
+    004, 003, 002, librdkafka gives t0-0 to the stale consumer-002 (generation_aware_claims)."""
+    value = {"topics": {"t0": 2}, "members": [_member(2, [0], -1, 1), _member(3, [0], -1, 1), _member(4, [0, 1], 5)]}
+    done = librdkafka_script(tmp_path, "generation_aware_claims", "t0-0 given to consumer-002", value, {})
+    assert done.returncode == 1 and "violated: t0-0 given to consumer-002" in done.stdout, done.stdout + done.stderr
