@@ -143,3 +143,18 @@ def test_the_librdkafka_stale_claim_script_reproduces_on_the_mock(tmp_path):
     value = {"topics": {"t0": 2}, "members": [_member(2, [0], -1, 1), _member(3, [0], -1, 1), _member(4, [0, 1], 5)]}
     done = librdkafka_script(tmp_path, "generation_aware_claims", "t0-0 given to consumer-002", value, {})
     assert done.returncode == 1 and "violated: t0-0 given to consumer-002" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_written_verdict_follows_the_verdict_schema(roundrobin):
+    """schema/verdict.schema.json: every property row, and each divergence's judgement."""
+    import jsonschema
+    from importlib.resources import files
+    _, data = roundrobin
+    schema = json.loads(files("groupcheck.conform").joinpath("schema/verdict.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert "no_partition_withheld" in {p["property"] for p in data["properties"]}
+    assert "no_partition_withheld" in schema["description"]
+    bad = json.loads(json.dumps(data))
+    bad["divergences"][0]["judgement"] = "looks fine"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
