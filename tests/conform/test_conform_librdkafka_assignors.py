@@ -135,3 +135,17 @@ def test_target_all_leaves_librdkafka_to_be_named():
     every = [t.name for t in _targets(targets, ["all"], None, None, 10.0)]
     assert "kafka-python:cooperative-sticky" in every and not any(n.startswith("librdkafka:") for n in every)
     assert [t.name for t in _targets(targets, ["librdkafka:range"], None, None, 10.0)] == ["librdkafka:range"]
+
+
+def test_the_two_bounce_upgrade_is_not_run_with_librdkafkas_own_reason():
+    """librdkafka's cooperative-sticky is COOPERATIVE only and librdkafka refuses a consumer
+    that lists it next to range: the verdict says so in the scope's "not run" reason, in
+    librdkafka's own words (checked against a real confluent-kafka consumer)."""
+    import confluent_kafka
+    r = run(targets.builtin("librdkafka:cooperative-sticky"),
+            driver.Settings(walks=0, progress_every=1e9, only=("two-bounce-upgrade",)))
+    why = next(s.not_run for s in r.scopes if s.name == "two-bounce-upgrade")
+    assert why.startswith("not configurable:") and "must have the same protocol type" in why
+    with pytest.raises(confluent_kafka.KafkaException, match="must have the same protocol type"):
+        confluent_kafka.Consumer({"bootstrap.servers": "127.0.0.1:1", "group.id": "g",
+                                  "partition.assignment.strategy": "cooperative-sticky,range"})
