@@ -80,8 +80,9 @@ def source(target, claim: str, message: str, signature: str, call, mode: str) ->
     verdict = judgement(target.key, claim, signature)
     doc = C.DOCS[claim]
     data = {"library": library, "assignor": target.assignor, "assignor_class": classes[which][0] if classes else "",
-            "exception": raised.group(1) if raised else "", "claim": claim, "mode": mode, "message": message, "rule": " ".join(doc.split()), "check": check,
-            "contract": target.balanced, "argument": call.argument, "observed": observed, "expected": expected(target.assignor, call.argument)}
+            "exception": raised.group(1) if raised else "", "claim": claim, "mode": mode, "message": message,
+            "rule": " ".join(doc.split()), "check": check, "contract": target.balanced, "argument": call.argument,
+            "observed": observed, "expected": expected(target.assignor, call.argument)}
     return _template().render(
         needs=needs, library=library, assignor_repr=repr(target.assignor), target_repr=repr(target.key),
         claim_repr=repr(claim), mode_repr=repr(mode), message_repr=repr(message),
