@@ -149,3 +149,25 @@ def test_the_two_bounce_upgrade_is_not_run_with_librdkafkas_own_reason():
     with pytest.raises(confluent_kafka.KafkaException, match="must have the same protocol type"):
         confluent_kafka.Consumer({"bootstrap.servers": "127.0.0.1:1", "group.id": "g",
                                   "partition.assignment.strategy": "cooperative-sticky,range"})
+
+
+def test_a_round_that_did_not_form_in_the_short_window_is_tried_once_more(monkeypatch):
+    """The mock's join window is short (a round in about 0.3 s); a round that did not
+    form as one generation is tried again with the long window before it is info."""
+    from groupcheck.conform.librdkafka import leader
+    from groupcheck.conform.librdkafka.leader import RoundError
+    tried = []
+
+    def late_once(assignor, value, leader_topics, order, window):
+        tried.append(window)
+        if window == leader.JOIN_WINDOWS_MS[0]:
+            raise RoundError("consumer-002 joined after the window")
+        return {"consumer-002": [["t0", 0]]}
+    monkeypatch.setattr(leader, "elect_and_assign", late_once)
+    value = {"topics": {"t0": 1}, "members": [_member(2, [], -1)]}
+    out = LeaderAdapter("range").invoke("assignor", "assign", value)
+    assert out.ok and out.value == {"assignment": {"consumer-002": [["t0", 0]]}}
+    assert tried == list(leader.JOIN_WINDOWS_MS)
+    monkeypatch.setattr(leader, "elect_and_assign", lambda *a: (_ for _ in ()).throw(RoundError("never formed")))
+    out = LeaderAdapter("range").invoke("assignor", "assign", value)
+    assert out.type == "info" and "never formed" in out.error
