@@ -105,7 +105,11 @@ def no_partition_withheld(arg: dict, answer: dict, mode: str, contract: str | No
     member subscribes to it (``CooperativeStickyAssignor.adjustAssignment`` removes a
     partition in ``partitionsTransferringOwnership`` from its *new* owner). So an
     unassigned subscribed partition that nobody claims, or whose only possible taker is
-    its own sole owner, is withheld without a cooperative reason."""
+    its own sole owner, is withheld without a cooperative reason. Kafka's leader does not
+    catch it: ``ConsumerCoordinator#validateCooperativeAssignment`` checks only that no
+    partition is both added and revoked, and ``maybeUpdateGroupSubscription`` only warns,
+    per topic ("The following subscribed topics are not assigned to any members"); the
+    partition is consumed by nobody until the next rebalance."""
     subscribed = _subscribed(arg)
     assigned = set(_owners(answer))
     claimants = _claimants(arg) if mode == COOPERATIVE else {}
