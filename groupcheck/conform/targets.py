@@ -148,8 +148,8 @@ def builtin_names() -> list[str]:
 
 def all_names() -> list[str]:
     """What ``--target all`` runs: every built-in target but librdkafka's. Each of their
-    ``assign`` calls is a real rebalance on the mock cluster (about 0.55 s per distinct input),
-    so one librdkafka target at the default scopes takes 15-30 minutes: name it on its own."""
+    ``assign`` calls is a real rebalance on the mock cluster (about 0.3 s), so one librdkafka
+    target at the default scopes takes 4-10 minutes: name it on its own."""
     return [n for n in builtin_names() if not n.startswith("librdkafka:")]
 
 

@@ -129,7 +129,7 @@ def test_cooperative_sticky_gives_back_an_owned_partition_of_a_deleted_topic():
 
 def test_target_all_leaves_librdkafka_to_be_named():
     """``--target all`` runs every built-in assignor but librdkafka's (a real rebalance per
-    call: 15-30 minutes each at the default scopes); each is still a built-in target."""
+    call: 4-10 minutes each at the default scopes); each is still a built-in target."""
     from groupcheck.commands.conform import _targets
     from groupcheck.conform import targets
     every = [t.name for t in _targets(targets, ["all"], None, None, 10.0)]
