@@ -20,7 +20,6 @@ from ...console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_
 from ...outputs import atomic_write_text
 from ..adapter import AdapterError
 from ..dedupe import Ledger
-from ..judgements import judgement
 from . import report, targets
 from .runner import keys, run_scenario, shrink
 from .scenarios import scenarios
@@ -108,8 +107,10 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
         small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
     d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
          "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
-         "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1,
-         **judgement(key, claim, sig)}
+         "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
+
+    from ..judgements import judgement
+    d.update(judgement(key, claim, sig))         # judgements.json: bug, documented choice, model, or not yet judged
     if shrunk:
         d.update(report.write_divergence(opts.out, key, small, number - 1, target))
     return d
