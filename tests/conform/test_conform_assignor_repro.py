@@ -158,3 +158,12 @@ def test_a_written_verdict_follows_the_verdict_schema(roundrobin):
     bad["divergences"][0]["judgement"] = "looks fine"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def test_an_assignor_error_names_its_file_as_the_module_path(roundrobin):
+    """The KeyError's place is kafka/coordinator/assignors/roundrobin.py, not an install
+    path: the signature (and so the dedupe and the judgement) is the same on every machine."""
+    _, data = roundrobin
+    d = next(d for d in data["divergences"] if d["property"] == "assignor_answers")
+    assert "(at kafka/coordinator/assignors/roundrobin.py:" in d["message"], d["message"]
+    assert "site-packages" not in d["signature"] and "kafka coordinator assignors roundrobin py" in d["signature"]
