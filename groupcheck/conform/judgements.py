@@ -8,7 +8,8 @@ judgement, made once and recorded with the Kafka source or KIP sentence that dec
 ("kafka-python:*", "*KeyError*"). It is read with ``json`` and never runs code.
 
 ``judgement(target, claim, signature)`` is the first matching record, or ``NOT_JUDGED``;
-the verdict writers of every role put it next to each divergence.
+the verdict writers of every role put it next to each divergence (``judged`` adds the
+signature for a campaign that has only the message).
 """
 from __future__ import annotations
 
@@ -41,3 +42,11 @@ def judgement(target: str, claim: str, signature: str, records: tuple[dict, ...]
                 and fnmatch.fnmatchcase(signature, r["signature"])):
             return {"judgement": r["judgement"], "decided_by": r["decided_by"], "note": r.get("note", "")}
     return dict(NOT_JUDGED)
+
+
+def judged(target: str, claim: str, message: str) -> dict:
+    """A divergence's signature (``dedupe.signature`` of its message) and its judgement:
+    for campaigns that keep a message per divergence (the consumer-client role)."""
+    from .dedupe import signature
+    sig = signature(message)
+    return {"signature": sig, **judgement(target, claim, sig)}

@@ -16,6 +16,7 @@ from typing import Callable
 
 from .broken import BROKEN
 from .client import ASSIGNORS, Listener, Settings
+from ..judgements import judged
 from .report import Report, write_divergence
 from .runner import run_scenario
 from .scenarios import from_model, normalise, finish, validate, wall_time_bound
@@ -142,7 +143,8 @@ def run(target: str, options: Options, progress: Callable[[str], None] = print) 
                 files = write_divergence(out, srun, assignor, settings_d, client, seed, prop,
                                          srun.judgement.results[prop].violations[0][2])
                 report.divergences.append({"property": prop, "message": message, "seed": seed,
-                                           "scenario": scenario, "shrunk": shrunk, "files": files})
+                                           "scenario": scenario, "shrunk": shrunk, "files": files,
+                                           **judged(target, prop, message)})
     except KeyboardInterrupt:
         report.stopped = "interrupted"
     report.seconds = time.monotonic() - start

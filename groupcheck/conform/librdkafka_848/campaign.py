@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from ...outputs import atomic_write_text
+from ..judgements import judged
 from ..librdkafka import campaign as classic
 from ..librdkafka.campaign import OptionError, shrink
 from ..librdkafka.client import Listener
@@ -75,6 +76,8 @@ class Report848(Report):
                   f"{c['not exercised']} scenarios; {c['checks']} checks" for p, c in j["properties"].items()]
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
+            if "judgement" in d:
+                lines.append(f"  judgement: {d['judgement']}" + (f" ({d['decided_by']})" if d["decided_by"] else ""))
             lines.append(f"  shrunk from {len(d['scenario'])} to {len(d['shrunk'])} operations: {json.dumps(d['shrunk'])}")
             lines += [f"  wrote {f}" for f in d.get("files", ())]
         if self.first_divergence_s is not None:
@@ -143,8 +146,9 @@ def run(client: str, options: Options, progress: Callable[[str], None] = print) 
             for other in (srun or r).judgement.violated():      # the shrunk run may show others too
                 shrunk_for.setdefault(other, (small, srun or r))
         small, srun = shrunk_for[prop]
+        message = r.judgement.results[prop].violations[0][2]
         report.divergences.append({
-            "property": prop, "message": r.judgement.results[prop].violations[0][2], "seed": seed,
+            "property": prop, "message": message, "seed": seed, **judged(report.target, prop, message),
             "scenario": scenario, "shrunk": small,
             "files": write_divergence(Path(options.out), srun, settings_d, client, seed, prop,
                                       srun.judgement.results[prop].violations[0][2])})
