@@ -245,7 +245,8 @@ def run_target(target: Target, settings: Settings, limits: Limits) -> TargetRun:
             run.scopes.append(sr)
             why = role.configurable(scope)
             if why is not None:
-                sr.not_run = f"not configurable: {why}"
+                refuses = getattr(target, "refuses", "")           # the implementation's own words, if any
+                sr.not_run = f"not configurable: {why}" + (f"; {refuses}" if refuses else "")
                 continue
             spent = limits.budget.spent()
             if spent is not None:

@@ -12,6 +12,7 @@ from groupcheck.outputs import atomic_write_bytes, atomic_write_text
 
 from .roles.assignor import claims as C
 from . import roles
+from .judgements import judgement
 from .driver import CHECKER_ONLY, TargetRun
 from .regression import render
 
@@ -89,7 +90,8 @@ def summary(run: TargetRun) -> dict:
         "distinct_divergences": len(run.divergences),
         "divergences": [{"property": d.property, "signature": d.signature, "count": d.count, "message": d.message,
                          "scope": d.scope_name, "mode": d.mode, "steps": len(d.path) - 1, "raw_steps": d.raw_length,
-                         "found_after_seconds": round(d.found_after, 3)} for d in run.divergences],
+                         "found_after_seconds": round(d.found_after, 3),
+                         **judgement(run.target.key, d.property, d.signature)} for d in run.divergences],
         "error": run.error,
     }
 
@@ -112,6 +114,9 @@ def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: 
         atomic_write_text(test, render(itf.name, run.target.key, role.scope_to_dict(d.scope), d.path, d.property,
                                        role.name, role.model_words), force=True)
         data["divergences"][i].update({"trace": str(itf), "story": str(txt), "regression": str(test)})
+        script = role.repro(where, slug(stem) + f"-{i}", run, d) if role.repro else None
+        if script is not None:
+            data["divergences"][i]["repro"] = str(script)
         written.append((itf, txt, test))
 
 
@@ -180,6 +185,7 @@ def text(run: TargetRun, data: dict) -> str:
         lines.append(f"  DIVERGENCE {d['property']} in scope {d['scope']} ({d['mode']}, {d['steps']} steps{shrunk}): "
                      f"{d['message']}")
         lines.append(f"    met {d['count']} times; signature: {d['signature']}")
+        lines.append(f"    judgement: {d['judgement']}" + (f" ({d['decided_by']})" if d["decided_by"] else ""))
         if "trace" in d:
-            lines.append(f"    written: {d['trace']}  {d['regression']}")
+            lines.append(f"    written: {d['trace']}  {d['regression']}" + (f"  {d['repro']}" if d.get("repro") else ""))
     return "\n".join(lines)

@@ -15,7 +15,8 @@ FLAGGED = [
     ("TrustsStaleUserData", "assignment_valid", "kip-792-zombies"),
     ("MovesOwnedAtOnce", "validate_cooperative_assignment", "kip-792-zombies"),
     ("TrustsStaleClaims", "generation_aware_claims", "stale-claims-old-clients"),
-    ("AssumesEqualSubscriptions", "assignment_valid", "metadata"),
+    ("WithholdsEveryClaim", "no_partition_withheld", "kip-792-zombies"),
+    ("AssumesEqualSubscriptions", "no_partition_withheld", "metadata"),
     ("IgnoresSubscription", "assignment_valid", "metadata"),
     ("ShufflesMembers", "deterministic", "kip-792-zombies"),
 ]
@@ -69,7 +70,7 @@ def test_a_walk_counterexample_is_shrunk_and_still_replays():
     r = driver.run_target(target, driver.Settings(walks=300, walk_length=80, progress_every=1e9, only=("metadata",),
                                                   bfs=False), Limits(100_000, 120, "4GiB"))
     d = r.divergences[0]
-    assert d.mode == "walks" and d.property == "assignment_valid"
+    assert d.mode == "walks" and d.property == "no_partition_withheld"
     assert len(d.path) - 1 <= d.raw_length
     found = divergence_along(target.key, to_dict(d.scope), d.path, d.property)
     assert found is not None and found.step == len(d.path) - 1

@@ -65,3 +65,12 @@ def test_a_regression_file_keeps_a_hostile_message_out_of_its_code(tmp_path):
     tree = ast.parse(Path(written["regression"]).read_text())
     assert [type(n).__name__ for n in tree.body[:2]] == ["Expr", "ImportFrom"]      # the docstring, then code
     assert not any(isinstance(n, ast.Import) for n in ast.walk(tree))
+
+
+def test_each_divergence_carries_its_judgement(tmp_path):
+    """A broken coordinator's divergences are in no judgement table: "not yet judged", in the
+    JSON and the text (judgements.json holds the known ones, e.g. Tansu's)."""
+    name = sorted(BROKEN)[0]
+    v = _run(BROKEN[name](), tmp_path)
+    assert v.divergences and {d["judgement"] for d in v.divergences} == {"not yet judged"}
+    assert "judgement: not yet judged" in v.text()

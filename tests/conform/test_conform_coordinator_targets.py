@@ -66,6 +66,7 @@ def test_librdkafka_mock_divergences(tmp_path):
     assert v.status("same_held") == "violated", v.text()
     held = next(d for d in v.divergences if d["claim"] == "same_held")
     assert "JoinGroupResponse the model holds" in held["message"], v.text()
+    assert held["judgement"] == "bug in the target" and "maybePrepareRebalance" in held["decided_by"]
     for claim in ("same_errors", "generation_rules", "leader_lists_members"):
         assert v.status(claim) == "held", v.text()
 

@@ -218,3 +218,14 @@ def test_settle_with_no_consumer_judges_nothing():
               {"t": 0.1, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 5, "seconds": 0.1, "rounds": 0}}]
     j = judge(events, cooperative=False, partitions=2, max_poll_interval_ms=5000)
     assert j.summary()["settles_fully_owned"]["verdict"] == "not exercised"
+
+
+def test_a_campaign_divergence_carries_its_signature_and_judgement(tmp_path):
+    """The classic consumer-client campaign lists each divergence with its signature and its
+    judgement from groupcheck/conform/judgements.json ("not yet judged" for a broken listener)."""
+    sc = [{"op": "join", "member": "c1"}, {"op": "settle", "max_s": 20}, {"op": "join", "member": "c2"},
+          {"op": "settle", "max_s": 12}]
+    rep = run("skips-revoke:cooperative-sticky", Options(scenarios=1, scenario=sc, shrink_seconds=1, out=str(tmp_path)),
+              progress=lambda s: None)
+    d = next(d for d in rep.divergences if d["property"] == "revoke_before_reassign")
+    assert d["judgement"] == "not yet judged" and d["signature"] and "judgement: not yet judged" in rep.text()

@@ -280,3 +280,13 @@ def test_registered_in_groupcheck_conform(tmp_path):
     assert r.exit_code == 1 and "lost-response" in r.output and "DIVERGES" in r.output
     saved = json.loads((tmp_path / "conform" / "librdkafka-mock-consumer-protocol" / "coordinator.json").read_text())
     assert {x["scenario"] for x in saved if x["divergence"]} >= {"lost-response", "disconnect-then-join"}
+
+
+def test_a_campaign_divergence_carries_its_signature_and_judgement(tmp_path):
+    """A broken listener's divergence is in no judgement table: "not yet judged", with its
+    signature, in the JSON and the text (groupcheck/conform/judgements.json)."""
+    sc = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 8}]
+    rep = run("skips-revoke", Options(scenarios=1, scenario=sc, shrink_seconds=1, out=str(tmp_path)),
+              progress=lambda s: None)
+    d = next(d for d in rep.divergences if d["property"] == "revoke_before_reassign")
+    assert d["judgement"] == "not yet judged" and d["signature"] and "judgement: not yet judged" in rep.text()

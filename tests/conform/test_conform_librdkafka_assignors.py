@@ -130,9 +130,45 @@ def test_cooperative_sticky_gives_back_an_owned_partition_of_a_deleted_topic():
 
 def test_target_all_leaves_librdkafka_to_be_named():
     """``--target all`` runs every built-in assignor but librdkafka's (a real rebalance per
-    call: 15-30 minutes each at the default scopes); each is still a built-in target."""
+    call: 4-10 minutes each at the default scopes); each is still a built-in target."""
     from groupcheck.conform.roles.driven import _targets
     from groupcheck.conform.roles.assignor import targets
     every = [t.name for t in _targets(targets, ["all"], None, None, 10.0)]
     assert "kafka-python:cooperative-sticky" in every and not any(n.startswith("librdkafka:") for n in every)
     assert [t.name for t in _targets(targets, ["librdkafka:range"], None, None, 10.0)] == ["librdkafka:range"]
+
+
+def test_the_two_bounce_upgrade_is_not_run_with_librdkafkas_own_reason():
+    """librdkafka's cooperative-sticky is COOPERATIVE only and librdkafka refuses a consumer
+    that lists it next to range: the verdict says so in the scope's "not run" reason, in
+    librdkafka's own words (checked against a real confluent-kafka consumer)."""
+    import confluent_kafka
+    r = run(targets.builtin("librdkafka:cooperative-sticky"),
+            driver.Settings(walks=0, progress_every=1e9, only=("two-bounce-upgrade",)))
+    why = next(s.not_run for s in r.scopes if s.name == "two-bounce-upgrade")
+    assert why.startswith("not configurable:") and "must have the same protocol type" in why
+    with pytest.raises(confluent_kafka.KafkaException, match="must have the same protocol type"):
+        confluent_kafka.Consumer({"bootstrap.servers": "127.0.0.1:1", "group.id": "g",
+                                  "partition.assignment.strategy": "cooperative-sticky,range"})
+
+
+def test_a_round_that_did_not_form_in_the_short_window_is_tried_once_more(monkeypatch):
+    """The mock's join window is short (a round in about 0.3 s); a round that did not
+    form as one generation is tried again with the long window before it is info."""
+    from groupcheck.conform.targets.librdkafka import leader
+    from groupcheck.conform.targets.librdkafka.leader import RoundError
+    tried = []
+
+    def late_once(assignor, value, leader_topics, order, window):
+        tried.append(window)
+        if window == leader.JOIN_WINDOWS_MS[0]:
+            raise RoundError("consumer-002 joined after the window")
+        return {"consumer-002": [["t0", 0]]}
+    monkeypatch.setattr(leader, "elect_and_assign", late_once)
+    value = {"topics": {"t0": 1}, "members": [_member(2, [], -1)]}
+    out = LeaderAdapter("range").invoke("assignor", "assign", value)
+    assert out.ok and out.value == {"assignment": {"consumer-002": [["t0", 0]]}}
+    assert tried == list(leader.JOIN_WINDOWS_MS)
+    monkeypatch.setattr(leader, "elect_and_assign", lambda *a: (_ for _ in ()).throw(RoundError("never formed")))
+    out = LeaderAdapter("range").invoke("assignor", "assign", value)
+    assert out.type == "info" and "never formed" in out.error

@@ -69,6 +69,7 @@ class Role:
     scope_to_dict: Callable[[Any], dict]
     model_words: str                                     # "the consumer model", in a written test's docstring
     command: Optional[Callable[[Request], int]] = None   # the CLI's run of this role (roles/driven.py)
+    repro: Optional[Callable[..., Any]] = None           # (where, stem, run, divergence) -> a standalone script or None
 
 
 @dataclass(frozen=True)

@@ -51,10 +51,8 @@ def _owners(answer: dict) -> dict[TP, list[str]]:
 def assignment_valid(arg: dict, answer: dict, mode: str, contract: str | None) -> str | None:
     """ConsumerPartitionAssignor#assign's contract: an assignment names only members of
     the group and partitions that exist; each partition goes to at most one member, and
-    only to a member subscribed to its topic. EAGER (every member revoked everything
-    before joining): every subscribed partition is assigned. COOPERATIVE: every
-    subscribed partition nobody claims is assigned (only an owned partition may wait a
-    round for its owner to revoke it, KIP-429)."""
+    only to a member subscribed to its topic. (That every subscribed partition is
+    assigned, but for cooperative withholding, is ``no_partition_withheld``.)"""
     members = {m["member_id"] for m in arg["members"]}
     unknown = sorted(set(answer) - members)
     if unknown:
@@ -67,13 +65,64 @@ def assignment_valid(arg: dict, answer: dict, mode: str, contract: str | None) -
             return f"{tp[0]}-{tp[1]} assigned to {len(owners)} members: {', '.join(sorted(owners))}"
         if owners[0] not in subscribed.get(tp, ()):
             return f"{tp[0]}-{tp[1]} assigned to {owners[0]}, which is not subscribed to {tp[0]}"
-    assigned = set(_owners(answer))
-    claimed = set(_claimants(arg)) if mode == COOPERATIVE else set()
-    missing = sorted(tp for tp in subscribed if tp not in assigned and tp not in claimed)
-    if missing:
-        return (f"{', '.join(f'{t}-{p}' for t, p in missing)} subscribed, "
-                f"{'unclaimed ' if mode == COOPERATIVE else ''}and assigned to nobody")
     return None
+
+
+def _withholding_reason(tp: TP, claims: list[tuple[str, int]], takers: set[str]) -> str | None:
+    """Why a COOPERATIVE round may leave ``tp`` unassigned, or None when nothing justifies it.
+
+    Its previous owner is the claimant of the highest generation among the partition's
+    claims (KIP-792; several at that generation: contested, every one must revoke it, as
+    Java's ``partitionsWithMultiplePreviousOwners``). The partition waits only when it
+    is moving away from that owner, so it needs a taker: a subscribed member other than
+    the owner."""
+    if not claims:
+        return None
+    top = max(g for _, g in claims)
+    owners = {m for m, g in claims if g == top}
+    if len(owners) > 1:
+        return "contested"
+    if takers - owners:
+        return "moving"
+    return None
+
+
+def no_partition_withheld(arg: dict, answer: dict, mode: str, contract: str | None) -> str | None:
+    """No partition is left unassigned when some member subscribes to it and nobody must
+    give it up first. EAGER: every member revoked everything before joining, so every
+    subscribed partition is assigned. COOPERATIVE (KIP-429): a partition waits a round
+    only while its previous owner must revoke it: "For maybe-revoking-partitions, check
+    if the owner has changed. If yes, exclude them from the assigned-partitions list to
+    the new owner. The old owner will realize it does not own it any more, revoke it and
+    then trigger another rebalance for these partitions to finally be reassigned";
+    ready-to-migrate partitions ("not previously owned by any one") are "safe to move
+    them to the new member immediately". The previous owner is the claimant of the
+    highest generation (KIP-792: "the only thing the lead cared about, is the highest
+    generation of the ownedPartitions among all the consumers";
+    ``AbstractStickyAssignor.allSubscriptionsEqual``: a lower generation's claim leaves
+    it with the higher, two claims of one generation go to
+    ``partitionsWithMultiplePreviousOwners``), and the partition moves only if another
+    member subscribes to it (``CooperativeStickyAssignor.adjustAssignment`` removes a
+    partition in ``partitionsTransferringOwnership`` from its *new* owner). So an
+    unassigned subscribed partition that nobody claims, or whose only possible taker is
+    its own sole owner, is withheld without a cooperative reason. Kafka's leader does not
+    catch it: ``ConsumerCoordinator#validateCooperativeAssignment`` checks only that no
+    partition is both added and revoked, and ``maybeUpdateGroupSubscription`` only warns,
+    per topic ("The following subscribed topics are not assigned to any members"); the
+    partition is consumed by nobody until the next rebalance."""
+    subscribed = _subscribed(arg)
+    assigned = set(_owners(answer))
+    claimants = _claimants(arg) if mode == COOPERATIVE else {}
+    withheld = []
+    for tp, takers in sorted(subscribed.items()):
+        if tp in assigned or _withholding_reason(tp, claimants.get(tp, []), takers):
+            continue
+        withheld.append(tp)
+    if not withheld:
+        return None
+    why = ("nobody claims it or its sole owner is its only taker" if mode == COOPERATIVE
+           else "an EAGER round withholds nothing")
+    return f"{', '.join(f'{t}-{p}' for t, p in withheld)} subscribed and assigned to nobody ({why})"
 
 
 def validate_cooperative_assignment(arg: dict, answer: dict, mode: str, contract: str | None) -> str | None:
@@ -140,6 +189,7 @@ def assignment_balanced(arg: dict, answer: dict, mode: str, contract: str | None
 # the per-invocation claims, in the order they are reported
 CLAIMS: dict[str, Callable[[dict, dict, str, str | None], str | None]] = {
     "assignment_valid": assignment_valid,
+    "no_partition_withheld": no_partition_withheld,
     "validate_cooperative_assignment": validate_cooperative_assignment,
     "generation_aware_claims": generation_aware_claims,
     "assignment_balanced": assignment_balanced,

@@ -196,11 +196,11 @@ def _role():
 
     from .. import Role
     from ..driven import command_for
-    from . import targets
+    from . import repro, targets
     from .scenarios import EXCLUDED, configurable, scopes
     return Role("assignor", Recorder, conform_model, scopes, lambda name, target: EXCLUDED.get(name, frozenset()),
                 configurable, MODEL, PER_INVOCATION, targets.resolve, to_dict, "the consumer model",
-                command=command_for(targets, scopes))
+                command=command_for(targets, scopes), repro=repro.write)
 
 
 ROLE = _role()

@@ -24,6 +24,7 @@ from ...targets.librdkafka.client import ASSIGNORS, Listener, Settings
 from ...targets.librdkafka.client_848 import Settings848
 from . import scenarios_848
 from .claims_848 import PROPERTIES as PROPERTIES_848
+from ...judgements import judged
 from .report import Report, save, write_divergence, write_divergence_848  # noqa: F401 - save: the CLI's
 from .runner import run_scenario, run_scenario_848
 from .scenarios import from_model, normalise, finish, validate, wall_time_bound
@@ -151,7 +152,8 @@ def _campaign(report: Report, options: Options, generate: Callable, runner: Call
             for other in (srun or r).judgement.violated():
                 shrunk_for.setdefault(other, (small, srun or r))
         small, srun = shrunk_for[prop]
-        d = {"property": prop, "message": r.judgement.results[prop].violations[0][2], "seed": seed,
+        message = r.judgement.results[prop].violations[0][2]
+        d = {"property": prop, "message": message, "seed": seed, **judged(report.target, prop, message),
              "scenario": scenario, "shrunk": small,
              "files": write(srun, seed, prop, srun.judgement.results[prop].violations[0][2])}
         report.divergences.append(d)

@@ -78,6 +78,8 @@ class Report:
                          f"not exercised in {c['not exercised']} scenarios; {c['checks']} checks")
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
+            if "judgement" in d:
+                lines.append(f"  judgement: {d['judgement']}" + (f" ({d['decided_by']})" if d["decided_by"] else ""))
             lines.append(f"  shrunk from {len(d['scenario'])} to {len(d['shrunk'])} operations: "
                          + json.dumps(d["shrunk"]))
             for f in d.get("files", ()):

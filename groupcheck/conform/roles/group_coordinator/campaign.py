@@ -111,6 +111,9 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
     d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
          "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
          "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
+
+    from ...judgements import judgement
+    d.update(judgement(key, claim, sig))         # judgements.json: bug, documented choice, model, or not yet judged
     if shrunk:
         d.update(report.write_divergence(opts.out, key, small, number - 1, target))
     return d

@@ -98,6 +98,8 @@ class Verdict:
             how = f"shrunk from {d['raw_steps']}" if d.get("shrunk", True) else "not shrunk: max divergences came first"
             lines.append(f"  DIVERGENCE {d['claim']} ({d['scope']}, {d['steps']} steps, {how}): {d['message']}")
             lines.append(f"    met {d.get('count', 1)} times; signature: {d.get('signature', '')}")
+            if d.get("judgement"):
+                lines.append(f"    judgement: {d['judgement']}" + (f" ({d['decided_by']})" if d["decided_by"] else ""))
             lines.append(f"    minimal scenario: {d['story']}")
             if d.get("trace"):
                 lines.append(f"    written: {d['trace']}  {d['regression']}" + (f"  {d['repro']}" if d.get("repro") else ""))

@@ -5,14 +5,15 @@ broken one with the property it names, and must not flag the choice.
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:TrustsStaleUserData     # assignment_valid
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:MovesOwnedAtOnce        # validate_cooperative_assignment
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:TrustsStaleClaims       # generation_aware_claims
-    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:AssumesEqualSubscriptions  # assignment_valid
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:WithholdsEveryClaim     # no_partition_withheld
+    groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:AssumesEqualSubscriptions  # no_partition_withheld
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:IgnoresSubscription     # assignment_valid
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:ShufflesMembers         # deterministic
     groupcheck conform --assignor groupcheck.conform.targets.broken.assignors:ReverseOrderRoundRobin  # a choice: nothing flagged
 
-The first, fourth, fifth, sixth and the choice are written in kafka-python's style
+The first, fifth, sixth, seventh and the choice are written in kafka-python's style
 (``assign(cluster, members)`` with ConsumerProtocolSubscription metadata, answering
-ConsumerProtocolAssignment); the two cooperative ones on groupcheck.api's terms. Both
+ConsumerProtocolAssignment); the three cooperative ones on groupcheck.api's terms. Both
 are what ``--assignor`` takes.
 """
 from __future__ import annotations
@@ -149,10 +150,37 @@ class TrustsStaleClaims(PartitionAssignor):
         return out
 
 
+class WithholdsEveryClaim(PartitionAssignor):
+    """A cooperative assignor that reads KIP-429's "exclude them from the
+    assigned-partitions list" as "exclude every claimed partition": it withholds each
+    partition some member claims, even from that member when it keeps it, and hands out
+    only unclaimed ones (round robin). Nothing moves in one round, so
+    ``validate_cooperative_assignment`` holds; but a sole owner, the only member
+    subscribed, is told to revoke what nobody else could take (``no_partition_withheld``)."""
+
+    name = "withholds-every-claim"
+    supported_protocols = (COOPERATIVE,)
+    reads_owned_partitions = True
+
+    def assign(self, cluster, subscriptions):
+        members = sorted(subscriptions)
+        out = {m: [] for m in members}
+        claimed = {tp for m in members for tp in subscriptions[m].owned_partitions}
+        i = 0
+        for topic in sorted(cluster):
+            takers = [m for m in members if topic in subscriptions[m].topics]
+            for p in range(cluster[topic]):
+                tp = TopicPartition(topic, p)
+                if takers and tp not in claimed:
+                    out[takers[i % len(takers)]].append(tp)
+                    i += 1
+        return out
+
+
 class AssumesEqualSubscriptions(_KafkaPythonEager):
     """Takes the group's topics from the first member's subscription, as if every member
     subscribed to the same topics: a topic only other members subscribe to is never
-    assigned (``assignment_valid``: subscribed, and assigned to nobody)."""
+    assigned (``no_partition_withheld``: subscribed, and assigned to nobody)."""
 
     name = "assumes-equal-subscriptions"
 

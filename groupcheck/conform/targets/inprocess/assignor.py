@@ -20,8 +20,11 @@ with the line that raised it.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import traceback
 from collections import namedtuple
+from pathlib import Path
 from typing import Any, Callable
 
 from ...adapter import AdapterError, Hello, Outcome
@@ -92,9 +95,20 @@ def _sub_tps(pairs: list) -> dict[str, list[int]]:
     return {t: sorted(ps) for t, ps in sorted(by_topic.items())}
 
 
+def _module_path(filename: str) -> str:
+    """``filename`` relative to the ``sys.path`` folder it was imported from
+    (``kafka/coordinator/assignors/roundrobin.py``): the same on every machine, so the
+    divergence's signature (``dedupe.signature``) and its judgement do not depend on where
+    the library is installed."""
+    roots = [str(Path(p).resolve()) for p in sys.path if p]
+    here = str(Path(filename).resolve())
+    best = max((r for r in roots if here.startswith(r + os.sep)), key=len, default="")
+    return here[len(best) + 1:] if best else filename
+
+
 def _error(e: BaseException) -> str:
     frames = traceback.extract_tb(e.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    where = f" (at {_module_path(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
     return f"assign() raised {type(e).__name__}: {e}{where}"
 
 
