@@ -20,7 +20,7 @@ from groupcheck.conform.coordinator import targets
 from groupcheck.conform.coordinator.broker import BrokerCoordinator, exact
 from groupcheck.conform.coordinator.campaign import Options, main, run_target
 
-JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generation_rules"}
+JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generation_rules", "commit_fencing"}
 
 
 

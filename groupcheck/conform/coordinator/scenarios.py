@@ -8,8 +8,8 @@ from a breadth-first enumeration (every distinct state's shortest path, up to a 
 and seeded swarm walks.
 
 Between the model's steps, *probes* ask the coordinator what the model's state implies
-without moving the group (``probes``): whenever the group's state, generation or members
-changed, each live consumer holding a member id commits an offset with its member id and
+without moving the group (``probes``): whenever the group's state, generation or members,
+or a consumer's member id or generation changed, each live consumer holding a member id commits an offset with its member id and
 generation (fenced or not by Kafka's rule, ``model.consumer.probes``), an OffsetFetch
 reads back what was stored, a Stable group gets an OffsetCommit and a Heartbeat from a
 made-up member id, and a settled group (``quiescent``, or Empty and idle) a DescribeGroups.
@@ -177,7 +177,8 @@ def model_steps(scope: ConsumerScope, path: list[int], with_probes: bool = True)
             out.append(ModelStep(i, action, call, delivered(state, sent),
                                  departure(before, action, state, set(before.group.pending) | orphans)))
         g = state.group
-        now = (g.status, g.generation, tuple(m.member_id for m in g.members), _settled(scope, state))
+        now = (g.status, g.generation, tuple(m.member_id for m in g.members), _settled(scope, state),
+               tuple((c.member_id, c.generation) for c in state.consumers if c.status != DOWN))
         if with_probes and g.next_id > 1 and now != seen:
             made, stored = probes(scope, state, i, stored)
             out += made

@@ -1,0 +1,98 @@
+"""Role group-coordinator: the probes between the model's steps (OffsetCommit, OffsetFetch,
+DescribeGroups, a made-up member id): Kafka 3.9's commit-fencing rule as the model states
+it (``model/consumer/probes.py``), the probes a path yields, and the three requests sent to
+a real Tansu (started by the test) and decoded."""
+import pytest
+
+from groupcheck.conform.coordinator import targets
+from groupcheck.conform.coordinator.scenarios import MADE_UP, PROBE_SLOT, SCOPES, bfs_paths, model_steps
+from groupcheck.model.consumer import (COORDINATOR_NOT_AVAILABLE, DescribeGroups, OffsetCommit, describe_group,
+                                       new_group, offset_commit_error)
+
+# (status, members, generation of the group) x (member id, generation of the commit) -> error
+RULES = [
+    ("Dead", (1,), 1, 3, COORDINATOR_NOT_AVAILABLE),
+    ("Empty", (), 0, -1, "NONE"),                       # a simple commit to an Empty group
+    ("Empty", (), 1, 3, "UNKNOWN_MEMBER_ID"),           # nobody is a member of an Empty group
+    ("Stable", (1,), 2, 3, "UNKNOWN_MEMBER_ID"),        # not a member (a made-up or expired id)
+    ("Stable", (1,), 0, -1, "UNKNOWN_MEMBER_ID"),       # no id, no generation, non-Empty group
+    ("Stable", (1,), 1, 2, "ILLEGAL_GENERATION"),       # a stale generation: fenced
+    ("Stable", (1,), 1, -1, "ILLEGAL_GENERATION"),
+    ("Stable", (1,), 1, 3, "NONE"),
+    ("PreparingRebalance", (1,), 1, 3, "NONE"),         # "we still allow a commit request"
+    ("CompletingRebalance", (1,), 1, 3, "REBALANCE_IN_PROGRESS"),
+    ("CompletingRebalance", (1,), 1, 2, "ILLEGAL_GENERATION"),
+]
+
+
+def _group(status, members):
+    from groupcheck.model.consumer.state import GroupMember
+    g = new_group()
+    ms = tuple(GroupMember(member_id=m, slot=m - 1, protocols=("range",), subscription=(),
+                           joined=False, syncing=False, assignment=0) for m in members)
+    return g._replace(status=status, generation=3, protocol="range", leader=members[0] if members else 0,
+                      members=ms)
+
+
+@pytest.mark.parametrize("status,members,member_id,generation,error", RULES)
+def test_offset_commit_error_is_kafkas_validate_offset_commit(status, members, member_id, generation, error):
+    assert offset_commit_error(_group(status, members), member_id, generation) == error
+
+
+def test_describe_group_names_the_protocol_only_when_stable():
+    assert describe_group(_group("Stable", (1, 2)), DescribeGroups()).protocol == "range"
+    d = describe_group(_group("CompletingRebalance", (2, 1)), DescribeGroups())
+    assert d.protocol == "" and d.members == (1, 2) and d.state == "CompletingRebalance"
+
+
+def test_paths_yield_every_probe_kind():
+    """Over a few BFS paths: commits with each consumer's id and generation, fenced ones
+    among them, the made-up member's commit and heartbeat, fetches and DescribeGroups; all
+    on the probe connection; the model's steps without probes are the path's calls alone."""
+    scope = SCOPES["two-members"]
+    kinds, errors = set(), set()
+    for path in bfs_paths(scope, 14, 30):
+        steps = model_steps(scope, path)
+        assert [s for s in steps if not s.probe] == model_steps(scope, path, with_probes=False)
+        for s in steps:
+            if s.probe:
+                assert s.call.slot == PROBE_SLOT and len(s.expected) == 1
+                kinds.add((s.call.request.kind, s.call.request.member_id == MADE_UP))
+                errors.add(s.expected[0][1].error)
+    assert {("OffsetCommit", False), ("OffsetCommit", True), ("Heartbeat", True), ("OffsetFetch", False),
+            ("DescribeGroups", False)} <= kinds
+    assert {"NONE", "ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID", "REBALANCE_IN_PROGRESS"} <= errors
+
+
+def test_tansu_answers_each_probe_kind(tmp_path):
+    """A real Tansu: a member joins and syncs; a commit with its generation is stored and
+    read back by OffsetFetch; DescribeGroups names the group Stable with that member; a
+    made-up member id's commit is decoded with its error (which error is a claim's business)."""
+    target = targets.builtin("tansu")
+    target.log_dir = tmp_path
+    target.open()
+    try:
+        assert target.versions["OffsetCommit"] >= 2 and target.versions["DescribeGroups"] >= 0
+        target.setup("group-coordinator", {"group": "gc-probe-test"})
+        ask = lambda slot, req, n=1: (target._send(slot, req), target.wait(target.request_deadline(req["kind"]) + 5,  # noqa: E731
+                                                                           want=n))[1]
+        join = {"kind": "JoinGroup", "member_id": "", "protocols": ["range"], "metadata": "m"}
+        mid = ask(0, join)[0]["response"]["member_id"]
+        joined = ask(0, {**join, "member_id": mid})[0]["response"]
+        assert joined["error"] == "NONE", joined
+        gen = joined["generation"]
+        synced = ask(0, {"kind": "SyncGroup", "member_id": mid, "generation": gen,
+                         "assignments": [{"member_id": mid, "assignment": "1"}]})[0]["response"]
+        assert synced["error"] == "NONE", synced
+        commit = ask(PROBE_SLOT, {"kind": "OffsetCommit", "member_id": mid, "generation": gen, "offset": 42})
+        assert commit[0]["response"] == {"kind": "OffsetCommitResponse", "to": mid, "error": "NONE"}
+        fetched = ask(PROBE_SLOT, {"kind": "OffsetFetch", "member_id": ""})[0]["response"]
+        assert (fetched["error"], fetched["offset"]) == ("NONE", 42), fetched
+        described = ask(PROBE_SLOT, {"kind": "DescribeGroups", "member_id": ""})[0]["response"]
+        assert (described["state"], described["member_ids"]) == ("Stable", [mid]), described
+        made_up = ask(PROBE_SLOT, {"kind": "OffsetCommit", "member_id": "unknown-99", "generation": gen,
+                                   "offset": 7})[0]["response"]
+        assert made_up["kind"] == "OffsetCommitResponse" and made_up["error"].isupper(), made_up
+    finally:
+        target.close()
+    assert target.proc is None
