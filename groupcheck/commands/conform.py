@@ -71,6 +71,8 @@ def conform(
                                            "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
     coordinator: Optional[str] = typer.Option(None, help="group-coordinator: your own coordinator by import path, "
                                               "e.g. mypkg.coord:MyCoordinator (see examples/broken_coordinators.py)"),
+    bootstrap: Optional[str] = typer.Option(None, "--bootstrap", help="group-coordinator: your Kafka broker "
+                                            "(or Redpanda, Tansu) as HOST:PORT; the same as --target kafka:HOST:PORT"),
     role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(ROLES)}"),
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),
@@ -104,6 +106,8 @@ def conform(
     """
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
+    if bootstrap is not None:
+        target = [*target, _bootstrap_target(bootstrap, role)]
     if role == "consumer-client":
         raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir, force))
     if coordinator and role != "group-coordinator":
@@ -230,6 +234,18 @@ def _write_report(name: str, report, where: Path) -> None:
     out.print(f"target {name}", markup=False, highlight=False)
     out.print(report.text(), markup=False, highlight=False, end="")
     out.print(f"  verdict: {where / 'verdict.json'}", markup=False, highlight=False)
+
+
+def _bootstrap_target(bootstrap: str, role: str) -> str:
+    """``--bootstrap HOST:PORT`` as the target ``kafka:HOST:PORT``; a bad address or role: one line, exit 2."""
+    from ..conform.coordinator.broker import parse_address
+    if role != "group-coordinator":
+        raise fail(f"--bootstrap names a broker: give it with --role group-coordinator (not {role})")
+    try:
+        parse_address(bootstrap)
+    except ValueError as e:
+        raise fail(f"--bootstrap: {e}; give HOST:PORT (a broker of the cluster)") from None
+    return f"kafka:{bootstrap}"
 
 
 def _group_coordinator(target: list[str], adapter: Optional[str], coordinator: Optional[str], scenarios: int,

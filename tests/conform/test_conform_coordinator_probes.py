@@ -96,3 +96,59 @@ def test_tansu_answers_each_probe_kind(tmp_path):
     finally:
         target.close()
     assert target.proc is None
+
+
+@pytest.mark.parametrize("address", ["nohost", "host:0", "host:99999", ":9092", "host:port"])
+def test_bootstrap_bad_address_is_one_line_exit_2(address, tmp_path):
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--bootstrap", address,
+                                 "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert "--bootstrap" in r.output and "HOST:PORT" in r.output, r.output
+
+
+def test_bootstrap_needs_role_group_coordinator(tmp_path):
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    r = CliRunner().invoke(app, ["conform", "--role", "assignor", "--bootstrap", "127.0.0.1:9092",
+                                 "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "--role group-coordinator" in r.output, r.output
+
+
+def test_bootstrap_drives_a_tansu_and_says_kip848_was_not_run(tmp_path):
+    """``--bootstrap`` reaches a broker the user runs (here a Tansu the test starts); Tansu
+    does not advertise API 68 or 88: the run says so in one line each, in the verdict too,
+    and is not a pass (exit 3 at best)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    from groupcheck.conform.coordinator.tansu import TansuCoordinator
+    tansu = TansuCoordinator()
+    tansu.log_dir = tmp_path / "log"
+    tansu.open()
+    try:
+        r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--bootstrap", tansu._where(),
+                                     "--scenarios", "1", "--out", str(tmp_path / "out")])
+    finally:
+        tansu.close()
+    assert r.exit_code in (1, 3), r.output
+    key = f"kafka:{tansu._where()}"
+    line = f"{key} does not advertise ConsumerGroupHeartbeat (API 68): the KIP-848 scenarios were not run"
+    assert line in r.output, r.output
+    assert "does not advertise StreamsGroupHeartbeat (API 88): the KIP-1071 scenarios were not run" in r.output
+    verdict = next((tmp_path / "out").rglob("verdict.json"))
+    assert line in json.loads(verdict.read_text())["not_run"]
+
+
+def test_a_protocol_not_run_is_not_a_pass():
+    from groupcheck.conform.coordinator.campaign import code_of
+    from groupcheck.conform.coordinator.report import Verdict
+    v = Verdict("kafka:h:1", requests=10, not_run=["kafka:h:1 does not advertise ConsumerGroupHeartbeat (API 68): "
+                                                   "the KIP-848 scenarios were not run"])
+    assert code_of(v) == 3
+    assert "NOT RUN: kafka:h:1 does not advertise ConsumerGroupHeartbeat (API 68)" in v.text()

@@ -138,6 +138,7 @@ class BrokerCoordinator:
         except OSError as e:
             raise BrokerError(f"broker {self._where()}: {e}") from None
         have = {a.api_key: (a.min_version, a.max_version) for a in r.api_keys}
+        self.advertised = have
         self.software = f"ApiVersions: {len(have)} APIs"
         out = {}
         for kind, (rq, _, low) in APIS.items():
@@ -146,6 +147,21 @@ class BrokerCoordinator:
             if v < max(lo, low) and kind not in OPTIONAL:
                 raise BrokerError(f"broker {self._where()} does not speak {kind} v{low}+ (it advertises {lo}-{hi})")
             out[kind] = v
+        return out
+
+    def not_run(self, key: str) -> list[str]:
+        """One line per newer group protocol this role did not run on the target: KIP-848
+        (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
+        on what ApiVersions advertised. Over TCP only the classic protocol is driven so far:
+        a target that advertises one is told so too (the KIP-848 comparison runs on
+        librdkafka's mock in process: --target librdkafka-mock-consumer-protocol)."""
+        out = []
+        for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
+            if api not in self.advertised:
+                out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
+            else:
+                out.append(f"{key} advertises {name} (API {api}), but groupcheck does not yet drive it over TCP: "
+                           f"the {kip} scenarios were not run")
         return out
 
     def _create_topic(self) -> None:

@@ -44,6 +44,10 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     hello = target.open()
     targets.check_hello(hello, f"target {key}")
     v = report.Verdict(key, getattr(target, "note", ""))
+    if hasattr(target, "not_run"):          # a broker: the group protocols ApiVersions did not let run
+        v.not_run = target.not_run(key)
+        for line in v.not_run:
+            progress(line)
     if hello.extra.get("kip394") is False:
         v.bridged = ("the target predates KIP-394: the driver answers a JoinGroup without member id with "
                      "MEMBER_ID_REQUIRED for it (claim member_id_required judged by one probe)")
@@ -118,7 +122,7 @@ def code_of(v: report.Verdict) -> int:
         return INTERRUPTED
     if any(v.violated.values()):
         return FAILED
-    if v.cut or v.info or not v.requests:
+    if v.cut or v.info or not v.requests or v.not_run:
         return NOT_PROVED
     return PASSED
 

@@ -37,6 +37,7 @@ class Verdict:
     first_divergence_s: float | None = None
     cut: str = ""            # a limit or Ctrl-C stopped the run
     bridged: str = ""
+    not_run: list = field(default_factory=list)   # group protocols the target was not judged on, one line each
 
     def add(self, r) -> None:
         self.scenarios += 1
@@ -73,7 +74,7 @@ class Verdict:
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
                 "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
-                "info_scenarios": len(self.info), "broken": self.broken}
+                "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run}
 
     def text(self) -> str:
         j = self.to_json()
@@ -81,6 +82,7 @@ class Verdict:
                  f"{j['seconds']} s" + (f"; stopped: {self.cut}" if self.cut else "")]
         if self.bridged:
             lines.append(f"  bridged: {self.bridged}")
+        lines += [f"  NOT RUN: {line}" for line in self.not_run]
         if self.stopped_by_choice:
             lines.append(f"  {self.stopped_by_choice} scenarios stopped where the target chose another new leader")
         if self.stopped_by_departure:
