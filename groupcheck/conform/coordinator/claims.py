@@ -240,7 +240,7 @@ def commit_fencing(ctx, expected, answers):
     another generation; REBALANCE_IN_PROGRESS in CompletingRebalance; else NONE, also in
     PreparingRebalance.
 
-    Kafka 3.9: GroupCoordinator.handleCommitOffsets -> doCommitOffsets ->
+    Kafka: GroupCoordinator.handleCommitOffsets (3.9) -> doCommitOffsets ->
     validateOffsetCommit (validateCurrentMember, then ``generationId != group.generationId``),
     then ``case CompletingRebalance => Errors.REBALANCE_IN_PROGRESS``; Java:
     GroupMetadataManager.validateOffsetCommit, ClassicGroup.validateOffsetCommit. The rule
@@ -254,7 +254,7 @@ def fetch_returns_committed(ctx, expected, answers):
     """OffsetFetch returns the offset of the last accepted OffsetCommit, -1 if none, in any
     group state.
 
-    Kafka 3.9: GroupCoordinator.handleFetchOffsets "return offsets blindly regardless the
+    Kafka: GroupCoordinator.handleFetchOffsets (3.9) "return offsets blindly regardless the
     current group state" (GroupMetadataManager.getOffsets; INVALID_OFFSET -1 for a
     partition without one); Java: OffsetMetadataManager.fetchOffsets."""
     judged = [(m, t) for m, t in pairs(expected, answers)
@@ -268,7 +268,7 @@ def describe_matches(ctx, expected, answers):
     """Where the model says the group is settled, DescribeGroups names the model's state and
     exactly its members (and, when Stable, its protocol).
 
-    Kafka 3.9: GroupCoordinator.handleDescribeGroup -> GroupMetadata.summary: the state's
+    Kafka: GroupCoordinator.handleDescribeGroup (3.9) -> GroupMetadata.summary: the state's
     name (Empty, PreparingRebalance, CompletingRebalance, Stable, Dead), every member, the
     protocol only when Stable (GroupCoordinator.NoProtocol otherwise); Java:
     GroupMetadataManager.describeGroups, ClassicGroup.stateAsString."""
