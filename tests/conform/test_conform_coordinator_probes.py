@@ -152,3 +152,24 @@ def test_a_protocol_not_run_is_not_a_pass():
                                                    "the KIP-848 scenarios were not run"])
     assert code_of(v) == 3
     assert "NOT RUN: kafka:h:1 does not advertise ConsumerGroupHeartbeat (API 68)" in v.text()
+
+
+def test_judging_goes_on_after_a_commit_divergence(tmp_path):
+    """A coordinator that accepts stale commits and does not bump the generation: the
+    commit divergence (a probe: the group did not move) does not end the scenario, so the
+    generation divergence after it is found too, in the same scenarios, each shrunk alone;
+    the OffsetFetch after a wrongly accepted commit is judged against what the target
+    accepted, not reported as a second divergence."""
+    from examples.broken_coordinators import NoGenerationBump, StaleCommitAccepted
+    from groupcheck.conform.coordinator.campaign import Options, run_target
+
+    class Both(StaleCommitAccepted):
+        def after(self, before, outcome):
+            return NoGenerationBump.after(self, before, super().after(before, outcome))
+
+    target = Both()
+    v = run_target(target, "both", Options(scenarios=20, out=tmp_path), lambda line: None, float("inf"))
+    claims = {d["claim"] for d in v.divergences}
+    assert claims == {"commit_fencing", "generation_rules"}, v.text()
+    gen = next(d for d in v.divergences if d["claim"] == "generation_rules")
+    assert gen["steps"] <= gen["raw_steps"] and not v.violated["fetch_returns_committed"], v.text()

@@ -21,7 +21,7 @@ from ...outputs import atomic_write_text
 from ..adapter import AdapterError
 from ..dedupe import Ledger
 from . import report, targets
-from .runner import keys, run_scenario, shrink
+from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
 
@@ -108,9 +108,10 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
         small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
         message = small.violation[1]
     else:
-        small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
+        small = focus(r, sig_key)
+        message = small.violation[1]
     d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
-         "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
+         "steps": len(small.path) - 1 if shrunk else small.violation[2], "raw_steps": len(r.path) - 1,
          "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
     if shrunk:
         d.update(report.write_divergence(opts.out, key, small, number - 1, target))
@@ -225,7 +226,5 @@ def replay_claim(target_key: str, scope: str, path: list[int], claim: str | None
         r = run_scenario(target, hello, scope, path, f"gc-regression-{time.monotonic_ns()}", config_of(target))
     finally:
         target.close()
-    if r.violation is None:
-        return None
-    message = next((m for c, m in r.violations if claim in (None, c)), None)
-    return None if message is None else (claim or r.violation[0], message, r.violation[2])
+    found = next((f for f in r.found if claim in (None, f[0])), None)
+    return None if found is None else found[:3]

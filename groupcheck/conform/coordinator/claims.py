@@ -28,6 +28,7 @@ class Context:
     to_model: dict = field(default_factory=dict)
     offset: int | None = None
     leader: int = 0           # the model's leader before this step
+    stored: int = -1          # the offset of the last OffsetCommit the target accepted
 
     def learn(self, mid: int, wid: str) -> None:
         if mid and wid and mid not in self.to_wire and wid not in self.to_model:
@@ -256,11 +257,13 @@ def fetch_returns_committed(ctx, expected, answers):
 
     Kafka: GroupCoordinator.handleFetchOffsets (3.9) "return offsets blindly regardless the
     current group state" (GroupMetadataManager.getOffsets; INVALID_OFFSET -1 for a
-    partition without one); Java: OffsetMetadataManager.fetchOffsets."""
+    partition without one); Java: OffsetMetadataManager.fetchOffsets. Judged against the
+    commits the target itself accepted (``Context.stored``), so a wrongly accepted or refused
+    commit is ``commit_fencing``'s divergence alone."""
     judged = [(m, t) for m, t in pairs(expected, answers)
               if m.kind == "OffsetFetchResponse" and m.error == "NONE" == t["error"]]
-    bad = [f"OffsetFetch returned {t.get('offset')}, the last accepted commit {m.offset}"
-           for m, t in judged if t.get("offset") != m.offset]
+    bad = [f"OffsetFetch returned {t.get('offset')}, the last commit it accepted {ctx.stored}"
+           for m, t in judged if t.get("offset") != ctx.stored]
     return "; ".join(bad) if bad else None if judged else NA
 
 
