@@ -277,7 +277,8 @@ class BrokerCoordinator:
     def _message(self, req: dict):
         kind, v = req["kind"], self.versions[req["kind"]]
         rq = APIS[kind][0]
-        common = dict(group_id=self.group, member_id=req["member_id"], group_instance_id=None)
+        instance = req.get("group_instance_id")       # a static member (KIP-345): JoinGroup v5+, LeaveGroup v3+
+        common = dict(group_id=self.group, member_id=req["member_id"], group_instance_id=instance)
         if kind == "JoinGroup":
             return rq(**common, session_timeout_ms=self.session_ms, rebalance_timeout_ms=self.rebalance_ms,
                       protocol_type="consumer", reason=None,
@@ -294,7 +295,7 @@ class BrokerCoordinator:
             return self._probe_message(kind, req, rq)
         if v >= 3:
             return rq(group_id=self.group, members=[rq.MemberIdentity(member_id=req["member_id"],
-                                                                      group_instance_id=None, reason=None)])
+                                                                      group_instance_id=instance, reason=None)])
         return rq(group_id=self.group, member_id=req["member_id"])
 
     def _probe_message(self, kind: str, req: dict, rq):
@@ -308,7 +309,7 @@ class BrokerCoordinator:
             partition_index=0, committed_offset=req["offset"], committed_leader_epoch=-1, commit_timestamp=-1,
             committed_metadata="")
         return rq(group_id=self.group, generation_id_or_member_epoch=req["generation"], member_id=req["member_id"],
-                  group_instance_id=None, retention_time_ms=-1,
+                  group_instance_id=req.get("group_instance_id"), retention_time_ms=-1,
                   topics=[rq.OffsetCommitRequestTopic(name=TOPIC, partitions=[part])])
 
     def _send(self, slot, req: dict) -> None:

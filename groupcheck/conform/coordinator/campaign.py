@@ -20,7 +20,7 @@ from ...console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_
 from ...outputs import atomic_write_text
 from ..adapter import AdapterError
 from ..dedupe import Ledger
-from . import report, targets
+from . import report, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -83,6 +83,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
                 progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
                          f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
                          f"{time.monotonic() - start:.1f} s")
+        _named(target, key, v, deadline)
     except KeyboardInterrupt:
         v.cut = "interrupted"
     finally:
@@ -95,6 +96,22 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
         except Exception:  # noqa: BLE001
             pass
     return v
+
+
+def _named(target, key: str, v: report.Verdict, deadline: float) -> None:
+    """The static-member named scenarios (``coordinator/static.py``) on a broker
+    target; a broker too old for group.instance.id gets a NOT RUN line."""
+    if not hasattr(target, "versions"):
+        return
+    why = static.unsupported(target)
+    if why:
+        v.not_run.append(f"{key}: the static-member scenarios were not run: {why}")
+        return
+    for name in static.SCENARIOS:
+        if time.monotonic() > deadline:
+            v.cut = "time limit"
+            return
+        v.named.append(static.run(target, name, f"gc-{key.replace(':', '-')}-{name}-{time.monotonic_ns()}"))
 
 
 def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
@@ -121,7 +138,7 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
 def code_of(v: report.Verdict) -> int:
     if v.cut == "interrupted":
         return INTERRUPTED
-    if any(v.violated.values()):
+    if any(v.violated.values()) or any(n["violation"] for n in v.named):
         return FAILED
     if v.cut or v.info or not v.requests or v.not_run:
         return NOT_PROVED

@@ -38,6 +38,7 @@ class Verdict:
     cut: str = ""            # a limit or Ctrl-C stopped the run
     bridged: str = ""
     not_run: list = field(default_factory=list)   # group protocols the target was not judged on, one line each
+    named: list = field(default_factory=list)     # named scenarios (static members): {"scenario", "steps", "violation"}
 
     def add(self, r) -> None:
         self.scenarios += 1
@@ -74,7 +75,8 @@ class Verdict:
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
                 "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
-                "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run}
+                "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run,
+                "named_scenarios": self.named}
 
     def text(self) -> str:
         j = self.to_json()
@@ -92,6 +94,10 @@ class Verdict:
         for c, row in j["claims"].items():
             lines.append(f"  {c:32} {row['status']:14} judged at {row['judged_steps']} steps; "
                          f"violated in {row['violated_scenarios']} scenarios")
+        for n in self.named:
+            bad = n["violation"]
+            lines.append(f"  named scenario {n['scenario']}: " + (f"held ({n['steps']} steps)" if not bad else
+                         f"DIVERGENCE static_membership at step {bad['step']}: {bad['message']}"))
         if self.divergences:
             lines.append(f"  {len(self.divergences)} distinct divergences (by claim and signature), "
                          f"met {sum(d.get('count', 1) for d in self.divergences)} times in all")

@@ -1,0 +1,50 @@
+"""Role group-coordinator: static members (KIP-345) as named scenarios on a broker
+(``coordinator/static.py``): each answer against a cited rule of Kafka's coordinator."""
+from types import SimpleNamespace
+
+from groupcheck.conform.coordinator import static, targets
+
+
+def _answer(**response):
+    return [{"member": 2, "response": {"kind": "HeartbeatResponse", "to": "x", **response}}]
+
+
+def test_a_step_is_judged_by_its_rule():
+    fenced = static.STATIC_FENCED[2]
+    assert static.check(fenced, _answer(error="FENCED_INSTANCE_ID"), {"$g": 1}) is None
+    msg = static.check(fenced, _answer(error="UNKNOWN_MEMBER_ID"), {"$g": 1})
+    assert "UNKNOWN_MEMBER_ID" in msg and "FENCED_INSTANCE_ID" in msg and "validateCurrentMember" in msg
+    assert "0 answers" in static.check(fenced, [], {})
+    rejoin = static.STATIC_REJOIN[2]         # the new member id must not be the old one
+    same = [{"member": 1, "response": {"kind": "JoinGroupResponse", "error": "NONE", "generation": 3,
+                                       "member_id": "A"}}]
+    assert "still $a's" in static.check(rejoin, same, {"$a": "A", "$g": 3})
+    same[0]["response"]["member_id"] = "B"
+    assert static.check(rejoin, same, {"$a": "A", "$g": 3}) is None
+
+
+def test_a_broker_without_instance_ids_is_told_why():
+    old = SimpleNamespace(name="kafka:h:1", versions={"JoinGroup": 4, "LeaveGroup": 2})
+    assert "JoinGroup v5+" in static.unsupported(old)
+    assert static.unsupported(SimpleNamespace(name="x")) != ""      # not over TCP
+    assert static.unsupported(SimpleNamespace(name="t", versions={"JoinGroup": 9, "LeaveGroup": 5})) == ""
+
+
+def test_static_scenarios_run_on_tansu(tmp_path):
+    """Tansu (started here): the static member's first JoinGroup carries its instance id
+    and is admitted without MEMBER_ID_REQUIRED, its SyncGroup answered: the two steps every
+    scenario starts with hold; each scenario then reaches its own rule (a violation names it)."""
+    target = targets.builtin("tansu")
+    target.log_dir = tmp_path
+    target.open()
+    try:
+        runs = [static.run(target, name, f"gc-static-test-{name}") for name in static.SCENARIOS]
+    finally:
+        target.close()
+    assert target.proc is None
+    for r in runs:
+        assert r["steps"] >= 3, r
+        first = r["transcript"][0]["answers"][0]["response"]
+        assert first["error"] == "NONE" and first["member_id"], r
+        assert r["violation"] is None or r["violation"]["step"] >= 3, r
+        assert r["violation"] is None or "GroupCoordinator" in r["violation"]["message"], r
