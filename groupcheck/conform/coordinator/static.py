@@ -1,5 +1,5 @@
-"""Static members (KIP-345) on a broker target: named scenarios, each answer checked
-against a rule of Kafka's classic coordinator.
+"""Static members (KIP-345), and a made-up member id's JoinGroup, on a broker target:
+named scenarios, each answer checked against a rule of Kafka's classic coordinator.
 
 The consumer model has no static membership (no ``group.instance.id``), so these are not
 paths of the model: they are short hand-written scenarios whose every expected answer is
@@ -90,9 +90,28 @@ STATIC_LEAVE = START + (
               "initNextGeneration: Empty (GroupMetadata.summary)"),
 )
 
+MADE_UP_JOIN = (
+    Step(0, {"kind": "JoinGroup", "member_id": "", "protocols": ["range"], "metadata": META},
+         {"error": "MEMBER_ID_REQUIRED"}, learn=(("$a", "member_id"),),
+         rule="KIP-394: doDynamicNewMemberJoinGroup with requireKnownMemberId: MEMBER_ID_REQUIRED"),
+    Step(0, {"kind": "JoinGroup", "member_id": "$a", "protocols": ["range"], "metadata": META},
+         {"error": "NONE"}, learn=(("$g", "generation"),),
+         rule="doCurrentMemberJoinGroup: a pending member is admitted (addMemberAndRebalance)"),
+    Step(0, {"kind": "SyncGroup", "member_id": "$a", "generation": "$g",
+             "assignments": [{"member_id": "$a", "assignment": "1"}]}, {"error": "NONE", "assignment": "1"},
+         rule="GroupCoordinator.doSyncGroup, CompletingRebalance, the leader: setAndPropagateAssignment"),
+    Step(2, {"kind": "JoinGroup", "member_id": "made-up-member", "protocols": ["range"], "metadata": META},
+         {"error": "UNKNOWN_MEMBER_ID"},
+         rule="GroupCoordinator.doCurrentMemberJoinGroup -> validateCurrentMember: !group.has(memberId) -> "
+              "UNKNOWN_MEMBER_ID (a member id the coordinator never handed out is not admitted)"),
+    Step(2, {"kind": "DescribeGroups", "member_id": ""}, {"error": "NONE", "state": "Stable", "member_ids": ["$a"]},
+         rule="a refused JoinGroup changes nothing: GroupMetadata.summary still Stable with the one member"),
+)
+
 SCENARIOS = {"static-rejoin-replaces-the-member-id": STATIC_REJOIN,
              "static-wrong-member-id-is-fenced": STATIC_FENCED,
-             "static-leave-by-instance-id": STATIC_LEAVE}
+             "static-leave-by-instance-id": STATIC_LEAVE,
+             "made-up-member-id-joins": MADE_UP_JOIN}
 
 
 def unsupported(target) -> str:
