@@ -32,6 +32,7 @@ class Options:
     seed: int = 0
     max_seconds: float = 600.0
     shrink_tries: int = 40
+    shrink_seconds: float = 30.0      # wall time one divergence's shrinking may take (replays on a broker are slow)
     max_divergences: int = 20         # distinct (claim, signature) shrunk and written per target; more: listed
     out: Path = Path("groupcheck-out")
 
@@ -62,6 +63,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     ledger = Ledger()
     last = start
     try:
+        _named(target, key, v, deadline, progress)      # a few fixed scenarios first: a time limit cuts the paths
         for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
             if time.monotonic() > deadline:
                 v.cut = "time limit"
@@ -83,7 +85,6 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
                 progress(f"[{key}] {n + 1}/{opts.scenarios} scenarios, {v.requests} calls, "
                          f"{sum(v.violated.values())} divergent, {len(ledger)} distinct, "
                          f"{time.monotonic() - start:.1f} s")
-        _named(target, key, v, deadline)
     except KeyboardInterrupt:
         v.cut = "interrupted"
     finally:
@@ -98,7 +99,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     return v
 
 
-def _named(target, key: str, v: report.Verdict, deadline: float) -> None:
+def _named(target, key: str, v: report.Verdict, deadline: float, progress) -> None:
     """The static-member named scenarios (``coordinator/static.py``) on a broker
     target; a broker too old for group.instance.id gets a NOT RUN line."""
     if not hasattr(target, "versions"):
@@ -112,6 +113,8 @@ def _named(target, key: str, v: report.Verdict, deadline: float) -> None:
             v.cut = "time limit"
             return
         v.named.append(static.run(target, name, f"gc-{key.replace(':', '-')}-{name}-{time.monotonic_ns()}"))
+        bad = v.named[-1]["violation"]
+        progress(f"[{key}] named scenario {name}: " + (f"diverges at step {bad['step']}" if bad else "held"))
 
 
 def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
@@ -122,7 +125,8 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
     claim, sig = sig_key
     shrunk = number <= opts.max_divergences
     if shrunk:
-        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
+        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key,
+                       min(deadline, time.monotonic() + opts.shrink_seconds))
         message = small.violation[1]
     else:
         small = focus(r, sig_key)
