@@ -173,3 +173,21 @@ def test_judging_goes_on_after_a_commit_divergence(tmp_path):
     assert claims == {"commit_fencing", "generation_rules"}, v.text()
     gen = next(d for d in v.divergences if d["claim"] == "generation_rules")
     assert gen["steps"] <= gen["raw_steps"] and not v.violated["fetch_returns_committed"], v.text()
+
+
+def test_a_session_expiry_is_followed_by_describe_groups():
+    """After a session timeout the probes ask DescribeGroups (settled or not), whose expected
+    member list no longer holds the expired member: this tells a target that kept it."""
+    scope = SCOPES["two-members"]
+    seen = 0
+    for path in bfs_paths(scope, 14, 60):
+        steps = model_steps(scope, path)
+        for n, s in enumerate(steps):
+            if s.call.f == "advance" and s.call.reason == "session_timeout":
+                after = [p for p in steps[n + 1:] if p.index == s.index and p.probe]
+                describe = [p for p in after if p.call.request.kind == "DescribeGroups"]
+                if after:
+                    assert describe, [p.call.request.kind for p in after]
+                    assert not set(s.call.members) & set(describe[0].expected[0][1].members)
+                    seen += 1
+    assert seen > 0

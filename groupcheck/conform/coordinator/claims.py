@@ -268,8 +268,9 @@ def fetch_returns_committed(ctx, expected, answers):
 
 
 def describe_matches(ctx, expected, answers):
-    """Where the model says the group is settled, DescribeGroups names the model's state and
-    exactly its members (and, when Stable, its protocol).
+    """Where the model says the group is settled, and right after a member's session
+    expired, DescribeGroups names the model's state and exactly its members (and, when
+    Stable, its protocol): an expired member is no longer listed.
 
     Kafka: GroupCoordinator.handleDescribeGroup (3.9) -> GroupMetadata.summary: the state's
     name (Empty, PreparingRebalance, CompletingRebalance, Stable, Dead), every member, the

@@ -12,7 +12,8 @@ without moving the group (``probes``): whenever the group's state, generation or
 or a consumer's member id or generation changed, each live consumer holding a member id commits an offset with its member id and
 generation (fenced or not by Kafka's rule, ``model.consumer.probes``), an OffsetFetch
 reads back what was stored, a Stable group gets an OffsetCommit and a Heartbeat from a
-made-up member id, and a settled group (``quiescent``, or Empty and idle) a DescribeGroups.
+made-up member id, and a settled group (``quiescent``, or Empty and idle) or one whose
+member's session just expired a DescribeGroups.
 Probes go on their own connection, ``PROBE_SLOT``: Kafka answers one request per
 connection at a time, so a member's own would wait behind its parked JoinGroup.
 """
@@ -140,8 +141,10 @@ def _settled(scope, state) -> bool:
     return quiescent(scope, state) or (state.group.status == EMPTY and not state.group.pending and idle)
 
 
-def probes(scope, state, index: int, stored: int) -> tuple[list, int]:
-    """The probe steps after path step ``index`` in ``state`` and the committed offset after them."""
+def probes(scope, state, index: int, stored: int, expired: bool = False) -> tuple[list, int]:
+    """The probe steps after path step ``index`` in ``state`` and the committed offset after
+    them; ``expired``: the step was a session timeout (DescribeGroups then tells whether the
+    target removed the member, settled or not)."""
     group, reqs = state.group, []
     for slot, c in enumerate(state.consumers):
         if c.status != DOWN and c.member_id != NO_MEMBER:
@@ -150,7 +153,7 @@ def probes(scope, state, index: int, stored: int) -> tuple[list, int]:
         reqs += [OffsetCommit(member_id=MADE_UP, generation=group.generation, offset=100 * index + 99),
                  Heartbeat(member_id=MADE_UP, generation=group.generation)]
     reqs.append(OffsetFetch())
-    if _settled(scope, state):
+    if expired or _settled(scope, state):
         reqs.append(DescribeGroups())
     out = []
     for k, req in enumerate(reqs, 1):
@@ -180,7 +183,7 @@ def model_steps(scope: ConsumerScope, path: list[int], with_probes: bool = True)
         now = (g.status, g.generation, tuple(m.member_id for m in g.members), _settled(scope, state),
                tuple((c.member_id, c.generation) for c in state.consumers if c.status != DOWN))
         if with_probes and g.next_id > 1 and now != seen:
-            made, stored = probes(scope, state, i, stored)
+            made, stored = probes(scope, state, i, stored, expired=action.kind == "session_timeout")
             out += made
             seen = now
     return out
