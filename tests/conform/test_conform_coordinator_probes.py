@@ -191,3 +191,23 @@ def test_a_session_expiry_is_followed_by_describe_groups():
                     assert not set(s.call.members) & set(describe[0].expected[0][1].members)
                     seen += 1
     assert seen > 0
+
+
+def test_a_coordinator_can_opt_out_of_probes(tmp_path):
+    """A hello with "probes": false: no OffsetCommit/OffsetFetch/DescribeGroups is sent, the
+    other claims are judged as before."""
+    from groupcheck.conform.adapter import Hello
+    from groupcheck.conform.coordinator.campaign import Options, run_target
+    from groupcheck.conform.coordinator.reference import ReferenceCoordinator
+
+    class NoProbes(ReferenceCoordinator):
+        def open(self):
+            return Hello(self.name, "1", ("group-coordinator",), extra={"kip394": True, "probes": False})
+
+        def invoke(self, role, f, value):
+            assert f != "request" or value["request"]["kind"] not in ("OffsetCommit", "OffsetFetch",
+                                                                      "DescribeGroups"), value
+            return super().invoke(role, f, value)
+
+    v = run_target(NoProbes(), "no-probes", Options(scenarios=10, out=tmp_path), lambda line: None, float("inf"))
+    assert v.judged["same_errors"] > 0 and v.judged["commit_fencing"] == 0 and not v.divergences, v.text()
