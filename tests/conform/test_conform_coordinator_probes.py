@@ -6,7 +6,7 @@ import pytest
 
 from groupcheck.conform.coordinator import targets
 from groupcheck.conform.coordinator.scenarios import MADE_UP, PROBE_SLOT, SCOPES, bfs_paths, model_steps
-from groupcheck.model.consumer import (COORDINATOR_NOT_AVAILABLE, DescribeGroups, OffsetCommit, describe_group,
+from groupcheck.model.consumer import (COORDINATOR_NOT_AVAILABLE, DescribeGroups, describe_group,
                                        new_group, offset_commit_error)
 
 # (status, members, generation of the group) x (member id, generation of the commit) -> error
