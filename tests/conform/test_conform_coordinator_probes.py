@@ -211,3 +211,15 @@ def test_a_coordinator_can_opt_out_of_probes(tmp_path):
 
     v = run_target(NoProbes(), "no-probes", Options(scenarios=10, out=tmp_path), lambda line: None, float("inf"))
     assert v.judged["same_errors"] > 0 and v.judged["commit_fencing"] == 0 and not v.divergences, v.text()
+
+
+def test_a_broker_without_describe_groups_gets_the_other_probes():
+    """librdkafka's mock speaks OffsetCommit and OffsetFetch but not DescribeGroups: its hello
+    lists the probe kinds it takes, and only those are sent."""
+    from groupcheck.conform.coordinator.runner import steps_of
+    path = next(p for p in bfs_paths(SCOPES["two-members"], 14, 60)
+                if any(s.call.request.kind == "DescribeGroups" for s in model_steps(SCOPES["two-members"], p)
+                       if s.probe))
+    kinds = {s.call.request.kind for s in steps_of("two-members", path, ["OffsetCommit", "OffsetFetch"]) if s.probe}
+    assert "DescribeGroups" not in kinds and {"OffsetCommit", "OffsetFetch"} <= kinds
+    assert not any(s.probe for s in steps_of("two-members", path, False))

@@ -55,7 +55,8 @@ APIS = {"JoinGroup": (JoinGroupRequest, JoinGroupResponse, 1), "SyncGroup": (Syn
 # the highest version groupcheck sends: OffsetCommit v9+ carries a KIP-848 member epoch, OffsetFetch v8+
 # batches groups; the classic coordinator's rules are those of the versions below
 CAPS = {"OffsetCommit": 8, "OffsetFetch": 7}
-OPTIONAL = ("DescribeConfigs", "CreateTopics")     # used when the broker speaks them
+OPTIONAL = ("DescribeConfigs", "CreateTopics", "OffsetCommit", "OffsetFetch", "DescribeGroups")  # if spoken
+PROBES = ("OffsetCommit", "OffsetFetch", "DescribeGroups")
 TOPIC = "groupcheck-offsets"     # the one-partition topic OffsetCommit commits to (made in ``open``)
 QUIET = 0.3          # s: how long a step that expects no answer waits for one (non-JoinGroup requests)
 MARGIN = 1.5         # s: added to a timer's length before its expiry is given up on
@@ -130,7 +131,10 @@ class BrokerCoordinator:
         used = ", ".join(f"{k} v{v}" for k, v in self.versions.items())
         self.note += (f"; requests {used}; session timeout {self.session_ms} ms, rebalance timeout "
                       f"{self.rebalance_ms} ms; {self.timing['source']}")
-        return Hello(self.name, self.software, (ROLE,), extra={"kip394": self.versions["JoinGroup"] >= 4})
+        probes = [k for k in PROBES if self.versions[k] >= APIS[k][2]
+                  and (self.topic_ready or k == "DescribeGroups")]
+        return Hello(self.name, self.software, (ROLE,), extra={"kip394": self.versions["JoinGroup"] >= 4,
+                                                                "probes": probes})
 
     def _versions(self) -> dict:
         try:
@@ -166,8 +170,10 @@ class BrokerCoordinator:
 
     def _create_topic(self) -> None:
         """The topic OffsetCommit commits to (a broker refuses a commit to an unknown topic:
-        UNKNOWN_TOPIC_OR_PARTITION); already there is fine."""
+        UNKNOWN_TOPIC_OR_PARTITION); already there is fine. ``topic_ready``: False when the
+        broker does not speak CreateTopics (then no commit or fetch is probed)."""
         v = self.versions["CreateTopics"]
+        self.topic_ready = v >= 0
         if v < 0:
             return
         rq = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(

@@ -40,7 +40,14 @@ class MockCoordinator(BrokerCoordinator):
         host, port = self.cluster.bootstraps.split(",")[0].rsplit(":", 1)
         self.bootstrap = (host, int(port))
         hello = super().open()
-        return Hello(self.name, "librdkafka 2.16.0", (ROLE,), extra={"kip394": False}) if hello else hello
+        return Hello(self.name, "librdkafka 2.16.0", (ROLE,), extra={"kip394": False, "probes": hello.extra["probes"]}) \
+            if hello else hello
+
+    def _create_topic(self) -> None:
+        """The mock does not answer CreateTopics: the commit topic is made in process."""
+        from .broker import TOPIC
+        self.cluster.topic_create(TOPIC, 1)
+        self.topic_ready = True
 
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,

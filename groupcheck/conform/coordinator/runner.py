@@ -15,7 +15,9 @@ A violation at a step where the model knowingly departs from Kafka
 answers such a step otherwise.
 
 A target whose hello says ``"probes": false`` is sent no probes (OffsetCommit, OffsetFetch,
-DescribeGroups: ``scenarios.probes``). A target whose hello says ``"kip394": false`` predates KIP-394: the driver probes once
+DescribeGroups: ``scenarios.probes``), one that gives a list of those kinds only those (a
+broker that does not speak DescribeGroups). A target whose hello says ``"kip394": false``
+predates KIP-394: the driver probes once
 whether it answers MEMBER_ID_REQUIRED (claim ``member_id_required``), and then bridges
 the handshake itself: it answers a JoinGroup without member id with MEMBER_ID_REQUIRED
 and the id ``gc-<n>``, which the member then joins with.
@@ -46,7 +48,7 @@ class ScenarioResult:
     stopped: str = ""                    # why judging ended early without a violation
     info: str = ""                       # an answer was info (not judged)
     departed: bool = False               # stopped where the model departs from Kafka (ModelStep.departs)
-    probes: bool = True                  # the probes were sent (a hello with "probes": false opts out)
+    probes: object = True                # the probes sent: True, False or the kinds (the hello's "probes")
     transcript: list = field(default_factory=list)
 
 
@@ -60,6 +62,15 @@ def _invoke(target, f, value, who):
     if wrong:
         return Outcome("info", None, f"{who}: invalid {kind}.result message: {wrong[0]}")
     return out
+
+
+def steps_of(scope_name: str, path: list[int], probes=True) -> list[ModelStep]:
+    """The model's steps along ``path`` with the probes the target takes: all (True), none
+    (False) or those of the listed request kinds (a made-up member's Heartbeat always)."""
+    steps = model_steps(SCOPES[scope_name], path, with_probes=probes is not False)
+    if probes is True or probes is False:
+        return steps
+    return [s for s in steps if not s.probe or s.call.request.kind in (*probes, "Heartbeat")]
 
 
 def _bridge_join(ctx, step: ModelStep) -> dict:
@@ -95,8 +106,8 @@ def _learn(ctx, expected, answers) -> None:
 
 def run_scenario(target, hello, scope_name: str, path: list[int], group: str, config: dict,
                  deadline: float | None = None) -> ScenarioResult:
-    res = ScenarioResult(scope_name, list(path), probes=hello.extra.get("probes") is not False)
-    steps = model_steps(SCOPES[scope_name], path, with_probes=res.probes)
+    res = ScenarioResult(scope_name, list(path), probes=hello.extra.get("probes", True))
+    steps = steps_of(scope_name, path, res.probes)
     out = target.setup(ROLE, {**config, "group": group})
     if not out.ok:
         res.info = f"setup answered {out.type}: {out.error}"
@@ -194,7 +205,7 @@ def focus(r: ScenarioResult, key: tuple[str, str]) -> ScenarioResult:
     """``r`` told as the divergence ``key``: its ``violation``, and its transcript up to that
     step (one row per step; a scenario that went on after a probe's divergence has more)."""
     found = at(r, key)
-    steps = model_steps(SCOPES[r.scope], r.path, with_probes=r.probes)
+    steps = steps_of(r.scope, r.path, r.probes)
     end = steps.index(found[3]) + 1 if found[3] in steps else len(r.transcript)
     return replace(r, violation=found, transcript=r.transcript[:end])
 
