@@ -223,3 +223,23 @@ def test_a_broker_without_describe_groups_gets_the_other_probes():
     kinds = {s.call.request.kind for s in steps_of("two-members", path, ["OffsetCommit", "OffsetFetch"]) if s.probe}
     assert "DescribeGroups" not in kinds and {"OffsetCommit", "OffsetFetch"} <= kinds
     assert not any(s.probe for s in steps_of("two-members", path, False))
+
+
+def test_the_mock_target_runs_the_kip848_comparison_over_tcp(tmp_path):
+    """librdkafka's mock advertises ConsumerGroupHeartbeat (API 68): --role group-coordinator
+    on it runs the KIP-848 comparison over TCP on the target's own cluster, with the same
+    verdict per scenario as on a fresh mock each (librdkafka_848.compare), and does not
+    say it was not run."""
+    from groupcheck.conform.coordinator.campaign import Options, code_of, run_target
+    from groupcheck.conform.librdkafka_848 import compare
+    v = run_target(targets.builtin("librdkafka-mock"), "librdkafka-mock", Options(scenarios=1, out=tmp_path),
+                   lambda line: None, float("inf"))
+    assert [r["scenario"] for r in v.kip848] == list(compare.SCENARIOS)
+    fresh = {n: compare.compare(n) for n in compare.SCENARIOS}
+    for r in v.kip848:
+        want = fresh[r["scenario"]]
+        assert (r["divergence"], [d["step"] for d in r["differences"]]) == \
+            (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
+    assert not any("API 68" in line for line in v.not_run), v.not_run
+    assert any(r["divergence"] for r in v.kip848) and code_of(v) == 1
+    assert "KIP-848 disconnect-then-join: DIVERGES" in v.text()

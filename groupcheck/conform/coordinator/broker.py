@@ -156,11 +156,13 @@ class BrokerCoordinator:
     def not_run(self, key: str) -> list[str]:
         """One line per newer group protocol this role did not run on the target: KIP-848
         (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
-        on what ApiVersions advertised. Over TCP only the classic protocol is driven so far:
-        a target that advertises one is told so too (the KIP-848 comparison runs on
-        librdkafka's mock in process: --target librdkafka-mock-consumer-protocol)."""
+        on what ApiVersions advertised. A target with a ``kip848`` method runs the KIP-848
+        comparison over TCP (librdkafka's mock); any other that advertises API 68 or 88 is
+        told that groupcheck does not yet drive it over TCP."""
         out = []
         for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
+            if api == 68 and api in self.advertised and hasattr(self, "kip848"):
+                continue                        # run: the target's kip848 (librdkafka's mock)
             if api not in self.advertised:
                 out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
             else:

@@ -64,6 +64,10 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     last = start
     try:
         _named(target, key, v, deadline, progress)      # a few fixed scenarios first: a time limit cuts the paths
+        if hasattr(target, "kip848"):                   # it advertises API 68: the KIP-848 comparison over TCP
+            v.kip848 = target.kip848()
+            progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
+                     f"{sum(r['divergence'] for r in v.kip848)} diverge")
         for n, (scope, path) in enumerate(scenarios(opts.scenarios, opts.seed)):
             if time.monotonic() > deadline:
                 v.cut = "time limit"
@@ -142,7 +146,7 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
 def code_of(v: report.Verdict) -> int:
     if v.cut == "interrupted":
         return INTERRUPTED
-    if any(v.violated.values()) or any(n["violation"] for n in v.named):
+    if any(v.violated.values()) or any(n["violation"] for n in v.named) or any(r["divergence"] for r in v.kip848):
         return FAILED
     if v.cut or v.info or not v.requests or v.not_run:
         return NOT_PROVED

@@ -49,6 +49,17 @@ class MockCoordinator(BrokerCoordinator):
         self.cluster.topic_create(TOPIC, 1)
         self.topic_ready = True
 
+    def kip848(self, profile: str = "kafka-4.1") -> list[dict]:
+        """The KIP-848 comparison (``librdkafka_848.compare``) over TCP on this target's own
+        cluster (it advertises ConsumerGroupHeartbeat, API 68): one group per scenario."""
+        from ..librdkafka_848 import compare
+        from ..librdkafka_848.mock848 import ConsumerGroupMock
+        self.cluster.topic_create(compare.TOPIC, compare.PARTITIONS)
+        ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)
+        address = f"{self.bootstrap[0]}:{self.bootstrap[1]}"
+        return [compare.compare(name, profile, run=lambda steps, name=name: compare.run_tcp(
+            steps, address, f"gc848-{name}")) for name in compare.SCENARIOS]
+
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,
                 "source": "the mock's timers (rdkafka_mock_cgrp.c): a join round ends session - 1 s after it starts"}

@@ -39,6 +39,7 @@ class Verdict:
     bridged: str = ""
     not_run: list = field(default_factory=list)   # group protocols the target was not judged on, one line each
     named: list = field(default_factory=list)     # named scenarios (static members): {"scenario", "steps", "violation"}
+    kip848: list = field(default_factory=list)    # KIP-848 comparisons over TCP (librdkafka_848.compare.compare)
 
     def add(self, r) -> None:
         self.scenarios += 1
@@ -76,7 +77,7 @@ class Verdict:
                            for c in CLAIMS},
                 "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
                 "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run,
-                "named_scenarios": self.named}
+                "named_scenarios": self.named, "kip848": self.kip848}
 
     def text(self) -> str:
         j = self.to_json()
@@ -94,6 +95,10 @@ class Verdict:
         for c, row in j["claims"].items():
             lines.append(f"  {c:32} {row['status']:14} judged at {row['judged_steps']} steps; "
                          f"violated in {row['violated_scenarios']} scenarios")
+        for r in self.kip848:
+            d = r["differences"]
+            lines.append(f"  KIP-848 {r['scenario']}: " + ("agree" if not d else (
+                "DIVERGES" if r["divergence"] else "differs (freedom)") + f" at step {d[0]['step']}: {r['judgement']}"))
         for n in self.named:
             bad = n["violation"]
             lines.append(f"  named scenario {n['scenario']}: " + (f"held ({n['steps']} steps)" if not bad else
