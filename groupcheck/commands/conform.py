@@ -96,7 +96,7 @@ def conform(
     scenarios: Optional[int] = typer.Option(None, min=1, help="consumer-client: scenarios per target (default 10; "
                                             "each a few rebalances of real consumers on librdkafka's mock cluster, "
                                             "about 10 s); group-coordinator: paths replayed per target (default "
-                                            f"{COORDINATOR_SCENARIOS}; about 3 s each on librdkafka's mock)"),
+                                            f"{COORDINATOR_SCENARIOS}; about 3.5 s each on librdkafka's mock)"),
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
