@@ -50,3 +50,39 @@ def test_static_scenarios_run_on_tansu(tmp_path):
         assert first["error"] == want and first["member_id"], r
         assert r["violation"] is None or r["violation"]["step"] >= 3, r
         assert r["violation"] is None or "GroupCoordinator" in r["violation"]["message"], r
+
+
+def test_a_named_divergence_has_a_standalone_script_that_reproduces_it(tmp_path):
+    """Each named scenario that diverged on one Tansu gets a script (kafka-python only, no
+    groupcheck) that, run against a fresh Tansu, prints "reproduced" and exits 1."""
+    import subprocess
+    import sys
+
+    from groupcheck.conform.coordinator import repro
+    first = targets.builtin("tansu")
+    first.log_dir = tmp_path / "first"
+    first.open()
+    scripts = []
+    try:
+        for name in static.SCENARIOS:
+            r = static.run(first, name, f"gc-static-repro-{name}")
+            if r["violation"]:
+                path = tmp_path / f"repro_{name.replace('-', '_')}.py"
+                path.write_text(static.repro_source(name, "tansu", repro.run_of(first), r["violation"]))
+                scripts.append(path)
+    finally:
+        first.close()
+    assert scripts
+    fresh = targets.builtin("tansu")
+    fresh.log_dir = tmp_path / "fresh"
+    fresh.open()
+    try:
+        for script in scripts:
+            assert "groupcheck" not in "".join(line for line in script.read_text().splitlines(True)
+                                               if line.startswith(("import", "from")))
+            r = subprocess.run([sys.executable, str(script), "--bootstrap", fresh._where()], capture_output=True,
+                               text=True, timeout=180)
+            assert r.returncode == 1 and r.stdout.strip().splitlines()[-1].startswith("reproduced: "), \
+                (script.name, r.stdout, r.stderr)
+    finally:
+        fresh.close()

@@ -20,7 +20,7 @@ from ...console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_
 from ...outputs import atomic_write_text
 from ..adapter import AdapterError
 from ..dedupe import Ledger
-from . import report, static, targets
+from . import report, repro, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -63,7 +63,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     ledger = Ledger()
     last = start
     try:
-        _named(target, key, v, deadline, progress)      # a few fixed scenarios first: a time limit cuts the paths
+        _named(target, key, v, deadline, progress, opts.out)   # a few fixed scenarios first: a time limit cuts the paths
         if hasattr(target, "kip848"):                   # it advertises API 68: the KIP-848 comparison over TCP
             v.kip848 = target.kip848()
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
@@ -103,7 +103,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     return v
 
 
-def _named(target, key: str, v: report.Verdict, deadline: float, progress) -> None:
+def _named(target, key: str, v: report.Verdict, deadline: float, progress, where: Path) -> None:
     """The static-member named scenarios (``coordinator/static.py``) on a broker
     target; a broker too old for group.instance.id gets a NOT RUN line."""
     if not hasattr(target, "versions"):
@@ -118,6 +118,11 @@ def _named(target, key: str, v: report.Verdict, deadline: float, progress) -> No
             return
         v.named.append(static.run(target, name, f"gc-{key.replace(':', '-')}-{name}-{time.monotonic_ns()}"))
         bad = v.named[-1]["violation"]
+        if bad:                  # its standalone script, next to the verdict
+            where.mkdir(parents=True, exist_ok=True)
+            path = where / f"repro_{report.slug(key)}_{name.replace('-', '_')}.py"
+            atomic_write_text(path, static.repro_source(name, key, repro.run_of(target), bad), force=True)
+            v.named[-1]["repro"] = str(path)
         progress(f"[{key}] named scenario {name}: " + (f"diverges at step {bad['step']}" if bad else "held"))
 
 

@@ -103,6 +103,8 @@ class Verdict:
             bad = n["violation"]
             lines.append(f"  named scenario {n['scenario']}: " + (f"held ({n['steps']} steps)" if not bad else
                          f"DIVERGENCE static_membership at step {bad['step']}: {bad['message']}"))
+            if n.get("repro"):
+                lines.append(f"    written: {n['repro']}")
         if self.divergences:
             lines.append(f"  {len(self.divergences)} distinct divergences (by claim and signature), "
                          f"met {sum(d.get('count', 1) for d in self.divergences)} times in all")

@@ -13,8 +13,10 @@ scenario, ``$g`` for the generation it answered; each step learns what it names.
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from importlib.resources import files
 
 from .broker import MARGIN
 
@@ -112,6 +114,23 @@ SCENARIOS = {"static-rejoin-replaces-the-member-id": STATIC_REJOIN,
              "static-wrong-member-id-is-fenced": STATIC_FENCED,
              "static-leave-by-instance-id": STATIC_LEAVE,
              "made-up-member-id-joins": MADE_UP_JOIN}
+
+
+def repro_source(name: str, target_key: str, run: dict, violation: dict) -> str:
+    """A standalone script (kafka-python only) replaying named scenario ``name`` up to its
+    divergent step: ``run`` holds the broker's address, request versions and timers
+    (``repro.run_of``). Data goes in as a JSON literal, the code is the fixed text
+    groupcheck/templates/repro_named_scenario.py.txt."""
+    steps = [{"slot": s.slot, "request": s.request, "want": s.want, "rule": s.rule, "learn": list(s.learn),
+              "differs": list(s.differs)} for s in SCENARIOS[name][:violation["step"]]]
+    data = {"scenario": name, "target": target_key, "bootstrap": run["bootstrap"], "versions": run["versions"],
+            "session_ms": run["session_ms"], "rebalance_ms": run["rebalance_ms"], "steps": steps}
+    header = ["#!/usr/bin/env python3",
+              "# Standalone reproduction of a named group-coordinator scenario found by groupcheck",
+              "# (needs only kafka-python: pip install kafka-python). Run: python3 THIS --bootstrap HOST:PORT",
+              f"# Target: {target_key!r}; scenario: {name}; observed: {violation['message']!r}"]
+    body = files("groupcheck").joinpath("templates/repro_named_scenario.py.txt").read_text()
+    return "\n".join(header) + "\nimport json\n\nDATA = json.loads(" + repr(json.dumps(data)) + ")\n\n" + body
 
 
 def unsupported(target) -> str:
