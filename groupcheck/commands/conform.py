@@ -43,6 +43,8 @@ def conform(
                                            "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
     coordinator: Optional[str] = typer.Option(None, help="group-coordinator: your own coordinator by import path, "
                                               "e.g. mypkg.coord:MyCoordinator (see groupcheck/conform/targets/broken/coordinators.py)"),
+    bootstrap: Optional[str] = typer.Option(None, "--bootstrap", help="group-coordinator: your Kafka broker "
+                                            "(or Redpanda, Tansu) as HOST:PORT; the same as --target kafka:HOST:PORT"),
     role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(roles.NAMES)}"),
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),
@@ -66,7 +68,7 @@ def conform(
     scenarios: Optional[int] = typer.Option(None, min=1, help="consumer-client: scenarios per target (default 10; "
                                             "each a few rebalances of real consumers on librdkafka's mock cluster, "
                                             "about 10 s); group-coordinator: paths replayed per target (default "
-                                            f"{COORDINATOR_SCENARIOS}; about 3 s each on librdkafka's mock)"),
+                                            f"{COORDINATOR_SCENARIOS}; about 3.5 s each on librdkafka's mock)"),
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
@@ -76,10 +78,22 @@ def conform(
     """
     if role not in roles.NAMES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(roles.NAMES)}")
+    if bootstrap is not None:
+        _check_bootstrap(bootstrap)
     request = roles.Request(targets=tuple(target), adapter=adapter, assignor=assignor, coordinator=coordinator,
                             scope=tuple(scope), walks=walks, walk_length=walk_length, seed=seed, hypothesis=hypothesis,
                             timeout=timeout, max_states=max_states, max_seconds=max_seconds, max_memory=max_memory,
-                            progress_every=progress_every, out_dir=out_dir, force=force, scenarios=scenarios)
+                            progress_every=progress_every, out_dir=out_dir, force=force, scenarios=scenarios,
+                            bootstrap=bootstrap)
     code = roles.named(role).command(request)
     if code != PASSED:
         raise typer.Exit(code)
+
+
+def _check_bootstrap(bootstrap: str) -> None:
+    """``--bootstrap HOST:PORT``: a broker address (a role that reaches no broker refuses it); else one line, exit 2."""
+    from ..conform.targets.broker.broker import parse_address
+    try:
+        parse_address(bootstrap)
+    except ValueError as e:
+        raise fail(f"--bootstrap: {e}; give HOST:PORT (a broker of the cluster)") from None

@@ -11,10 +11,13 @@ from . import scope as _scope
 from .components import (Outcome, chain, claim_of, handle_request, maybe_complete_join, new_group, protocol_of,
                          rebalance_timeout, receive, remove_member, run_assignor, select_protocol, sends_leave_group,
                          unreachable)
+from .probes import (COORDINATOR_NOT_AVAILABLE, NO_OFFSET, DescribeGroups, DescribeGroupsResponse, OffsetCommit,
+                     OffsetCommitResponse, OffsetFetch, OffsetFetchResponse, describe_group, offset_commit,
+                     offset_commit_error, offset_fetch, stored_after)
 from .properties import PROPERTIES, converged, quiescent
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
 from .scope import PROFILES, Behaviour, Config, ConsumerScope, from_dict, to_dict, validate, with_profile
-from .state import (DOWN, EMPTY, ILLEGAL_GENERATION, NO_MEMBER, NONE, PREPARING, REBALANCE_IN_PROGRESS, Heartbeat,
+from .state import (DOWN, EMPTY, ILLEGAL_GENERATION, NO_MEMBER, NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE, Heartbeat,
                     JoinGroup, LeaveGroup, State, Subscription, SyncGroup)
 from .step import CALM_CAP, ACTION_KINDS, BUDGETED, actions, canonical, init_states, is_terminal_ok, step, within_bounds
 
@@ -51,9 +54,13 @@ __all__ = [
     "CALM_CAP",
     # its state and messages, as conformance and the spec mapping read them
     "State", "Subscription", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
-    "DOWN", "EMPTY", "PREPARING", "NO_MEMBER", "NONE", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS",
+    "DOWN", "EMPTY", "PREPARING", "STABLE", "NO_MEMBER", "NONE", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS",
     # the conformance components (components.py)
     "Outcome", "chain", "claim_of", "handle_request", "maybe_complete_join", "new_group", "protocol_of",
     "rebalance_timeout", "receive", "remove_member", "run_assignor", "select_protocol", "sends_leave_group",
     "unreachable",
+    # requests that do not move the group (probes.py): commits, fetches, DescribeGroups
+    "OffsetCommit", "OffsetFetch", "DescribeGroups", "OffsetCommitResponse", "OffsetFetchResponse",
+    "DescribeGroupsResponse", "COORDINATOR_NOT_AVAILABLE", "NO_OFFSET", "offset_commit_error", "offset_commit",
+    "offset_fetch", "describe_group", "stored_after", "quiescent",
 ]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from groupcheck.model.consumer import Heartbeat, JoinGroup, LeaveGroup, Subscription, SyncGroup
+from groupcheck.model.consumer import (DescribeGroups, Heartbeat, JoinGroup, LeaveGroup, OffsetCommit, OffsetFetch,
+                                       Subscription, SyncGroup)
 
 __all__ = ["metadata", "request_from_json", "request_json", "response_json", "subscription"]
 
@@ -34,6 +35,11 @@ def request_json(req, ids) -> dict:
         return {"kind": "Heartbeat", "member_id": ids(req.member_id), "generation": req.generation}
     if isinstance(req, LeaveGroup):
         return {"kind": "LeaveGroup", "member_id": ids(req.member_id)}
+    if isinstance(req, OffsetCommit):
+        return {"kind": "OffsetCommit", "member_id": ids(req.member_id), "generation": req.generation,
+                "offset": req.offset}
+    if isinstance(req, (OffsetFetch, DescribeGroups)):
+        return {"kind": req.kind, "member_id": ids(req.member_id)}
     raise ValueError(f"request_json: not a request: {req!r}")
 
 
@@ -47,11 +53,18 @@ def request_from_json(d: dict, ids):
                          assignments=tuple((ids(a["member_id"]), int(a["assignment"] or 0)) for a in d["assignments"]))
     if kind == "Heartbeat":
         return Heartbeat(member_id=mid, generation=d["generation"])
+    if kind == "OffsetCommit":
+        return OffsetCommit(member_id=mid, generation=d["generation"], offset=d["offset"])
+    if kind == "OffsetFetch":
+        return OffsetFetch(member_id=mid)
+    if kind == "DescribeGroups":
+        return DescribeGroups(member_id=mid)
     return LeaveGroup(member_id=mid)
 
 
 def response_json(resp, ids) -> dict:
-    """A model response (JoinGroupResponse, SyncGroupResponse, HeartbeatResponse) as JSON."""
+    """A model response (JoinGroupResponse, SyncGroupResponse, HeartbeatResponse and the
+    probes' OffsetCommitResponse, OffsetFetchResponse, DescribeGroupsResponse) as JSON."""
     out = {"kind": resp.kind, "to": ids(resp.to), "error": resp.error}
     if resp.kind == "JoinGroupResponse":
         out.update(generation=resp.generation, member_id=ids(resp.member_id), leader=ids(resp.leader),
@@ -59,4 +72,8 @@ def response_json(resp, ids) -> dict:
                    members=[{"member_id": ids(m), "metadata": metadata(s)} for m, s in resp.members])
     elif resp.kind == "SyncGroupResponse":
         out["assignment"] = str(resp.assignment) if resp.error == "NONE" else ""
+    elif resp.kind == "OffsetFetchResponse":
+        out["offset"] = resp.offset
+    elif resp.kind == "DescribeGroupsResponse":
+        out.update(state=resp.state, protocol=resp.protocol, member_ids=[ids(m) for m in resp.members])
     return out

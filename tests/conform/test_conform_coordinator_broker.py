@@ -20,7 +20,7 @@ from groupcheck.conform.roles.group_coordinator import targets
 from groupcheck.conform.targets.broker.broker import BrokerCoordinator, exact
 from groupcheck.conform.roles.group_coordinator.campaign import Options, main, run_target
 
-JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generation_rules"}
+JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generation_rules", "commit_fencing"}
 
 
 

@@ -53,6 +53,7 @@ class Request:
     out_dir: Path = Path("groupcheck-out")
     force: bool = False
     scenarios: Optional[int] = None
+    bootstrap: Optional[str] = None       # --bootstrap HOST:PORT: a user's broker
 
 
 @dataclass(frozen=True)

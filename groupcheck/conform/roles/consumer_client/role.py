@@ -17,6 +17,8 @@ SCENARIOS = 10          # per target, by default: each a few rebalances of real 
 
 
 def command(req: Request) -> int:
+    if req.bootstrap:
+        raise fail("--bootstrap names a broker: give it with --role group-coordinator")
     names = list(CLASSIC_TARGETS) if list(req.targets) == ["all"] else list(req.targets)
     unknown = [n for n in names if n not in BUILTIN]
     if not names or unknown:

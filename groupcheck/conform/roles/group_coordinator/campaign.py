@@ -21,8 +21,8 @@ from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
 from ...dedupe import Ledger
-from . import report, targets
-from .runner import keys, run_scenario, shrink
+from . import report, repro, static, targets
+from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
 
@@ -33,6 +33,7 @@ class Options:
     seed: int = 0
     max_seconds: float = 600.0
     shrink_tries: int = 40
+    shrink_seconds: float = 30.0      # wall time one divergence's shrinking may take (replays on a broker are slow)
     max_divergences: int = 20         # distinct (claim, signature) shrunk and written per target; more: listed
     out: Path = Path("groupcheck-out")
 
@@ -45,6 +46,10 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     hello = target.open()
     targets.check_hello(hello, f"target {key}")
     v = report.Verdict(key, getattr(target, "note", ""))
+    if hasattr(target, "not_run"):          # a broker: the group protocols ApiVersions did not let run
+        v.not_run = target.not_run(key)
+        for line in v.not_run:
+            progress(line)
     if hello.extra.get("kip394") is False:
         v.bridged = ("the target predates KIP-394: the driver answers a JoinGroup without member id with "
                      "MEMBER_ID_REQUIRED for it (claim member_id_required judged by one probe)")
@@ -83,6 +88,11 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
         divergences=lambda r: [(claim, sig) for claim, sig, _ in keys(r)], diverged=diverged, record=record,
         after=after)
     try:
+        _named(target, key, v, deadline, progress, opts.out)   # a few fixed scenarios first: a time limit cuts the paths
+        if hasattr(target, "kip848"):                   # it advertises API 68: the KIP-848 comparison over TCP
+            v.kip848 = target.kip848()
+            progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
+                     f"{sum(r['divergence'] for r in v.kip848)} diverge")
         v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
     finally:
         for met in ledger:
@@ -96,6 +106,29 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     return v
 
 
+def _named(target, key: str, v: report.Verdict, deadline: float, progress, where: Path) -> None:
+    """The static-member named scenarios (``coordinator/static.py``) on a broker
+    target; a broker too old for group.instance.id gets a NOT RUN line."""
+    if not hasattr(target, "versions"):
+        return
+    why = static.unsupported(target)
+    if why:
+        v.not_run.append(f"{key}: the static-member scenarios were not run: {why}")
+        return
+    for name in static.SCENARIOS:
+        if time.monotonic() > deadline:
+            v.cut = "time limit"
+            return
+        v.named.append(static.run(target, name, f"gc-{key.replace(':', '-')}-{name}-{time.monotonic_ns()}"))
+        bad = v.named[-1]["violation"]
+        if bad:                  # its standalone script, next to the verdict
+            where.mkdir(parents=True, exist_ok=True)
+            path = where / f"repro_{report.slug(key)}_{name.replace('-', '_')}.py"
+            atomic_write_text(path, static.repro_source(name, key, repro.run_of(target), bad), force=True)
+            v.named[-1]["repro"] = str(path)
+        progress(f"[{key}] named scenario {name}: " + (f"diverges at step {bad['step']}" if bad else "held"))
+
+
 def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, groups, key: str, number: int,
                 deadline: float) -> dict:
     """A newly met divergence as the verdict lists it: shrunk (until the run's deadline)
@@ -104,12 +137,14 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
     claim, sig = sig_key
     shrunk = number <= opts.max_divergences
     if shrunk:
-        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key, deadline)
+        small = shrink(target, hello, r, config_of(target), groups, opts.shrink_tries, sig_key,
+                       min(deadline, time.monotonic() + opts.shrink_seconds))
         message = small.violation[1]
     else:
-        small, message = r, next(m for c, s, m in keys(r) if (c, s) == sig_key)
+        small = focus(r, sig_key)
+        message = small.violation[1]
     d = {"claim": claim, "signature": sig, "message": message, "scope": small.scope,
-         "steps": len(small.path) - 1 if shrunk else r.violation[2], "raw_steps": len(r.path) - 1,
+         "steps": len(small.path) - 1 if shrunk else small.violation[2], "raw_steps": len(r.path) - 1,
          "path": small.path[:small.violation[2] + 1], "story": report.story(small), "shrunk": shrunk, "count": 1}
 
     from ...judgements import judgement
@@ -122,9 +157,9 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
 def code_of(v: report.Verdict) -> int:
     if v.cut == "interrupted":
         return INTERRUPTED
-    if any(v.violated.values()):
+    if any(v.violated.values()) or any(n["violation"] for n in v.named) or any(r["divergence"] for r in v.kip848):
         return FAILED
-    if v.cut or v.info or not v.requests:
+    if v.cut or v.info or not v.requests or v.not_run:
         return NOT_PROVED
     return PASSED
 
@@ -227,7 +262,5 @@ def replay_claim(target_key: str, scope: str, path: list[int], claim: str | None
         r = run_scenario(target, hello, scope, path, f"gc-regression-{time.monotonic_ns()}", config_of(target))
     finally:
         target.close()
-    if r.violation is None:
-        return None
-    message = next((m for c, m in r.violations if claim in (None, c)), None)
-    return None if message is None else (claim or r.violation[0], message, r.violation[2])
+    found = next((f for f in r.found if claim in (None, f[0])), None)
+    return None if found is None else found[:3]

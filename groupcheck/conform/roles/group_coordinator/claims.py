@@ -28,6 +28,7 @@ class Context:
     to_model: dict = field(default_factory=dict)
     offset: int | None = None
     leader: int = 0           # the model's leader before this step
+    stored: int = -1          # the offset of the last OffsetCommit the target accepted
 
     def learn(self, mid: int, wid: str) -> None:
         if mid and wid and mid not in self.to_wire and wid not in self.to_model:
@@ -114,10 +115,12 @@ def same_errors(ctx, expected, answers):
     member's JoinGroup gets UNKNOWN_MEMBER_ID (removeMemberAndUpdateGroup), SyncGroups
     parked when a rebalance starts get REBALANCE_IN_PROGRESS (prepareRebalance). Java:
     GroupMetadataManager classicGroupJoin*, validateSyncGroup, validateClassicGroupHeartbeat,
-    classicGroupHeartbeatToClassicGroup (same order)."""
+    classicGroupHeartbeatToClassicGroup (same order). OffsetCommit answers are
+    ``commit_fencing``'s."""
+    judged = [(m, t) for m, t in pairs(expected, answers) if m.kind != "OffsetCommitResponse"]
     bad = [f"member {_slot(expected, m)} {m.kind}: {t['error']}, model {m.error}"
-           for m, t in pairs(expected, answers) if t["error"] != m.error]
-    return "; ".join(bad) if bad else None if pairs(expected, answers) else NA
+           for m, t in judged if t["error"] != m.error]
+    return "; ".join(bad) if bad else None if judged else NA
 
 
 def _slot(expected, resp):
@@ -230,8 +233,65 @@ def sync_returns_leader_assignment(ctx, expected, answers):
     return "; ".join(bad) if bad else None if judged else NA
 
 
+def commit_fencing(ctx, expected, answers):
+    """An OffsetCommit carrying a consumer's member id and generation (or a made-up member
+    id) is accepted or refused as Kafka's classic coordinator decides for the group's state:
+    COORDINATOR_NOT_AVAILABLE when Dead; NONE for generation -1 to an Empty group;
+    UNKNOWN_MEMBER_ID from a non-member (a pending id included); ILLEGAL_GENERATION for
+    another generation; REBALANCE_IN_PROGRESS in CompletingRebalance; else NONE, also in
+    PreparingRebalance.
+
+    Kafka: GroupCoordinator.handleCommitOffsets (3.9) -> doCommitOffsets ->
+    validateOffsetCommit (validateCurrentMember, then ``generationId != group.generationId``),
+    then ``case CompletingRebalance => Errors.REBALANCE_IN_PROGRESS``; Java:
+    GroupMetadataManager.validateOffsetCommit, ClassicGroup.validateOffsetCommit. The rule
+    is ``model.consumer.probes.offset_commit_error``."""
+    judged = [(m, t) for m, t in pairs(expected, answers) if m.kind == "OffsetCommitResponse"]
+    bad = [f"OffsetCommit {t['error']}, model {m.error}" for m, t in judged if t["error"] != m.error]
+    return "; ".join(bad) if bad else None if judged else NA
+
+
+def fetch_returns_committed(ctx, expected, answers):
+    """OffsetFetch returns the offset of the last accepted OffsetCommit, -1 if none, in any
+    group state.
+
+    Kafka: GroupCoordinator.handleFetchOffsets (3.9) "return offsets blindly regardless the
+    current group state" (GroupMetadataManager.getOffsets; INVALID_OFFSET -1 for a
+    partition without one); Java: OffsetMetadataManager.fetchOffsets. Judged against the
+    commits the target itself accepted (``Context.stored``), so a wrongly accepted or refused
+    commit is ``commit_fencing``'s divergence alone."""
+    judged = [(m, t) for m, t in pairs(expected, answers)
+              if m.kind == "OffsetFetchResponse" and m.error == "NONE" == t["error"]]
+    bad = [f"OffsetFetch returned {t.get('offset')}, the last commit it accepted {ctx.stored}"
+           for m, t in judged if t.get("offset") != ctx.stored]
+    return "; ".join(bad) if bad else None if judged else NA
+
+
+def describe_matches(ctx, expected, answers):
+    """Where the model says the group is settled, and right after a member's session
+    expired, DescribeGroups names the model's state and exactly its members (and, when
+    Stable, its protocol): an expired member is no longer listed.
+
+    Kafka: GroupCoordinator.handleDescribeGroup (3.9) -> GroupMetadata.summary: the state's
+    name (Empty, PreparingRebalance, CompletingRebalance, Stable, Dead), every member, the
+    protocol only when Stable (GroupCoordinator.NoProtocol otherwise); Java:
+    GroupMetadataManager.describeGroups, ClassicGroup.stateAsString."""
+    judged = [(m, t) for m, t in pairs(expected, answers)
+              if m.kind == "DescribeGroupsResponse" and m.error == "NONE" == t["error"]]
+    for m, t in judged:
+        if t.get("state") != m.state:
+            return f"DescribeGroups state {t.get('state')!r}, model {m.state!r}"
+        want = sorted(ctx.to_wire.get(mid, f"?{mid}") for mid in m.members)
+        if sorted(t.get("member_ids", [])) != want:
+            return f"DescribeGroups members {sorted(t.get('member_ids', []))}, model {want}"
+        if m.state == "Stable" and t.get("protocol") != m.protocol:
+            return f"DescribeGroups protocol {t.get('protocol')!r}, model {m.protocol!r}"
+    return None if judged else NA
+
+
 CLAIMS = {f.__name__: f for f in (member_id_required, same_held, same_errors, generation_rules, same_protocol,
-                                  leader_lists_members, leader_kept, sync_returns_leader_assignment)}
+                                  leader_lists_members, leader_kept, sync_returns_leader_assignment,
+                                  commit_fencing, fetch_returns_committed, describe_matches)}
 
 
 def judge(ctx, expected, answers) -> dict:

@@ -153,38 +153,45 @@ class _Side:
 
 
 def run_mock(steps: list[dict]) -> list[dict]:
-    side, out = _Side(), []
+    """The steps on a fresh mock cluster of one broker."""
     with MockCluster(brokers=1) as mc:
         mc.topic_create(TOPIC, PARTITIONS)
         mc.coordinator_set(GROUP, 1)
         ConsumerGroupMock(mc).set_timeouts(30000, 3000)
-        conns: dict[str, Connection] = {}
-        topic_id = None
-        try:
-            for step in steps:
-                if "disconnect" in step:
-                    conns.pop(step["disconnect"]).close()
-                    out.append({"disconnect": step["disconnect"]})
-                    continue
-                m = step["m"]
-                f = side.fields(step)
-                conn = conns.get(m) or conns.setdefault(m, Connection(mc.bootstraps))
-                owned = None if f["owned"] is None else ({topic_id: f["owned"]} if topic_id and f["owned"] else {})
-                r = conn.heartbeat(group_id=GROUP, member_id=m, member_epoch=f["member_epoch"],
-                                   rebalance_timeout_ms=f["rebalance_timeout_ms"], topic_names=f["topics"],
-                                   topic_regex=None if f["topics"] is None else "",   # librdkafka's dialect
-                                   server_assignor=f["assignor"], owned=owned)
-                assignment = None
-                if r.assignment is not None:
-                    topic_id = topic_id or next(iter(r.assignment), None)
-                    assignment = sorted(p for ps in r.assignment.values() for p in ps)
-                error = ERROR_NAMES.get(r.error_code, str(r.error_code))
-                side.answered(m, error, r.member_epoch, assignment)
-                out.append({"m": m, "sent_epoch": f["member_epoch"], "error": error, "member_id": r.member_id,
-                            "epoch": r.member_epoch, "assignment": assignment})
-        finally:
-            for c in conns.values():
-                c.close()
+        return run_tcp(steps, mc.bootstraps)
+
+
+def run_tcp(steps: list[dict], address: str, group: str = GROUP) -> list[dict]:
+    """The steps over TCP to the coordinator at ``address`` (``host:port``), one connection
+    per member, as group ``group`` (topic ``TOPIC`` with ``PARTITIONS`` must exist there)."""
+    side, out = _Side(), []
+    conns: dict[str, Connection] = {}
+    topic_id = None
+    try:
+        for step in steps:
+            if "disconnect" in step:
+                conns.pop(step["disconnect"]).close()
+                out.append({"disconnect": step["disconnect"]})
+                continue
+            m = step["m"]
+            f = side.fields(step)
+            conn = conns.get(m) or conns.setdefault(m, Connection(address))
+            owned = None if f["owned"] is None else ({topic_id: f["owned"]} if topic_id and f["owned"] else {})
+            r = conn.heartbeat(group_id=group, member_id=m, member_epoch=f["member_epoch"],
+                               rebalance_timeout_ms=f["rebalance_timeout_ms"], topic_names=f["topics"],
+                               topic_regex=None if f["topics"] is None else "",   # librdkafka's dialect
+                               server_assignor=f["assignor"], owned=owned)
+            assignment = None
+            if r.assignment is not None:
+                topic_id = topic_id or next(iter(r.assignment), None)
+                assignment = sorted(p for ps in r.assignment.values() for p in ps)
+            error = ERROR_NAMES.get(r.error_code, str(r.error_code))
+            side.answered(m, error, r.member_epoch, assignment)
+            out.append({"m": m, "sent_epoch": f["member_epoch"], "error": error, "member_id": r.member_id,
+                        "epoch": r.member_epoch, "assignment": assignment})
+    finally:
+        for c in conns.values():
+            c.close()
     return out
 
 
@@ -225,10 +232,11 @@ def _ranked(answers: list[dict]) -> list[dict]:
             else dict(a, epoch=None, member_id=None) for a in answers]
 
 
-def compare(name: str, profile: str = "kafka-4.1") -> dict:
-    """Run scenario ``name`` on both sides; the differing focus steps (ranked epochs)."""
+def compare(name: str, profile: str = "kafka-4.1", run: Callable[[list[dict]], list[dict]] = run_mock) -> dict:
+    """Run scenario ``name`` on both sides (``run``: the target's, default a fresh mock);
+    the differing focus steps (ranked epochs)."""
     steps = SCENARIOS[name]
-    mock, model = run_mock(steps), run_model(steps, profile)
+    mock, model = run(steps), run_model(steps, profile)
     rm, rk = _ranked(mock), _ranked(model)
     keys = ("error", "member_id", "epoch", "assignment")
     diffs = [{"step": i + 1, "request": steps[i], "mock": {k: a.get(k) for k in keys},

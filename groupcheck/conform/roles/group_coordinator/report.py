@@ -38,6 +38,9 @@ class Verdict:
     first_divergence_s: float | None = None
     cut: str = ""            # a limit or Ctrl-C stopped the run
     bridged: str = ""
+    not_run: list = field(default_factory=list)   # group protocols the target was not judged on, one line each
+    named: list = field(default_factory=list)     # named scenarios (static members): {"scenario", "steps", "violation"}
+    kip848: list = field(default_factory=list)    # KIP-848 comparisons over TCP (compare_848.compare)
 
     def add(self, r) -> None:
         self.scenarios += 1
@@ -74,7 +77,8 @@ class Verdict:
                                "violated_scenarios": self.violated[c], "doc": " ".join(CLAIMS[c].__doc__.split())}
                            for c in CLAIMS},
                 "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
-                "info_scenarios": len(self.info), "broken": self.broken}
+                "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run,
+                "named_scenarios": self.named, "kip848": self.kip848}
 
     def text(self) -> str:
         j = self.to_json()
@@ -82,6 +86,7 @@ class Verdict:
                  f"{j['seconds']} s" + (f"; stopped: {self.cut}" if self.cut else "")]
         if self.bridged:
             lines.append(f"  bridged: {self.bridged}")
+        lines += [f"  NOT RUN: {line}" for line in self.not_run]
         if self.stopped_by_choice:
             lines.append(f"  {self.stopped_by_choice} scenarios stopped where the target chose another new leader")
         if self.stopped_by_departure:
@@ -91,6 +96,16 @@ class Verdict:
         for c, row in j["claims"].items():
             lines.append(f"  {c:32} {row['status']:14} judged at {row['judged_steps']} steps; "
                          f"violated in {row['violated_scenarios']} scenarios")
+        for r in self.kip848:
+            d = r["differences"]
+            lines.append(f"  KIP-848 {r['scenario']}: " + ("agree" if not d else (
+                "DIVERGES" if r["divergence"] else "differs (freedom)") + f" at step {d[0]['step']}: {r['judgement']}"))
+        for n in self.named:
+            bad = n["violation"]
+            lines.append(f"  named scenario {n['scenario']}: " + (f"held ({n['steps']} steps)" if not bad else
+                         f"DIVERGENCE static_membership at step {bad['step']}: {bad['message']}"))
+            if n.get("repro"):
+                lines.append(f"    written: {n['repro']}")
         if self.divergences:
             lines.append(f"  {len(self.divergences)} distinct divergences (by claim and signature), "
                          f"met {sum(d.get('count', 1) for d in self.divergences)} times in all")

@@ -26,17 +26,19 @@ from .scenarios import SCOPES, model_steps
 def steps_data(scope: str, path: list[int], transcript=()) -> list[dict]:
     """The calls of the path as plain data, member ids as the model's ints (the script
     maps them to the broker's), each with the answers the model expects and those the
-    run observed (``transcript``: the runner's [index, f, value, answers])."""
+    run observed (``transcript``: the runner's [index, f, value, answers], one per step up
+    to the divergent one, which is the script's last)."""
     same = lambda mid: mid  # noqa: E731
-    seen = {row[0]: row[3] for row in transcript}
+    seen = [row[3] for row in transcript]       # one row per step, in order (probes share their step's index)
+    steps = model_steps(SCOPES[scope], path)
+    if transcript:          # the run ended at the divergent step: a probe after it shares its index
+        steps = steps[:len(seen)]
     out = []
-    for step in model_steps(SCOPES[scope], path):
+    for n, step in enumerate(steps):
         call = step.call
-        if call is None:
-            continue
         d = {"index": step.index, "call": call.f, "member": call.slot,
              "expected": [{"member": s, **wire.response_json(r, same)} for s, r in step.expected],
-             "observed_in_run": seen.get(step.index)}
+             "observed_in_run": seen[n] if n < len(seen) else None}
         if call.f == "request":
             d["request"] = wire.request_json(call.request, same)
         elif call.f == "advance":

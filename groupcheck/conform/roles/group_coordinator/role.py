@@ -11,7 +11,7 @@ from groupcheck.outputs import folder_for_command
 from .. import Request, ScenarioRole
 from .targets import CONSUMER_PROTOCOL_COORDINATORS
 
-SCENARIOS = 100         # paths replayed per target, by default (about 3 s each on librdkafka's mock)
+SCENARIOS = 100         # paths replayed per target, by default (about 3.5 s each on librdkafka's mock)
 
 
 def command(req: Request) -> int:
@@ -27,7 +27,8 @@ def command(req: Request) -> int:
 
     opts = Options(scenarios=req.scenarios or SCENARIOS, seed=req.seed, max_seconds=req.max_seconds or 600.0,
                    out=out_dir)
-    return main(list(req.targets), req.adapter, req.coordinator, opts, req.timeout,
+    chosen = [*req.targets, *([f"kafka:{req.bootstrap}"] if req.bootstrap else [])]   # --bootstrap HOST:PORT
+    return main(chosen, req.adapter, req.coordinator, opts, req.timeout,
                 progress=lambda line: err.print(line, markup=False, highlight=False), say=say)
 
 

@@ -14,7 +14,10 @@ A violation at a step where the model knowingly departs from Kafka
 (``scenarios.departure``) ends the scenario unjudged instead: a Kafka-faithful target
 answers such a step otherwise.
 
-A target whose hello says ``"kip394": false`` predates KIP-394: the driver probes once
+A target whose hello says ``"probes": false`` is sent no probes (OffsetCommit, OffsetFetch,
+DescribeGroups: ``scenarios.probes``), one that gives a list of those kinds only those (a
+broker that does not speak DescribeGroups). A target whose hello says ``"kip394": false``
+predates KIP-394: the driver probes once
 whether it answers MEMBER_ID_REQUIRED (claim ``member_id_required``), and then bridges
 the handshake itself: it answers a JoinGroup without member id with MEMBER_ID_REQUIRED
 and the id ``gc-<n>``, which the member then joins with.
@@ -29,7 +32,7 @@ from ...adapter import AdapterError, Outcome, problems, validate
 from ...dedupe import signature
 from . import claims as C
 from groupcheck.model.wire import group_coordinator_json as wire
-from .scenarios import SCOPES, ModelStep, model_steps
+from .scenarios import PROBE_KINDS, SCOPES, ModelStep, model_steps
 
 ROLE = "group-coordinator"
 
@@ -41,10 +44,12 @@ class ScenarioResult:
     steps: int = 0                       # coordinator calls made
     judged: dict = field(default_factory=dict)     # claim -> steps judged
     violation: tuple | None = None       # (claim, message, path index, model step): the first claim violated
-    violations: list = field(default_factory=list)  # (claim, message) of every claim violated at that step
+    violations: list = field(default_factory=list)  # (claim, message) of every claim violated in the scenario
+    found: list = field(default_factory=list)       # (claim, message, path index, model step) of each of them
     stopped: str = ""                    # why judging ended early without a violation
     info: str = ""                       # an answer was info (not judged)
     departed: bool = False               # stopped where the model departs from Kafka (ModelStep.departs)
+    probes: object = True                # the probes sent: True, False or the kinds (the hello's "probes")
     transcript: list = field(default_factory=list)
 
 
@@ -58,6 +63,15 @@ def _invoke(target, f, value, who):
     if wrong:
         return Outcome("info", None, f"{who}: invalid {kind}.result message: {wrong[0]}")
     return out
+
+
+def steps_of(scope_name: str, path: list[int], probes=True) -> list[ModelStep]:
+    """The model's steps along ``path`` with the probes the target takes: all (True), none
+    (False) or those of the listed request kinds (a made-up member's Heartbeat always)."""
+    steps = model_steps(SCOPES[scope_name], path, with_probes=probes is not False)
+    if probes is True or probes is False:
+        return steps
+    return [s for s in steps if not s.probe or s.call.request.kind in (*probes, "Heartbeat")]
 
 
 def _bridge_join(ctx, step: ModelStep) -> dict:
@@ -93,8 +107,8 @@ def _learn(ctx, expected, answers) -> None:
 
 def run_scenario(target, hello, scope_name: str, path: list[int], group: str, config: dict,
                  deadline: float | None = None) -> ScenarioResult:
-    res = ScenarioResult(scope_name, list(path))
-    steps = model_steps(SCOPES[scope_name], path)
+    res = ScenarioResult(scope_name, list(path), probes=hello.extra.get("probes", True))
+    steps = steps_of(scope_name, path, res.probes)
     out = target.setup(ROLE, {**config, "group": group})
     if not out.ok:
         res.info = f"setup answered {out.type}: {out.error}"
@@ -131,10 +145,14 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
                 res.stopped = f"step {step.index}: {step.departs} ({bad[0][0]}: {bad[0][1]}); not judged further"
                 res.departed = True
                 break
+            _remember_commit(ctx, step, answers)
             if bad:
-                res.violation = (bad[0][0], bad[0][1], step.index, step)
-                res.violations = bad
-                break
+                res.found += [(n, v, step.index, step) for n, v in bad]
+                res.violation = res.violation or res.found[0]
+                res.violations += bad
+                if not keeps_judging(step, bad):
+                    break
+                continue
             _learn(ctx, step.expected, answers)
             new_leader = next((r.leader for _, r in step.expected if r.kind == "JoinGroupResponse"
                                and r.error == "NONE"), None)
@@ -153,17 +171,44 @@ def run_scenario(target, hello, scope_name: str, path: list[int], group: str, co
     return res
 
 
+def keeps_judging(step: ModelStep, bad: list) -> bool:
+    """A divergence at an OffsetCommit, OffsetFetch or DescribeGroups probe leaves the
+    model's group where it was (probes move nothing), so the scenario goes on; any other
+    divergence ends it: the two groups no longer agree."""
+    return bool(step.probe) and step.call.request.kind in PROBE_KINDS and \
+        all(claim != "same_held" for claim, _ in bad)
+
+
+def _remember_commit(ctx, step: ModelStep, answers) -> None:
+    """The target's own committed offset: an OffsetCommit it accepted (``fetch_returns_committed``)."""
+    if step.probe and step.call.request.kind == "OffsetCommit" and any(
+            a["response"]["kind"] == "OffsetCommitResponse" and a["response"]["error"] == "NONE" for a in answers):
+        ctx.stored = step.call.request.offset
+
+
 def kind_of(step: ModelStep) -> str:
     """The request kind of a step (``JoinGroup``, ...), or its call (``advance``, ``disconnect``)."""
     return step.call.request.kind if step.call.f == "request" else step.call.f
 
 
 def keys(r: ScenarioResult) -> list[tuple[str, str, str]]:
-    """(claim, signature, message) of every claim violated at the scenario's divergent step."""
-    if r.violation is None:
-        return []
-    kind = kind_of(r.violation[3])
-    return [(claim, signature(message, kind), message) for claim, message in r.violations]
+    """(claim, signature, message) of every claim violated in the scenario (at a probe the
+    scenario went on from, or at the step that ended it)."""
+    return [(claim, signature(message, kind_of(step)), message) for claim, message, _, step in r.found]
+
+
+def at(r: ScenarioResult, key: tuple[str, str]) -> tuple | None:
+    """The (claim, message, path index, model step) of the violation ``key`` = (claim, signature)."""
+    return next((f for f, k in zip(r.found, keys(r)) if k[:2] == key), None)
+
+
+def focus(r: ScenarioResult, key: tuple[str, str]) -> ScenarioResult:
+    """``r`` told as the divergence ``key``: its ``violation``, and its transcript up to that
+    step (one row per step; a scenario that went on after a probe's divergence has more)."""
+    found = at(r, key)
+    steps = steps_of(r.scope, r.path, r.probes)
+    end = steps.index(found[3]) + 1 if found[3] in steps else len(r.transcript)
+    return replace(r, violation=found, transcript=r.transcript[:end])
 
 
 def violates(target, hello, scope_name, path, key, group, config) -> ScenarioResult | None:
@@ -175,11 +220,7 @@ def violates(target, hello, scope_name, path, key, group, config) -> ScenarioRes
         if isinstance(e, AdapterError):
             raise
         return None
-    found = next((m for c, sig, m in keys(r) if (c, sig) == key), None)
-    if found is None:
-        return None
-    r.violation = (key[0], found) + r.violation[2:]
-    return r
+    return focus(r, key) if at(r, key) is not None else None
 
 
 def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries: int = 60,
@@ -190,7 +231,7 @@ def shrink(target, hello, found: ScenarioResult, config: dict, groups, max_tries
     ``deadline`` (``time.monotonic()``) with the smallest found so far."""
     claim, sig, message = next(k for k in keys(found) if key is None or k[:2] == key)
     key = (claim, sig)
-    best = replace(found, violation=(claim, message) + found.violation[2:])
+    best = focus(found, key)
     path = best.path[:best.violation[2] + 1]
     r = violates(target, hello, found.scope, path, key, next(groups), config)
     if r:

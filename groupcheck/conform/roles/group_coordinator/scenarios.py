@@ -6,6 +6,16 @@ passes (``session_timeout``, ``rebalance_timeout``); a ``crash`` closes the memb
 connection. Every other action is the client's business and sends nothing. Paths come
 from a breadth-first enumeration (every distinct state's shortest path, up to a depth)
 and seeded swarm walks.
+
+Between the model's steps, *probes* ask the coordinator what the model's state implies
+without moving the group (``probes``): whenever the group's state, generation or members,
+or a consumer's member id or generation changed, each live consumer holding a member id commits an offset with its member id and
+generation (fenced or not by Kafka's rule, ``model.consumer.probes``), an OffsetFetch
+reads back what was stored, a Stable group gets an OffsetCommit and a Heartbeat from a
+made-up member id, and a settled group (``quiescent``, or Empty and idle) or one whose
+member's session just expired a DescribeGroups.
+Probes go on their own connection, ``PROBE_SLOT``: Kafka answers one request per
+connection at a time, so a member's own would wait behind its parked JoinGroup.
 """
 from __future__ import annotations
 
@@ -14,8 +24,11 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
-from groupcheck.model.consumer import (DOWN, EMPTY, MODEL, NO_MEMBER, ConsumerScope, LeaveGroup, handle_request,
-                                       rebalance_timeout, remove_member, sends_leave_group, unreachable)
+from groupcheck.model.consumer import (DOWN, EMPTY, MODEL, NO_MEMBER, NO_OFFSET, STABLE, ConsumerScope,
+                                       DescribeGroups, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, Outcome,
+                                       describe_group, handle_request, offset_commit, offset_fetch, quiescent,
+                                       rebalance_timeout, remove_member, sends_leave_group, stored_after,
+                                       unreachable)
 
 SCOPES = {
     "two-members": ConsumerScope(members=2, partitions=(2,), budget=1, max_generation=4,
@@ -23,6 +36,11 @@ SCOPES = {
     "three-members": ConsumerScope(members=3, partitions=(3,), budget=1, max_generation=3,
                                    faults=("crash", "pause")),
 }
+
+
+PROBE_SLOT = 9        # the connection probes are sent on (no member slot: scopes have at most 3 members)
+MADE_UP = 99          # a member id no coordinator handed out (on the wire "unknown-99")
+PROBE_KINDS = ("OffsetCommit", "OffsetFetch", "DescribeGroups")
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,7 @@ class ModelStep:
     call: Call | None
     expected: tuple         # ((slot, response), ...) the model coordinator sends and the network delivers
     departs: str = ""       # where Kafka's coordinator knowingly answers otherwise (``departure``)
+    probe: int = 0          # 0: the path's step; k: the k-th probe made after it (``probes``)
 
 
 def departure(state, action, after, pending: set) -> str:
@@ -104,13 +123,53 @@ def call_of(scope, state, action) -> tuple[Call | None, tuple]:
     return None, ()
 
 
-handle = handle_request   # one request to the model coordinator's handlers
+def handle(group, slot, req, stored: int = NO_OFFSET):
+    """One request to the model coordinator's handlers; a probe's answer (``stored``: the
+    committed offset an OffsetFetch reads) moves nothing."""
+    if req.kind == "OffsetCommit":
+        return Outcome(group, ((slot, offset_commit(group, req)),), ())
+    if req.kind == "OffsetFetch":
+        return Outcome(group, ((slot, offset_fetch(stored, req)),), ())
+    if req.kind == "DescribeGroups":
+        return Outcome(group, ((slot, describe_group(group, req)),), ())
+    return handle_request(group, slot, req)
 
 
-def model_steps(scope: ConsumerScope, path: list[int]) -> list[ModelStep]:
-    """Replay ``path`` through the consumer model; the coordinator call of each step."""
+def _settled(scope, state) -> bool:
+    """The model says the group is settled: ``quiescent``, or Empty with nothing pending or on the wire."""
+    idle = all(not c.awaiting and not c.outbox for c in state.consumers)
+    return quiescent(scope, state) or (state.group.status == EMPTY and not state.group.pending and idle)
+
+
+def probes(scope, state, index: int, stored: int, expired: bool = False) -> tuple[list, int]:
+    """The probe steps after path step ``index`` in ``state`` and the committed offset after
+    them; ``expired``: the step was a session timeout (DescribeGroups then tells whether the
+    target removed the member, settled or not)."""
+    group, reqs = state.group, []
+    for slot, c in enumerate(state.consumers):
+        if c.status != DOWN and c.member_id != NO_MEMBER:
+            reqs.append(OffsetCommit(member_id=c.member_id, generation=c.generation, offset=100 * index + slot))
+    if group.status == STABLE:
+        reqs += [OffsetCommit(member_id=MADE_UP, generation=group.generation, offset=100 * index + 99),
+                 Heartbeat(member_id=MADE_UP, generation=group.generation)]
+    reqs.append(OffsetFetch())
+    if expired or _settled(scope, state):
+        reqs.append(DescribeGroups())
+    out = []
+    for k, req in enumerate(reqs, 1):
+        (slot, resp), = handle(group, PROBE_SLOT, req, stored).out
+        if req.kind == "OffsetCommit":
+            stored = stored_after(stored, req, resp)
+        out.append(ModelStep(index, None, Call("request", PROBE_SLOT, req), ((slot, resp),), probe=k))
+    return out, stored
+
+
+def model_steps(scope: ConsumerScope, path: list[int], with_probes: bool = True) -> list[ModelStep]:
+    """Replay ``path`` through the consumer model; the coordinator call of each step, and
+    the probes after each step that changed the group (once the coordinator made it)."""
     state = MODEL.init_states(scope)[path[0]]
     out, orphans = [], set()        # orphans: pending ids whose process crashed (Kafka keeps them a while)
+    seen, stored = None, NO_OFFSET  # the group as last probed, the committed offset
     for i, index in enumerate(path[1:], 1):
         action = MODEL.actions(scope, state)[index]
         call, sent = call_of(scope, state, action)
@@ -120,6 +179,13 @@ def model_steps(scope: ConsumerScope, path: list[int]) -> list[ModelStep]:
         if call is not None:
             out.append(ModelStep(i, action, call, delivered(state, sent),
                                  departure(before, action, state, set(before.group.pending) | orphans)))
+        g = state.group
+        now = (g.status, g.generation, tuple(m.member_id for m in g.members), _settled(scope, state),
+               tuple((c.member_id, c.generation) for c in state.consumers if c.status != DOWN))
+        if with_probes and g.next_id > 1 and now != seen:
+            made, stored = probes(scope, state, i, stored, expired=action.kind == "session_timeout")
+            out += made
+            seen = now
     return out
 
 

@@ -62,7 +62,21 @@ class SilentSyncAbort(ReferenceCoordinator):
         return outcome._replace(out=out)
 
 
-BROKEN = {c.name: c for c in (NoGenerationBump, HeartbeatHidesRebalance, EagerJoin, SilentSyncAbort)}
+class StaleCommitAccepted(ReferenceCoordinator):
+    """Accepts an OffsetCommit carrying another generation (ILLEGAL_GENERATION in Kafka's
+    GroupCoordinator.validateOffsetCommit): a fenced zombie's commits overwrite the new
+    owner's."""
+
+    name = "stale-commit-accepted"
+
+    def after(self, before, outcome):
+        out = tuple((s, r._replace(error=NONE) if r.kind == "OffsetCommitResponse"
+                     and r.error == ILLEGAL_GENERATION else r) for s, r in outcome.out)
+        return outcome._replace(out=out)
+
+
+BROKEN = {c.name: c for c in (NoGenerationBump, HeartbeatHidesRebalance, EagerJoin, SilentSyncAbort,
+                              StaleCommitAccepted)}
 # the claim each must be flagged with
 EXPECTED = {"no-generation-bump": "generation_rules", "heartbeat-hides-rebalance": "same_errors",
-            "eager-join": "same_held", "silent-sync-abort": "same_held"}
+            "eager-join": "same_held", "silent-sync-abort": "same_held", "stale-commit-accepted": "commit_fencing"}

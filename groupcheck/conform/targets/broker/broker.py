@@ -30,9 +30,12 @@ import time
 
 from kafka.errors import for_code
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+from kafka.protocol.admin.groups import DescribeGroupsRequest, DescribeGroupsResponse
+from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 from kafka.protocol.consumer.group import (
     HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
-    LeaveGroupResponse, SyncGroupRequest, SyncGroupResponse,
+    LeaveGroupResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
+    SyncGroupRequest, SyncGroupResponse,
 )
 from kafka.protocol.metadata import (ApiVersionsRequest, ApiVersionsResponse, FindCoordinatorRequest,
                                      FindCoordinatorResponse)
@@ -44,7 +47,17 @@ from ..inprocess.coordinator import ROLE
 APIS = {"JoinGroup": (JoinGroupRequest, JoinGroupResponse, 1), "SyncGroup": (SyncGroupRequest, SyncGroupResponse, 0),
         "Heartbeat": (HeartbeatRequest, HeartbeatResponse, 0), "LeaveGroup": (LeaveGroupRequest, LeaveGroupResponse, 0),
         "FindCoordinator": (FindCoordinatorRequest, FindCoordinatorResponse, 0),
-        "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse, 0)}
+        "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse, 0),
+        "OffsetCommit": (OffsetCommitRequest, OffsetCommitResponse, 2),
+        "OffsetFetch": (OffsetFetchRequest, OffsetFetchResponse, 1),
+        "DescribeGroups": (DescribeGroupsRequest, DescribeGroupsResponse, 0),
+        "CreateTopics": (CreateTopicsRequest, CreateTopicsResponse, 0)}
+# the highest version groupcheck sends: OffsetCommit v9+ carries a KIP-848 member epoch, OffsetFetch v8+
+# batches groups; the classic coordinator's rules are those of the versions below
+CAPS = {"OffsetCommit": 8, "OffsetFetch": 7}
+OPTIONAL = ("DescribeConfigs", "CreateTopics", "OffsetCommit", "OffsetFetch", "DescribeGroups")  # if spoken
+PROBES = ("OffsetCommit", "OffsetFetch", "DescribeGroups")
+TOPIC = "groupcheck-offsets"     # the one-partition topic OffsetCommit commits to (made in ``open``)
 QUIET = 0.3          # s: how long a step that expects no answer waits for one (non-JoinGroup requests)
 MARGIN = 1.5         # s: added to a timer's length before its expiry is given up on
 GRACE = 0.05         # s: after the expected answers, for one more that would come with them
@@ -108,6 +121,7 @@ class BrokerCoordinator:
     def open(self) -> Hello:
         try:
             self.versions = self._versions()
+            self._create_topic()
             self.timing = self._timing()
         except OSError as e:
             raise BrokerError(f"broker {self._where()}: {e}") from None
@@ -117,7 +131,10 @@ class BrokerCoordinator:
         used = ", ".join(f"{k} v{v}" for k, v in self.versions.items())
         self.note += (f"; requests {used}; session timeout {self.session_ms} ms, rebalance timeout "
                       f"{self.rebalance_ms} ms; {self.timing['source']}")
-        return Hello(self.name, self.software, (ROLE,), extra={"kip394": self.versions["JoinGroup"] >= 4})
+        probes = [k for k in PROBES if self.versions[k] >= APIS[k][2]
+                  and (self.topic_ready or k == "DescribeGroups")]
+        return Hello(self.name, self.software, (ROLE,), extra={"kip394": self.versions["JoinGroup"] >= 4,
+                                                                "probes": probes})
 
     def _versions(self) -> dict:
         try:
@@ -125,15 +142,49 @@ class BrokerCoordinator:
         except OSError as e:
             raise BrokerError(f"broker {self._where()}: {e}") from None
         have = {a.api_key: (a.min_version, a.max_version) for a in r.api_keys}
+        self.advertised = have
         self.software = f"ApiVersions: {len(have)} APIs"
         out = {}
         for kind, (rq, _, low) in APIS.items():
             lo, hi = have.get(rq.API_KEY, (0, -1))
-            v = self.fixed_versions.get(kind, min(hi, rq.max_version))
-            if v < max(lo, low) and kind != "DescribeConfigs":
+            v = self.fixed_versions.get(kind, min(hi, rq.max_version, CAPS.get(kind, hi)))
+            if v < max(lo, low) and kind not in OPTIONAL:
                 raise BrokerError(f"broker {self._where()} does not speak {kind} v{low}+ (it advertises {lo}-{hi})")
             out[kind] = v
         return out
+
+    def not_run(self, key: str) -> list[str]:
+        """One line per newer group protocol this role did not run on the target: KIP-848
+        (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
+        on what ApiVersions advertised. A target with a ``kip848`` method runs the KIP-848
+        comparison over TCP (librdkafka's mock); any other that advertises API 68 or 88 is
+        told that groupcheck does not yet drive it over TCP."""
+        out = []
+        for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
+            if api == 68 and api in self.advertised and hasattr(self, "kip848"):
+                continue                        # run: the target's kip848 (librdkafka's mock)
+            if api not in self.advertised:
+                out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
+            else:
+                out.append(f"{key} advertises {name} (API {api}), but groupcheck does not yet drive it over TCP: "
+                           f"the {kip} scenarios were not run")
+        return out
+
+    def _create_topic(self) -> None:
+        """The topic OffsetCommit commits to (a broker refuses a commit to an unknown topic:
+        UNKNOWN_TOPIC_OR_PARTITION); already there is fine. ``topic_ready``: False when the
+        broker does not speak CreateTopics (then no commit or fetch is probed)."""
+        v = self.versions["CreateTopics"]
+        self.topic_ready = v >= 0
+        if v < 0:
+            return
+        rq = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
+            name=TOPIC, num_partitions=1, replication_factor=1, assignments=[], configs=[])],
+            timeout_ms=10000, validate_only=False)
+        r = roundtrip(self.bootstrap, rq, CreateTopicsResponse, v, timeout=15.0)
+        code = r.topics[0].error_code
+        if code not in (0, 36):          # 36: TOPIC_ALREADY_EXISTS
+            raise BrokerError(f"broker {self._where()}: CreateTopics {TOPIC} answered {error_name(code)}")
 
     def _where(self) -> str:
         return f"{self.bootstrap[0]}:{self.bootstrap[1]}"
@@ -234,7 +285,8 @@ class BrokerCoordinator:
     def _message(self, req: dict):
         kind, v = req["kind"], self.versions[req["kind"]]
         rq = APIS[kind][0]
-        common = dict(group_id=self.group, member_id=req["member_id"], group_instance_id=None)
+        instance = req.get("group_instance_id")       # a static member (KIP-345): JoinGroup v5+, LeaveGroup v3+
+        common = dict(group_id=self.group, member_id=req["member_id"], group_instance_id=instance)
         if kind == "JoinGroup":
             return rq(**common, session_timeout_ms=self.session_ms, rebalance_timeout_ms=self.rebalance_ms,
                       protocol_type="consumer", reason=None,
@@ -247,10 +299,26 @@ class BrokerCoordinator:
                                    for a in req["assignments"]])
         if kind == "Heartbeat":
             return rq(**common, generation_id=req["generation"])
+        if kind in ("OffsetCommit", "OffsetFetch", "DescribeGroups"):
+            return self._probe_message(kind, req, rq)
         if v >= 3:
             return rq(group_id=self.group, members=[rq.MemberIdentity(member_id=req["member_id"],
-                                                                      group_instance_id=None, reason=None)])
+                                                                      group_instance_id=instance, reason=None)])
         return rq(group_id=self.group, member_id=req["member_id"])
+
+    def _probe_message(self, kind: str, req: dict, rq):
+        """OffsetCommit (partition 0 of ``TOPIC``), OffsetFetch of it, DescribeGroups."""
+        if kind == "DescribeGroups":
+            return rq(groups=[self.group], include_authorized_operations=False)
+        if kind == "OffsetFetch":
+            return rq(group_id=self.group, require_stable=False,
+                      topics=[rq.OffsetFetchRequestTopic(name=TOPIC, partition_indexes=[0])])
+        part = rq.OffsetCommitRequestTopic.OffsetCommitRequestPartition(
+            partition_index=0, committed_offset=req["offset"], committed_leader_epoch=-1, commit_timestamp=-1,
+            committed_metadata="")
+        return rq(group_id=self.group, generation_id_or_member_epoch=req["generation"], member_id=req["member_id"],
+                  group_instance_id=req.get("group_instance_id"), retention_time_ms=-1,
+                  topics=[rq.OffsetCommitRequestTopic(name=TOPIC, partitions=[part])])
 
     def _send(self, slot, req: dict) -> None:
         kind = req["kind"]
@@ -309,7 +377,7 @@ class BrokerCoordinator:
 
     @staticmethod
     def _response(kind: str, to: str, r) -> dict:
-        code = r.error_code
+        code = getattr(r, "error_code", 0)
         if kind == "LeaveGroupResponse" and code == 0 and getattr(r, "members", None):
             code = r.members[0].error_code
         out = {"kind": kind, "to": to, "error": error_name(code)}
@@ -319,6 +387,18 @@ class BrokerCoordinator:
                        members=[{"member_id": m.member_id, "metadata": bytes(m.metadata).decode()} for m in r.members])
         elif kind == "SyncGroupResponse":
             out["assignment"] = bytes(r.assignment or b"").decode()
+        elif kind == "OffsetCommitResponse":
+            out["error"] = error_name(r.topics[0].partitions[0].error_code) if r.topics else "NONE"
+        elif kind == "OffsetFetchResponse":
+            p = r.topics[0].partitions[0] if r.topics and r.topics[0].partitions else None
+            if code == 0 and p is not None:
+                out["error"], out["offset"] = error_name(p.error_code), p.committed_offset
+            else:
+                out["offset"] = -1
+        elif kind == "DescribeGroupsResponse":
+            g = r.groups[0]
+            out.update(error=error_name(g.error_code), state=g.group_state, protocol=g.protocol_data or "",
+                       member_ids=[m.member_id for m in g.members])
         return out
 
     # ---- deadlines, per call (a subclass changes them for a target with other timers) ----

@@ -9,7 +9,7 @@ closed TCP connection drops them). Subclasses change one rule through ``handle``
 from __future__ import annotations
 
 from groupcheck.model import consumer as gc
-from groupcheck.model.consumer import NO_MEMBER
+from groupcheck.model.consumer import NO_MEMBER, NO_OFFSET, NONE
 
 from ...adapter import Hello, Outcome, validate
 from groupcheck.model.wire import group_coordinator_json as wire
@@ -34,6 +34,7 @@ class ReferenceCoordinator:
         validate("group-coordinator.setup", config, "groupcheck (driver)")
         self.group = gc.new_group()
         self.waiting: dict[int, list[tuple[str, int]]] = {}     # slot -> [(response kind, member id)]
+        self.stored = NO_OFFSET       # the committed offset (OffsetCommit accepted, OffsetFetch reads it)
         return Outcome("ok", {})
 
     # ---- ids: "member-<n>" <-> n ----
@@ -48,7 +49,7 @@ class ReferenceCoordinator:
 
     # ---- hooks a broken coordinator overrides ----
     def handle(self, group, slot, req):
-        return dispatch(group, slot, req)
+        return dispatch(group, slot, req, self.stored)
 
     def advance(self, group, reason: str, members: tuple):
         if reason == "session_timeout":
@@ -69,6 +70,9 @@ class ReferenceCoordinator:
             slot, req = value["member"], wire.request_from_json(value["request"], self.model_id)
             self.waiting.setdefault(slot, []).append((req.kind + "Response", req.member_id))
             outcome = self.after(self.group, self.handle(self.group, slot, req))
+            if req.kind == "OffsetCommit" and any(r.kind == "OffsetCommitResponse" and r.error == NONE
+                                                  for _, r in outcome.out):
+                self.stored = req.offset
         elif f == "advance":
             members = tuple(self.model_id(m) for m in value.get("members", ()))
             outcome = self.after(self.group, self.advance(self.group, value["reason"], members))

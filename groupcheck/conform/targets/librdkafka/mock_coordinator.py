@@ -40,7 +40,25 @@ class MockCoordinator(BrokerCoordinator):
         host, port = self.cluster.bootstraps.split(",")[0].rsplit(":", 1)
         self.bootstrap = (host, int(port))
         hello = super().open()
-        return Hello(self.name, "librdkafka 2.16.0", (ROLE,), extra={"kip394": False}) if hello else hello
+        return Hello(self.name, "librdkafka 2.16.0", (ROLE,), extra={"kip394": False, "probes": hello.extra["probes"]}) \
+            if hello else hello
+
+    def _create_topic(self) -> None:
+        """The mock does not answer CreateTopics: the commit topic is made in process."""
+        from ..broker.broker import TOPIC
+        self.cluster.topic_create(TOPIC, 1)
+        self.topic_ready = True
+
+    def kip848(self, profile: str = "kafka-4.1") -> list[dict]:
+        """The KIP-848 comparison (``roles/group_coordinator/compare_848.py``) over TCP on this target's own
+        cluster (it advertises ConsumerGroupHeartbeat, API 68): one group per scenario."""
+        from ...roles.group_coordinator import compare_848 as compare
+        from .mock_848 import ConsumerGroupMock
+        self.cluster.topic_create(compare.TOPIC, compare.PARTITIONS)
+        ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)
+        address = f"{self.bootstrap[0]}:{self.bootstrap[1]}"
+        return [compare.compare(name, profile, run=lambda steps, name=name: compare.run_tcp(
+            steps, address, f"gc848-{name}")) for name in compare.SCENARIOS]
 
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,
