@@ -7,6 +7,8 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
     groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
     groupcheck conform --role consumer-client --target librdkafka-consumer-protocol     # KIP-848
+    groupcheck conform --role consumer-client --target kafka-python:cooperative-sticky  # real clients on Tansu
+    groupcheck conform --role consumer-client --target aiokafka:range+static --bootstrap HOST:PORT
     groupcheck conform --role streams-assignor --assignor mypkg.tasks:MyTaskAssignor
     groupcheck conform --role group-coordinator --target librdkafka-mock
     groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
@@ -95,6 +97,8 @@ def conform(
                                             "each a few rebalances of real consumers on librdkafka's mock cluster, "
                                             "about 10 s); group-coordinator: paths replayed per target (default "
                                             f"{COORDINATOR_SCENARIOS}; about 3 s each on librdkafka's mock)"),
+    bootstrap: Optional[str] = typer.Option(None, help="consumer-client with a real client target: the broker "
+                                            "HOST:PORT to run on (default: Tansu, started and stopped by groupcheck)"),
 ) -> None:
     """Drive real implementations with the model's scenarios; judge them by its properties.
 
@@ -105,6 +109,12 @@ def conform(
     if role not in ROLES:
         raise fail(f"--role {role!r}: unknown; known: {', '.join(ROLES)}")
     if role == "consumer-client":
+        from ..conform.targets.clients import campaign as clients
+        if target and all(clients.is_client_target(t) for t in target):
+            from ..conform.targets.clients.cli import run_targets
+            raise typer.Exit(run_targets(target, scenarios, seed, max_seconds, out_dir, force, bootstrap))
+        if bootstrap:
+            raise fail("--bootstrap HOST:PORT is for real client targets (e.g. --target kafka-python:range)")
         raise typer.Exit(_consumer_client(target, scenarios or CLIENT_SCENARIOS, seed, max_seconds, out_dir, force))
     if coordinator and role != "group-coordinator":
         raise fail("--coordinator names a coordinator class: give it with --role group-coordinator")
@@ -193,7 +203,8 @@ def _consumer_client(target: list[str], scenarios: int, seed: int, max_seconds: 
     known = CLIENT_TARGETS + targets.CONSUMER_PROTOCOL_TARGETS
     unknown = [n for n in names if n not in known]
     if not names or unknown:
-        raise fail(f"--role consumer-client: give --target {' | '.join(known)} or all"
+        raise fail(f"--role consumer-client: give --target {' | '.join(known)} or all, or a real client on a "
+                   "broker CLIENT:ASSIGNOR[+static] (kafka-python, aiokafka, confluent-kafka)"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     out_dir = folder_for_command(out_dir, force=force)
     codes = []

@@ -26,6 +26,8 @@ class Report:
     divergences: list = field(default_factory=list)      # dicts: property, message, scenario, shrunk, files
     first_divergence_s: float | None = None
     errors: list = field(default_factory=list)
+    title: str = "librdkafka consumer-client conformance"
+    not_run: list = field(default_factory=list)         # (scenario name, reason) the target could not run
 
     def add(self, run) -> None:
         self.scenarios += 1
@@ -51,11 +53,12 @@ class Report:
             "first_divergence_s": self.first_divergence_s,
             "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in PROPERTIES},
             "divergences": self.divergences, "errors": self.errors,
+            "not_run": [{"scenario": n, "reason": r} for n, r in self.not_run],
         }
 
     def text(self) -> str:
         j = self.to_json()
-        lines = [f"librdkafka consumer-client conformance: {self.target}, {self.scenarios} scenarios in "
+        lines = [f"{self.title}: {self.target}, {self.scenarios} scenarios in "
                  f"{j['seconds']} s ({j['scenarios_per_minute']} per minute)"
                  + (f", stopped: {self.stopped}" if self.stopped else "")]
         r = j["round_seconds"]
@@ -76,6 +79,8 @@ class Report:
             lines.append(f"time to the first divergence: {self.first_divergence_s:.1f} s")
         for e in self.errors:
             lines.append(f"scenario error: {e}")
+        for n, r in self.not_run:
+            lines.append(f"not run: {n}: {r}")
         return "\n".join(lines) + "\n"
 
 
@@ -130,16 +135,17 @@ def test_{name}():
 
 
 def write_divergence(out: Path, run, target: str, settings: dict, client: str, seed, prop: str,
-                     message: str) -> list[str]:
-    """Write ``<target>-<prop>-<digest>.itf.json`` and ``test_<...>.py``; return paths."""
+                     message: str, template: str = REGRESSION, prefix: str = "librdkafka") -> list[str]:
+    """Write ``<prefix>-<target>-<prop>-<digest>.itf.json`` and ``test_<...>.py`` (from
+    ``template``, which re-runs the scenario on the same kind of target); return paths."""
     out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(json.dumps([run.scenario, settings], sort_keys=True).encode()).hexdigest()[:8]
-    stem = f"librdkafka-{target}-{prop}-{digest}"
+    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in f"{prefix}-{target}-{prop}-{digest}")
     trace_path = out / f"{stem}.itf.json"
     atomic_write_text(trace_path, json.dumps(itf_trace(run, target, settings, seed, prop), indent=1) + "\n", force=True)
     name = stem.replace("-", "_")
     test_path = out / f"test_{name}.py"
-    text = REGRESSION.format(prop=prop, target=target, message=message.replace('"""', "'''"),
+    text = template.format(prop=prop, target=target, message=message.replace('"""', "'''"), observed=repr(message),
                              scenario=repr(run.scenario), settings=repr(settings), name=name, client=client)
     atomic_write_text(test_path, text, force=True)
     return [str(trace_path), str(test_path)]
