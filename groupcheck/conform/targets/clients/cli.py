@@ -33,7 +33,7 @@ def run_targets(names: list[str], scenarios: int | None, seed: int, max_seconds:
             campaign.parse_target(name)
         if bootstrap is not None:
             parse_address(bootstrap)
-    except (campaign.OptionError, BrokerError) as e:
+    except (ValueError, BrokerError) as e:     # OptionError is a ValueError
         raise fail(str(e)) from None
     out_dir = folder_for_command(out_dir, force=force)
     stopped: list[int] = []
@@ -67,7 +67,7 @@ def _run(names, scenarios, seed, max_seconds, out_dir: Path, bootstrap) -> int:
                                 bootstrap=bootstrap)
         try:
             report = campaign.run(name, opts, progress=lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True))
-        except (campaign.OptionError, BrokerError) as e:
+        except (ValueError, BrokerError) as e:     # OptionError is a ValueError
             raise fail(f"{name}: {e}") from None
         save(report, where)
         _say(f"target {name}")
