@@ -21,7 +21,7 @@ from groupcheck.cli import app
 from groupcheck.conform.librdkafka.judge import judge
 from groupcheck.conform.targets.clients import campaign
 from groupcheck.conform.targets.clients.broker import Broker
-from groupcheck.conform.targets.clients.group import WORKER, Settings
+from groupcheck.conform.targets.clients.group import WORKER
 from groupcheck.conform.targets.clients.runner import run_scenario
 
 KILL = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 60},
