@@ -21,7 +21,7 @@ from groupcheck.cli import app
 from groupcheck.conform.librdkafka.judge import judge
 from groupcheck.conform.targets.clients import campaign
 from groupcheck.conform.targets.clients.broker import Broker
-from groupcheck.conform.targets.clients.group import WORKER
+from groupcheck.conform.targets.clients.group import WORKER, Settings
 from groupcheck.conform.targets.clients.runner import run_scenario
 
 KILL = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 60},
@@ -117,6 +117,26 @@ def test_judge_a_sigstopped_member_owns_until_the_session_expires():
     # a poll stall lasts max.poll.interval.ms (9 s), not the session timeout
     assert _verdict(_two_then("stall", 16), "revoke_before_reassign") == "violated"
     assert _verdict(_two_then("stall", 20), "revoke_before_reassign") == "held"
+
+
+def test_judge_a_member_being_closed_no_longer_counts_as_an_owner():
+    # aiokafka's stop() leaves without on_partitions_revoked: while it closes, c1 still
+    # believes it owns {0,1} when the group hands them on
+    events = _two_then("close", 12)
+    assert _verdict(events, "revoke_before_reassign") == "held"
+    assert _verdict(_two_then("resume", 12), "revoke_before_reassign") == "violated"
+
+
+def test_a_settle_trusts_only_samples_taken_after_a_resume():
+    from groupcheck.conform.targets.clients.group import ProcessGroup, Worker
+    group = ProcessGroup(Settings(partitions=2), "127.0.0.1:1", "g", "t")
+    w = group.members["c1"] = Worker("c1", proc=None)
+    w.sample, w.sample_wall = {"generation": 1, "member_id": "m", "assignment": [0, 1]}, 100.0
+    assert group.settled()
+    w.fresh_after = 100.5               # resumed after that sample: it says nothing now
+    assert not group.settled()
+    w.sample_wall = 101.0
+    assert group.settled()
 
 
 def test_judge_a_stale_commit_must_be_refused():

@@ -18,8 +18,10 @@ it reads are the scenario's (``scenarios.py``), whoever performed them.
   on_lost, when it polls again), or stopped (``sigstop``: no heartbeats) for longer than
   the session timeout less one heartbeat interval (the broker expires it).
 * *current*: live and not fenced (the model's "live, current member").
-* *group member*: joined, not closed, with a member id, and not expelled by a stall
-  (stalled members still heartbeating count: the model's "paused or not").
+* *group member*: joined, not closed or closing, with a member id, and not expelled by a
+  stall (stalled members still heartbeating count: the model's "paused or not"). A
+  member the application is closing has stopped fetching before it leaves, whatever it
+  was last told it owns (aiokafka's ``stop()`` calls no on_partitions_revoked).
 """
 from __future__ import annotations
 
@@ -99,7 +101,7 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
         return m.joined and not m.closed and not m.stalled and not fenced(m)
 
     def group_member(m: MemberState) -> bool:
-        return m.joined and not m.closed and bool(m.member_id) and not m.expired
+        return m.joined and not m.closed and not m.closing and bool(m.member_id) and not m.expired
 
     def violate(prop: str, i: int, t: float, msg: str) -> None:
         res[prop].violations.append((i, t, msg))

@@ -47,7 +47,9 @@ class Worker:
     stalled: bool = False            # application stall (stdin) or SIGSTOP
     stopped: bool = False            # SIGSTOP
     closed: bool = False
-    sample: dict = field(default_factory=dict)
+    sample: dict = field(default_factory=dict)   # its latest (generation, member_id, assignment)
+    sample_wall: float = 0.0         # when the worker took it
+    fresh_after: float = 0.0         # a settle trusts only samples taken after this (resume, SIGCONT)
 
 
 class ProcessGroup:
@@ -89,7 +91,9 @@ class ProcessGroup:
                 continue
             kind = msg.pop("kind")
             if kind == "sample":
-                w.sample = msg
+                changed, w.sample, w.sample_wall = msg != w.sample, msg, wall
+                if not changed:
+                    continue                # a periodic sample: fresh, not news
             if kind not in ("ready", "closed"):
                 self.record(kind, wall=wall, member=w.name, **msg)
 
@@ -125,6 +129,7 @@ class ProcessGroup:
         w = self._running(name)
         if command in ("stall", "resume"):
             w.stalled = command == "stall"
+            w.fresh_after = time.time()
         self._send(w, command)
 
     def close(self, name: str) -> None:
@@ -149,6 +154,7 @@ class ProcessGroup:
         else:
             os.kill(w.proc.pid, signal.SIGSTOP if what == "sigstop" else signal.SIGCONT)
             w.stopped = w.stalled = what == "sigstop"
+            w.fresh_after = time.time()
 
     @staticmethod
     def _kill(w: Worker) -> None:
@@ -175,10 +181,13 @@ class ProcessGroup:
 
     def settled(self) -> bool:
         """Every live member reports a member id and the same generation, and the clients'
-        own assignments (not the application's view) cover the topic exactly once."""
+        own assignments (not the application's view) cover the topic exactly once, in
+        samples taken after its last resume or SIGCONT (a stale one says nothing)."""
         live = self.live()
         if not live:
             return True
+        if any(w.sample_wall <= w.fresh_after for w in live):
+            return False
         samples = [w.sample for w in live]
         gens = {s.get("generation", -1) for s in samples}
         if len(gens) != 1 or min(gens) < 0 or any(not s.get("member_id") for s in samples):

@@ -8,7 +8,8 @@ assignor, polls it, and writes what it sees as JSON lines on stdout, nothing els
   "owned_before", "owned_after", "wall"}`` for every rebalance callback; ``owned_*`` is
   the application's view (what the listener was told it owns);
 * ``{"kind": "sample", "member_id", "generation", "assignment", "wall"}`` whenever the
-  client's own (member id, generation, assignment) changes between polls;
+  client's own (member id, generation, assignment) changes between polls, and at least
+  once a second while it polls (so the harness knows a sample is fresh);
 * ``{"kind": "commit_sent", "member_id", "generation"}`` before and ``{"kind": "commit",
   "member_id", "generation", "error"}`` after the OffsetCommit of a ``commit`` command;
 * ``{"kind": "error", "error"}``, ``{"kind": "ready"}``, ``{"kind": "closed"}``.
@@ -75,13 +76,15 @@ def read_commands() -> queue.Queue:
 
 
 class Sampler:
-    def __init__(self):
-        self.last = None
+    """Emits a sample on change, and at least every ``every`` seconds."""
+
+    def __init__(self, every: float = 1.0):
+        self.last, self.at, self.every = None, 0.0, every
 
     def __call__(self, generation: int, member_id: str, assignment) -> None:
         now = (generation, member_id, sorted(assignment))
-        if now != self.last:
-            self.last = now
+        if now != self.last or time.monotonic() - self.at >= self.every:
+            self.last, self.at = now, time.monotonic()
             emit("sample", generation=generation, member_id=member_id, assignment=now[2])
 
 
