@@ -1,7 +1,8 @@
 """``groupcheck conform --role consumer-client --target CLIENT:ASSIGNOR[+static] [--bootstrap HOST:PORT]``.
 
 Every target is checked before anything starts (a bad one: one line, exit 2); each runs
-its campaign (``campaign.py``) on its own Tansu (or the given broker); the verdict goes
+its campaign (``campaign.py``, at most 14 minutes each, less if ``--max-seconds`` says so)
+on its own Tansu (or the given broker); the verdict goes
 to ``OUT/conform/<target>/verdict.{json,txt}`` with Tansu's log, the ITF traces and the
 regression files beside it. SIGINT / SIGTERM end the current scenario: every worker
 process and Tansu are stopped, what was found is written, exit 130 / 143.
@@ -63,7 +64,8 @@ def _run(names, scenarios, seed, max_seconds, out_dir: Path, bootstrap) -> int:
     for name in names:
         where = out_dir / "conform" / name.replace(":", "-").replace("+", "-")
         opts = campaign.Options(scenarios=scenarios or campaign.Options.scenarios, seed=seed,
-                                max_seconds=max(0.0, deadline - time.monotonic()), out=str(where),
+                                max_seconds=max(0.0, min(campaign.Options.max_seconds, deadline - time.monotonic())),
+                                out=str(where),
                                 bootstrap=bootstrap)
         try:
             report = campaign.run(name, opts, progress=lambda line: err.print(line, markup=False, highlight=False, soft_wrap=True))
