@@ -7,6 +7,8 @@ judge them with its properties (``groupcheck/conform/``).
     groupcheck conform --adapter 'node adapter.js'            # any program speaking PROTOCOL.md
     groupcheck conform --role consumer-client --target librdkafka:cooperative-sticky
     groupcheck conform --role consumer-client --target librdkafka-consumer-protocol     # KIP-848
+    groupcheck conform --role consumer-client --target kafka-python:cooperative-sticky  # real clients on Tansu
+    groupcheck conform --role consumer-client --target aiokafka:range+static --bootstrap HOST:PORT
     groupcheck conform --role streams-assignor --assignor mypkg.tasks:MyTaskAssignor
     groupcheck conform --role group-coordinator --target librdkafka-mock
     groupcheck conform --role group-coordinator --target librdkafka-mock-consumer-protocol
@@ -43,8 +45,10 @@ def conform(
                                            "mypkg.assign:MyAssignor (kafka-python style or groupcheck.api)"),
     coordinator: Optional[str] = typer.Option(None, help="group-coordinator: your own coordinator by import path, "
                                               "e.g. mypkg.coord:MyCoordinator (see groupcheck/conform/targets/broken/coordinators.py)"),
-    bootstrap: Optional[str] = typer.Option(None, "--bootstrap", help="group-coordinator: your Kafka broker "
-                                            "(or Redpanda, Tansu) as HOST:PORT; the same as --target kafka:HOST:PORT"),
+    bootstrap: Optional[str] = typer.Option(None, "--bootstrap", help="your Kafka broker (or Redpanda, Tansu) as "
+                                            "HOST:PORT: group-coordinator, the same as --target kafka:HOST:PORT; "
+                                            "consumer-client with real client targets, the broker they run on "
+                                            "(default: Tansu, started and stopped by groupcheck)"),
     role: str = typer.Option("assignor", help=f"the role to drive: {', '.join(roles.NAMES)}"),
     scope: List[str] = typer.Option([], "--scope", help="run only these scenario scopes (repeatable)"),
     walks: int = typer.Option(100, min=0, help="random swarm walks per scope after BFS"),

@@ -29,7 +29,7 @@ def command(kind, scopes_of, label: str, req: Request) -> int:
     if req.coordinator:
         raise fail("--coordinator names a coordinator class: give it with --role group-coordinator")
     if req.bootstrap:
-        raise fail("--bootstrap names a broker: give it with --role group-coordinator")
+        raise fail("--bootstrap names a broker: give it with --role group-coordinator or consumer-client")
     limits = Limits(req.max_states, req.max_seconds, req.max_memory)
     chosen = _targets(kind, list(req.targets), req.adapter, req.assignor, req.timeout, label)
     settings = driver.Settings(req.walks, req.walk_length, req.seed, True, req.progress_every, req.scope, True,

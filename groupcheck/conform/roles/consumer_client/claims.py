@@ -6,14 +6,22 @@ observations into per-member states (owned partitions as the application was tol
 member id, generation, live / stalled / fenced), and each claim below restates the
 model's claim of the same name over those states, within what the callbacks show:
 
-* *live*: joined, not closed, not stalled (the driver polls it).
+The same judge serves librdkafka on its mock (one process, ``librdkafka/client.py``)
+and real clients as processes on a real broker (``targets/clients/``): the operations
+it reads are the scenario's (``scenarios.py``), whoever performed them.
+
+* *live*: joined, not closed or killed, not stalled or stopped (it polls).
 * *fenced*: its member id is empty, or its generation is behind the group's (the
-  highest generation any member has reported), or it stalled for longer than
-  ``max.poll.interval.ms`` and has not been assigned since (librdkafka leaves the
-  group then; it only learns so, and calls on_lost, when polled again).
+  highest generation any member has reported), or it has *expired* and not been
+  assigned since: stalled (``stall``: no poll, heartbeats go on) for longer than
+  ``max.poll.interval.ms`` (the client leaves the group then; it learns so, and calls
+  on_lost, when it polls again), or stopped (``sigstop``: no heartbeats) for longer than
+  the session timeout less one heartbeat interval (the broker expires it).
 * *current*: live and not fenced (the model's "live, current member").
-* *group member*: joined, not closed, with a member id, and not expelled by a stall
-  (stalled members still heartbeating count: the model's "paused or not").
+* *group member*: joined, not closed or closing, with a member id, and not expelled by a
+  stall (stalled members still heartbeating count: the model's "paused or not"). A
+  member the application is closing has stopped fetching before it leaves, whatever it
+  was last told it owns (aiokafka's ``stop()`` calls no on_partitions_revoked).
 """
 from __future__ import annotations
 
@@ -21,9 +29,9 @@ from dataclasses import dataclass, field
 
 FENCING_ERRORS = {"UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "_TRANSPORT", "COORDINATOR_NOT_AVAILABLE",
                   "NOT_COORDINATOR"}
-FAULT_OPS = {"broker_down", "broker_up", "request_errors", "rtt", "stall", "resume"}
+FAULT_OPS = {"broker_down", "broker_up", "request_errors", "rtt", "stall", "resume", "kill", "sigstop", "sigcont"}
 PROPERTIES = ("no_double_ownership", "revoke_before_reassign", "callbacks_consistent",
-              "lost_only_when_fenced", "settles_fully_owned", "converges_within_k")
+              "lost_only_when_fenced", "settles_fully_owned", "converges_within_k", "commits_fenced")
 
 
 @dataclass
@@ -32,7 +40,9 @@ class MemberState:
     closed: bool = False
     stalled: bool = False
     stall_start: float | None = None
-    expired: bool = False           # stalled past max.poll.interval.ms, not assigned since
+    expire_s: float = 0.0           # how long this stall lasts before the member is out of the group
+    expired: bool = False           # stalled past expire_s, not assigned since
+    commit_stale: bool = False      # its last OffsetCommit was sent with a generation behind the group's
     owned: frozenset = frozenset()
     member_id: str = ""
     generation: int = -1
@@ -71,12 +81,15 @@ def _show(parts) -> str:
     return "{" + ",".join(str(p) for p in sorted(parts)) + "}"
 
 
-def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_interval_ms: int) -> Judgement:
-    """Replay ``events`` (client.Group.events) and judge every property."""
+def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_interval_ms: int,
+          session_timeout_ms: int | None = None, heartbeat_interval_ms: int = 0) -> Judgement:
+    """Replay ``events`` (client.Group.events, or a ProcessGroup's) and judge every
+    property; the session timeout times ``sigstop`` expiry (processes only)."""
     res = {p: Result() for p in PROPERTIES}
     members: dict[str, MemberState] = {}
     group_gen = -1
     max_poll_s = max_poll_interval_ms / 1000.0
+    stop_s = ((session_timeout_ms or max_poll_interval_ms) - heartbeat_interval_ms) / 1000.0
     last_settle_gen: int | None = None
     segment_changes, segment_faulted = 0, False
     states = []
@@ -88,7 +101,7 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
         return m.joined and not m.closed and not m.stalled and not fenced(m)
 
     def group_member(m: MemberState) -> bool:
-        return m.joined and not m.closed and bool(m.member_id) and not m.expired
+        return m.joined and not m.closed and not m.closing and bool(m.member_id) and not m.expired
 
     def violate(prop: str, i: int, t: float, msg: str) -> None:
         res[prop].violations.append((i, t, msg))
@@ -97,9 +110,9 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
         t, kind = ev["t"], ev["kind"]
         # a stalled member expires once max.poll.interval.ms has passed since it stalled
         for m in members.values():
-            if m.stalled and not m.expired and m.stall_start is not None and t - m.stall_start >= max_poll_s:
+            if m.stalled and not m.expired and m.stall_start is not None and t - m.stall_start >= m.expire_s:
                 m.expired = True
-                m.fence_cause = "stalled past max.poll.interval.ms"
+                m.fence_cause = f"stalled or stopped for {m.expire_s:g} s"
         name = ev.get("member")
         m = members.setdefault(name, MemberState()) if name else None
         if kind == "op":
@@ -112,11 +125,14 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
                 target.closing = True
             elif op == "closed":
                 target.closed = True
-            elif op == "stall":
+            elif op in ("stall", "sigstop") and not target.stalled:
                 target.stalled, target.stall_start = True, t
-                target.fence_cause = target.fence_cause or "stalled"
-            elif op == "resume":
+                target.expire_s = max_poll_s if op == "stall" else stop_s
+                target.fence_cause = target.fence_cause or op
+            elif op in ("resume", "sigcont"):
                 target.stalled = False
+            elif op == "kill":
+                target.closed = True
             elif op == "request_errors" and set(args.get("errors", ())) & FENCING_ERRORS:
                 for x in members.values():
                     x.fence_cause = x.fence_cause or f"injected {args['api']} errors {args['errors']}"
@@ -136,6 +152,10 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
                 m.reset = True          # member id reset or replaced: the next join must own nothing
             m.member_id, m.generation = ev["member_id"], ev["generation"]
             group_gen = max(group_gen, m.generation)
+        elif kind == "commit_sent":
+            m.commit_stale = 0 <= ev["generation"] < group_gen
+        elif kind == "commit":
+            _judge_commit(res, i, t, ev, name, m, group_gen)
         elif kind in ("assign", "revoke", "lost"):
             parts = frozenset(ev["partitions"])
             before = frozenset(ev["owned_before"])
@@ -209,6 +229,19 @@ def _judge_callback(res, i, t, ev, kind, name, m: MemberState, parts, before, co
         if not (m.fence_cause or m.closing):
             lf.violations.append((i, t, f"{name} on_lost({_show(parts)}) without being fenced"
                                         " (no stall, no injected fencing error or coordinator fault)"))
+
+
+def _judge_commit(res, i, t, ev, name, m: MemberState, group_gen) -> None:
+    """commits_fenced: an OffsetCommit sent with a generation behind the group's must be
+    refused (ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / REBALANCE_IN_PROGRESS), never accepted."""
+    if not m.commit_stale:
+        return
+    cf = res["commits_fenced"]
+    cf.checks += 1
+    if ev.get("error") is None:
+        cf.violations.append((i, t, f"{name}'s OffsetCommit with generation {ev['generation']} was accepted "
+                                    f"while the group was at generation {group_gen} or later"))
+    m.commit_stale = False
 
 
 def _judge_settle(res, i, t, ev, members, current, partitions, cooperative, last_gen, group_gen, changes, faulted):

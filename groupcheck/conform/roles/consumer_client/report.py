@@ -28,6 +28,7 @@ class Report:
     errors: list = field(default_factory=list)
     properties: tuple = PROPERTIES      # the protocol's (claims.py, claims_848.py)
     title: str = "librdkafka consumer-client conformance"
+    not_run: list = field(default_factory=list)         # (scenario name, reason) the target could not run
     rounds: bool = True                 # the classic verdict lists the wall time per JoinGroup round
     width: int = 24                     # of the property column in the text
 
@@ -61,6 +62,7 @@ class Report:
             "first_divergence_s": self.first_divergence_s,
             "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in self.properties},
             "divergences": self.divergences, "errors": self.errors,
+            "not_run": [{"scenario": n, "reason": r} for n, r in self.not_run],
         }
 
     def text(self) -> str:
@@ -88,6 +90,8 @@ class Report:
             lines.append(f"time to the first divergence: {self.first_divergence_s:.1f} s")
         for e in self.errors:
             lines.append(f"scenario error: {e}")
+        for n, r in self.not_run:
+            lines.append(f"not run: {n}: {r}")
         return "\n".join(lines) + "\n"
 
 
@@ -142,16 +146,17 @@ def test_{name}():
 
 
 def write_divergence(out: Path, run, target: str, settings: dict, client: str, seed, prop: str,
-                     message: str) -> list[str]:
-    """Write ``<target>-<prop>-<digest>.itf.json`` and ``test_<...>.py``; return paths."""
+                     message: str, template: str = REGRESSION, prefix: str = "librdkafka") -> list[str]:
+    """Write ``<prefix>-<target>-<prop>-<digest>.itf.json`` and ``test_<...>.py`` (from
+    ``template``, which re-runs the scenario on the same kind of target); return paths."""
     out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(json.dumps([run.scenario, settings], sort_keys=True).encode()).hexdigest()[:8]
-    stem = f"librdkafka-{target}-{prop}-{digest}"
+    stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in f"{prefix}-{target}-{prop}-{digest}")
     trace_path = out / f"{stem}.itf.json"
     atomic_write_text(trace_path, json.dumps(itf_trace(run, target, settings, seed, prop), indent=1) + "\n", force=True)
     name = stem.replace("-", "_")
     test_path = out / f"test_{name}.py"
-    text = REGRESSION.format(prop=prop, target=target, message=message.replace('"""', "'''"),
+    text = template.format(prop=prop, target=target, message=message.replace('"""', "'''"), observed=repr(message),
                              scenario=repr(run.scenario), settings=repr(settings), name=name, client=client)
     atomic_write_text(test_path, text, force=True)
     return [str(trace_path), str(test_path)]

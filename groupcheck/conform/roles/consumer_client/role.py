@@ -1,5 +1,6 @@
 """The consumer-client role as the CLI runs it: real librdkafka consumers in one group on
-the mock cluster, scenarios from the consumer model's walks (classic) or generated
+the mock cluster (``librdkafka:``), or real clients, each its own process, on a broker
+(``kafka-python:``, ``aiokafka:``, ``confluent-kafka:``: ``command_broker.py``), scenarios from the consumer model's walks (classic) or generated
 (KIP-848), judged by the models' properties over live, non-fenced members; one campaign
 and one verdict (verdict.json, verdict.txt) per target."""
 from __future__ import annotations
@@ -17,12 +18,19 @@ SCENARIOS = 10          # per target, by default: each a few rebalances of real 
 
 
 def command(req: Request) -> int:
+    from .campaign_broker import is_client_target
+    if req.targets and all(is_client_target(t) for t in req.targets):      # real clients on a broker
+        from .command_broker import run_targets
+        return run_targets(list(req.targets), req.scenarios, req.seed, req.max_seconds, req.out_dir, req.force,
+                           req.bootstrap)
     if req.bootstrap:
-        raise fail("--bootstrap names a broker: give it with --role group-coordinator")
+        raise fail("--bootstrap HOST:PORT is for real client targets (e.g. --target kafka-python:range) and for "
+                   "--role group-coordinator")
     names = list(CLASSIC_TARGETS) if list(req.targets) == ["all"] else list(req.targets)
     unknown = [n for n in names if n not in BUILTIN]
     if not names or unknown:
-        raise fail(f"--role consumer-client: give --target {' | '.join(BUILTIN)} or all"
+        raise fail(f"--role consumer-client: give --target {' | '.join(BUILTIN)} or all, or a real client on a "
+                   "broker CLIENT:ASSIGNOR[+static] (kafka-python, aiokafka, confluent-kafka)"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     out_dir = folder_for_command(req.out_dir, force=req.force)
     codes = []

@@ -12,6 +12,9 @@ A scenario is a list of operations, each a JSON object ``{"op": name, ...args}``
 | ``broker_down`` | seconds | the coordinator refuses connections for ``seconds``, then is up |
 | ``wait`` | seconds | poll every live member for ``seconds`` |
 | ``settle`` | max_s | poll until the assignment is stable (see Group.settle) |
+| ``kill`` | member | SIGKILL the member's process (real clients on a broker only) |
+| ``sigstop`` / ``sigcont`` | member | stop / continue the whole process, heartbeats included (idem) |
+| ``commit`` | member | a synchronous OffsetCommit of what it owns (idem) |
 
 ``from_model`` takes a seeded random walk of the consumer model (model/consumer) at a
 scope with the same number of members and partitions and projects each action the
@@ -30,6 +33,13 @@ receive, heartbeat, rejoin after the first join) the real client does by itself:
 Beyond the model (it has no coordinator failover), a walk may add a coordinator fault
 (``broker_down`` 2 s) or a fencing Heartbeat error (``request_errors Heartbeat
 [UNKNOWN_MEMBER_ID]``). Every scenario ends with every member resumed and a ``settle``.
+
+With ``processes=True`` (each consumer its own process on a real broker, which takes no
+injected faults) the faults are real: ``crash`` is ``kill`` (and ``restart`` after it a
+``join``: with static membership the same group.instance.id comes back), ``pause`` is
+``sigstop`` or a poll ``stall`` (chosen by the seed), ``resume`` their end, ``timeout`` a
+``sigstop`` / ``wait`` / ``sigcont`` of one member; ``lose_response`` is not projected;
+a walk may add a ``commit`` of a running member.
 """
 from __future__ import annotations
 
@@ -45,7 +55,10 @@ OPS = {
     "join": {"member"}, "close": {"member"}, "stall": {"member"}, "resume": {"member"},
     "request_errors": {"api", "errors"}, "rtt": {"ms", "seconds"}, "broker_down": {"seconds"},
     "wait": {"seconds"}, "settle": {"max_s"},
+    "kill": {"member"}, "sigstop": {"member"}, "sigcont": {"member"}, "commit": {"member"},
 }
+PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit")      # only where each member is a process
+MOCK_OPS = ("request_errors", "rtt", "broker_down")         # only on librdkafka's mock cluster
 
 
 class ScenarioError(ValueError):
@@ -82,8 +95,12 @@ def validate(scenario, members: int) -> list[dict]:
     return scenario
 
 
-def from_model(seed: int, members: int, partitions: int, assignor: str, max_ops: int = 5) -> list[dict]:
-    """A scenario projected from a seeded random walk of the consumer model."""
+def from_model(seed: int, members: int, partitions: int, assignor: str, max_ops: int = 5,
+               processes: bool = False) -> list[dict]:
+    """A scenario projected from a seeded random walk of the consumer model (real faults
+    on processes if ``processes``: see the module's docstring)."""
+    if processes:
+        return _from_model_processes(seed, members, partitions, assignor, max_ops)
     rng = random.Random(seed)
     scope = ConsumerScope(members=members, partitions=(min(partitions, 4),), plan=(Config((assignor,)),),
                           budget=3, faults=("crash", "pause", "lose_response", "timeout"))
@@ -131,15 +148,65 @@ def from_model(seed: int, members: int, partitions: int, assignor: str, max_ops:
     return finish(ops)
 
 
+def _from_model_processes(seed: int, members: int, partitions: int, assignor: str, max_ops: int) -> list[dict]:
+    rng = random.Random(seed)
+    scope = ConsumerScope(members=members, partitions=(min(partitions, 4),), plan=(Config((assignor,)),),
+                          budget=3, faults=("crash", "pause", "timeout"))
+    state = MODEL.init_states(scope)[0]
+    ops: list[dict] = []
+    for _ in range(200):
+        acts = MODEL.actions(scope, state)
+        if not acts or len(ops) >= max_ops + members:
+            break
+        action = rng.choice(acts)
+        state, _ = MODEL.step(scope, state, action)
+        c = f"c{action.slot + 1}" if action.slot is not None else None
+        kind = action.kind
+        if kind in ("join", "restart"):
+            ops.append({"op": "join", "member": c})
+        elif kind == "crash":
+            ops.append({"op": "kill", "member": c})
+        elif kind == "pause":
+            ops.append({"op": rng.choice(("sigstop", "stall")), "member": c})
+        elif kind == "resume":
+            ops += [{"op": "sigcont", "member": c}, {"op": "resume", "member": c}]
+        elif kind == "timeout" and c:
+            ops += [{"op": "sigstop", "member": c}, {"op": "wait", "seconds": round(rng.uniform(1.0, 3.0), 1)},
+                    {"op": "sigcont", "member": c}]
+        elif kind == "bounce" and c:
+            ops += [{"op": "close", "member": c}, {"op": "join", "member": c}]
+        else:
+            continue
+        if c and rng.random() < 0.15:
+            ops.append({"op": "commit", "member": c})
+        if rng.random() < 0.4:
+            ops.append({"op": "wait", "seconds": round(rng.uniform(1.0, 8.0), 1)})
+        if ops[-1]["op"] in ("join", "close") and rng.random() < 0.4:
+            ops.append({"op": "settle", "max_s": 60})
+    ops = normalise(ops)
+    if not any(op["op"] == "join" for op in ops):
+        ops.insert(0, {"op": "join", "member": "c1"})
+    return finish(ops)
+
+
 def finish(ops: list[dict]) -> list[dict]:
-    """Resume every member left stalled, then settle."""
+    """Continue and resume every member left stopped or stalled, then settle."""
     hung: set[str] = set()
+    stopped: set[str] = set()
     for op in ops:
-        if op["op"] == "stall":
-            hung.add(op["member"])
-        elif op["op"] in ("resume", "close", "join"):
-            hung.discard(op["member"])
-    tail = [{"op": "resume", "member": m} for m in sorted(hung)]
+        name, m = op["op"], op.get("member")
+        if name == "stall":
+            hung.add(m)
+        elif name == "sigstop":
+            stopped.add(m)
+        elif name == "sigcont":
+            stopped.discard(m)
+        elif name in ("resume", "close", "join", "kill"):
+            hung.discard(m)
+            if name != "resume":
+                stopped.discard(m)
+    tail = ([{"op": "sigcont", "member": m} for m in sorted(stopped)]
+            + [{"op": "resume", "member": m} for m in sorted(hung)])
     return ops + tail + [{"op": "settle", "max_s": 60}]
 
 
@@ -148,6 +215,7 @@ def normalise(ops: list[dict]) -> list[dict]:
     member not running, a second join of a running member), so every candidate runs."""
     running: set[str] = set()
     hung: set[str] = set()
+    stopped: set[str] = set()
     out = []
     for op in ops:
         m = op.get("member")
@@ -156,11 +224,23 @@ def normalise(ops: list[dict]) -> list[dict]:
             if m in running:
                 continue
             running.add(m)
-        elif name == "close":
+        elif name in ("close", "kill"):
             if m not in running:
                 continue
             running.discard(m)
             hung.discard(m)
+            stopped.discard(m)
+        elif name == "sigstop":
+            if m not in running or m in stopped:
+                continue
+            stopped.add(m)
+        elif name == "sigcont":
+            if m not in stopped:
+                continue
+            stopped.discard(m)
+        elif name == "commit":
+            if m not in running or m in stopped:
+                continue
         elif name == "stall":
             if m not in running or m in hung:
                 continue

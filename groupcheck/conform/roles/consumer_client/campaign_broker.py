@@ -1,0 +1,204 @@
+"""A consumer-client campaign with real client processes on a real broker.
+
+``run(target, options, progress)`` is what the CLI calls. ``target`` is
+``CLIENT:ASSIGNOR`` (``kafka-python:cooperative-sticky``, ``aiokafka:range``,
+``confluent-kafka:range`` ...), ``+static`` for static membership (every member's
+group.instance.id is its name), and a broken application's prefix for the judge's
+self-test (``skips-revoke:kafka-python:range``). The broker is Tansu, started and
+stopped here, unless ``options.bootstrap`` names one. Scenarios: the named ones
+(``scenarios.py``) first, then projected consumer-model walks, up to
+``options.scenarios``. Every distinct divergence (claim and signature, ``dedupe.py``) is
+shrunk (``librdkafka/campaign.shrink``) and written as an ITF trace and a regression
+file; a limit or an interrupt stops the run and keeps what was found.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from groupcheck.conform.dedupe import Ledger, signature
+from groupcheck.conform.roles.consumer_client.campaign import OptionError, shrink
+from groupcheck.conform.roles.consumer_client.report import Report, write_divergence
+from groupcheck.conform.roles.consumer_client.scenarios import from_model, validate
+
+from ...targets.clients.broker import Broker
+from ...targets.clients.group import Settings
+from .runner_broker import run_scenario, settle_budget
+from .scenarios_broker import named
+from ...targets.clients.worker import ASSIGNORS, BROKEN
+
+DEFAULT_TARGETS = ("kafka-python:range", "kafka-python:cooperative-sticky", "confluent-kafka:range",
+                   "confluent-kafka:cooperative-sticky", "aiokafka:range", "kafka-python:range+static")
+TITLE = "consumer-client conformance, real clients on a broker"
+
+
+def is_client_target(name: str) -> bool:
+    """Whether ``name`` names this kind of target (a real client), good or not."""
+    head = name.split(":")
+    return any(h in ASSIGNORS for h in head[:2])
+
+
+def known_targets() -> list[str]:
+    return [f"{c}:{a}" for c, names in ASSIGNORS.items() for a in names]
+
+
+def parse_target(target: str) -> Settings:
+    """Settings for ``[broken:]CLIENT:ASSIGNOR[+static]``; OptionError names what is wrong."""
+    body, static = (target[:-len("+static")], True) if target.endswith("+static") else (target, False)
+    parts = body.split(":")
+    broken = parts.pop(0) if len(parts) == 3 else None
+    if len(parts) != 2 or (broken is not None and broken not in BROKEN):
+        raise OptionError(f"target {target!r}: give CLIENT:ASSIGNOR[+static] (broken: "
+                          f"{'|'.join(BROKEN)}:CLIENT:ASSIGNOR); known: {', '.join(known_targets())}")
+    client, assignor = parts
+    if client not in ASSIGNORS:
+        raise OptionError(f"unknown client {client!r}; known: {', '.join(ASSIGNORS)}")
+    if assignor not in ASSIGNORS[client]:
+        raise OptionError(f"{client} has no assignor {assignor!r}; known: {', '.join(ASSIGNORS[client])}")
+    return Settings(client=client, assignor=assignor, static=static, broken=broken)
+
+
+@dataclass
+class Options:
+    scenarios: int = 8
+    max_seconds: float = 840.0
+    seed: int = 0
+    members: int = 3
+    partitions: int = 4
+    max_ops: int = 5
+    session_timeout_ms: int = 6000
+    max_poll_interval_ms: int = 9000
+    shrink_seconds: float = 240.0
+    named: bool = True                  # the named scenarios first
+    out: str = "groupcheck-out/conform-clients"
+    scenario: list | None = None        # run this one scenario (JSON ops) instead
+    bootstrap: str | None = None        # a user's broker; None: start Tansu
+
+    def validate(self) -> None:
+        for name, lo, hi in (("scenarios", 1, 10_000), ("members", 1, 8), ("partitions", 1, 64),
+                             ("max_ops", 1, 30), ("session_timeout_ms", 1000, 300_000),
+                             ("max_poll_interval_ms", 1000, 300_000)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise OptionError(f"{name.replace('_', '-')} must be an integer {lo}..{hi}, not {v!r}")
+        if self.max_poll_interval_ms < self.session_timeout_ms:
+            raise OptionError("max-poll-interval-ms must be >= session-timeout-ms")
+        if self.scenario is not None:
+            try:
+                validate(self.scenario, self.members)
+            except ValueError as e:
+                raise OptionError(f"scenario: {e}") from None
+
+
+def _scenarios(options: Options, settings: Settings, grows: bool, report: Report):
+    """(label, seed, scenario) in order: the given one; else named ones, then model walks."""
+    if options.scenario is not None:
+        yield "given", None, options.scenario
+        return
+    count = 0
+    if options.named:
+        for name, sc, why in named(settings, grows):
+            if sc is None:
+                report.not_run.append((name, why))
+                continue
+            if count >= options.scenarios:
+                return
+            count += 1
+            yield name, None, sc
+    seed = options.seed
+    while count < options.scenarios:
+        count += 1
+        yield f"seed {seed}", seed, from_model(seed, options.members, options.partitions, settings.assignor,
+                                               options.max_ops, processes=True)
+        seed += 1
+
+
+REGRESSION = '''"""Regression: {prop} on {target}, real client processes on Tansu (written by
+groupcheck.conform.targets.clients). Re-runs the shrunk scenario and asserts the same verdict."""
+from groupcheck.conform.targets.clients.broker import Broker
+from groupcheck.conform.targets.clients.group import Settings
+from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
+
+SCENARIO = {scenario}
+SETTINGS = {settings}
+OBSERVED = {observed}
+
+
+def test_{name}():
+    broker = Broker().open()
+    try:
+        run = run_scenario(SCENARIO, Settings(**SETTINGS), broker)
+    finally:
+        broker.close()
+    assert run.judgement.summary()[{prop!r}]["verdict"] == "violated", run.judgement.summary()
+'''
+
+
+def run(target: str, options: Options, progress=print) -> Report:
+    """Run the campaign on one target; the report says what stopped it, if anything."""
+    options.validate()
+    settings = parse_target(target)
+    settings.partitions = options.partitions
+    settings.session_timeout_ms, settings.max_poll_interval_ms = options.session_timeout_ms, options.max_poll_interval_ms
+    out = Path(options.out)
+    broker = Broker(options.bootstrap, log_dir=out)
+    broker.open()
+    try:
+        if broker.min_session_ms > settings.session_timeout_ms:
+            settings.session_timeout_ms = broker.min_session_ms
+            settings.max_poll_interval_ms = max(settings.max_poll_interval_ms, broker.min_session_ms)
+        progress(f"{target}: broker {broker.name} at {broker.bootstrap}"
+                 + (f" (log {broker.log_path})" if broker.log_path else "")
+                 + f"; session {settings.session_timeout_ms} ms, max.poll.interval {settings.max_poll_interval_ms} ms")
+        return _campaign(target, options, settings, broker, out, progress)
+    finally:
+        broker.close()
+
+
+def _campaign(target, options: Options, settings: Settings, broker, out: Path, progress) -> Report:
+    settings_d = asdict(settings)
+    report = Report(target=target, settings={**settings_d, "broker": broker.name}, title=TITLE)
+    start = time.monotonic()
+    deadline = start + options.max_seconds
+    ledger = Ledger()
+
+    def runner(scenario, dl):
+        return run_scenario(scenario, settings, broker, deadline=dl)
+
+    try:
+        for n, (label, seed, scenario) in enumerate(_scenarios(options, settings, broker.grows_topics, report)):
+            if time.monotonic() >= deadline:
+                report.stopped = "time limit"
+                break
+            bound = sum(settle_budget(settings) if op["op"] == "settle" else op.get("seconds", 1) for op in scenario)
+            progress(f"[{n + 1}/{options.scenarios}] {label}: {len(scenario)} operations (at most {bound:.0f} s) "
+                     + json.dumps(scenario))
+            r = runner(scenario, deadline)
+            report.add(r)
+            bad = r.judgement.violated()
+            progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
+                     + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
+            for prop in bad:
+                message = r.judgement.results[prop].violations[0][2]
+                met = ledger.meet(prop, signature(message), scenario, len(scenario))
+                if met is None:
+                    continue
+                if report.first_divergence_s is None:
+                    report.first_divergence_s = round(time.monotonic() - start, 1)
+                shrunk, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
+                                      progress)
+                srun = srun or r
+                files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop,
+                                         srun.judgement.results[prop].violations[0][2], template=REGRESSION,
+                                         prefix="clients")
+                report.divergences.append({"property": prop, "message": message, "signature": met.signature,
+                                           "scenario_name": label, "seed": seed, "scenario": scenario,
+                                           "shrunk": shrunk, "files": files})
+    except KeyboardInterrupt:
+        report.stopped = "interrupted"
+    report.seconds = time.monotonic() - start
+    for d in report.divergences:
+        d["met"] = ledger.met[(d["property"], d["signature"])].count
+    return report

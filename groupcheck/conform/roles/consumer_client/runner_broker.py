@@ -1,0 +1,77 @@
+"""One scenario on a real broker: a fresh topic and group, one process per member,
+every operation performed by real means (``group.py``), judged by the consumer-client
+judge (``claims.py``, the same claims as on librdkafka's mock)."""
+from __future__ import annotations
+
+import time
+
+from groupcheck.conform.roles.consumer_client.claims import judge
+from groupcheck.conform.roles.consumer_client.runner import ScenarioRun
+from groupcheck.conform.roles.consumer_client.scenarios import MOCK_OPS
+
+from ...targets.clients.group import ProcessGroup, Settings
+
+COOPERATIVE = ("cooperative-sticky",)
+
+
+def settle_budget(s: Settings) -> float:
+    """The longest a settle may take: a stall or a dead member expiring plus four
+    JoinGroup rounds (a round on Tansu lasts about half a session timeout)."""
+    return max(s.max_poll_interval_ms, s.session_timeout_ms) / 1000 + 4 * s.session_timeout_ms / 1000 + 5
+
+
+def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
+    """Perform one operation, recorded as an ``op`` event (close and settle: a second one)."""
+    name, m = op["op"], op.get("member")
+    args = {k: v for k, v in op.items() if k != "op"}
+    if name in MOCK_OPS:
+        raise ValueError(f"{name} is a fault of librdkafka's mock cluster; a real broker takes none")
+    group.record("op", op=name, args=args)
+    if name == "join":
+        group.join(m)
+    elif name == "close":
+        group.close(m)
+        group.record("op", op="closed", args=args)
+    elif name in ("stall", "resume", "commit"):
+        group.command(m, name)
+    elif name in ("kill", "sigstop", "sigcont"):
+        group.signal(m, name)
+    elif name == "wait":
+        group.wait(op["seconds"])
+    elif name == "settle":
+        def gen():
+            return max((w.sample.get("generation", -1) for w in group.members.values()), default=-1)
+        start_gen = gen()
+        ok, took = group.settle(min(op["max_s"], settle_budget(group.settings)), settle_quiet_s)
+        group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "seconds": round(took, 3),
+                                               "rounds": max(0, gen() - start_gen)})
+
+
+def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: float | None = None,
+                 settle_quiet_s: float = 1.5) -> ScenarioRun:
+    """Execute ``scenario`` on a fresh topic of ``broker`` (``broker.Broker``); always stop
+    every worker; judge what ran. An operation that raises ends the scenario there."""
+    start = time.monotonic()
+    topic, group_id = broker.new_topic(settings.partitions)
+    group = ProcessGroup(settings, broker.bootstrap, group_id, topic, deadline)
+    error, complete = None, True
+    try:
+        for op in scenario:
+            if deadline is not None and time.monotonic() >= deadline:
+                complete = False
+                break
+            execute(group, op, settle_quiet_s)
+    except Exception as exc:  # noqa: BLE001 - reported with the scenario, never a traceback
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        try:
+            group.shutdown()
+        finally:
+            group.kill_all()
+    events = group.events
+    j = judge(events, cooperative=settings.assignor in COOPERATIVE, partitions=settings.partitions,
+              max_poll_interval_ms=settings.max_poll_interval_ms, session_timeout_ms=settings.session_timeout_ms,
+              heartbeat_interval_ms=settings.heartbeat_interval_ms)
+    rounds = [(e["args"]["rounds"], e["args"]["seconds"]) for e in events
+              if e["kind"] == "op" and e["op"] == "settled" and e["args"]["ok"] and e["args"]["rounds"]]
+    return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error)

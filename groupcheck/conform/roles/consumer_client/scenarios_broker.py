@@ -1,0 +1,46 @@
+"""Named scenarios for real clients on a broker: what model walks rarely give.
+
+Each is a function of the timing (``group.Settings``) so its waits outlast exactly the
+timer it is about; ``named(settings, grows_topics)`` returns ``(name, scenario or None,
+reason)``: a scenario the broker cannot run is listed with the reason, never faked.
+The ops are those of ``librdkafka/scenarios.py``.
+"""
+from __future__ import annotations
+
+from groupcheck.conform.roles.consumer_client.scenarios import finish
+
+from ...targets.clients.group import Settings
+
+
+def _join(*names) -> list[dict]:
+    return [{"op": "join", "member": n} for n in names] + [{"op": "settle", "max_s": 60}]
+
+
+def named(s: Settings, grows_topics: bool) -> list[tuple[str, list[dict] | None, str]]:
+    session, max_poll = s.session_timeout_ms / 1000, s.max_poll_interval_ms / 1000
+    out = [
+        ("kill-and-rejoin", _join("c1", "c2", "c3") + [{"op": "kill", "member": "c2"}, {"op": "settle", "max_s": 60}]
+         + _join("c2"), "a crash (SIGKILL): the broker expires the member after the session timeout"),
+        ("poll-stall-past-max-poll", _join("c1", "c2") + [
+            {"op": "stall", "member": "c1"}, {"op": "wait", "seconds": round(max_poll + session, 1)},
+            {"op": "commit", "member": "c2"}, {"op": "resume", "member": "c1"}, {"op": "commit", "member": "c1"}],
+         "the application stops polling past max.poll.interval.ms; heartbeats go on; it is kicked"),
+        ("sigstop-past-session", _join("c1", "c2") + [
+            {"op": "sigstop", "member": "c1"}, {"op": "wait", "seconds": round(2 * session + 2, 1)},
+            {"op": "sigcont", "member": "c1"}, {"op": "commit", "member": "c1"}],
+         "the whole process stops (no heartbeats) past the session timeout, then commits at once"),
+        ("sigstop-short", _join("c1", "c2") + [
+            {"op": "sigstop", "member": "c2"}, {"op": "wait", "seconds": round(session / 3, 1)},
+            {"op": "sigcont", "member": "c2"}, {"op": "wait", "seconds": 2}],
+         "a stop shorter than the session timeout: nothing should move"),
+        ("close-and-join", _join("c1", "c2", "c3") + [{"op": "close", "member": "c1"}, {"op": "settle", "max_s": 60}]
+         + _join("c1"), "LeaveGroup then a new member"),
+    ]
+    if s.static:
+        out.append(("static-restart", _join("c1", "c2") + [{"op": "kill", "member": "c1"}] + _join("c1"),
+                    "a static member restarted with the same group.instance.id within the session timeout"))
+    out.append(("topic-growth", None,
+                "needs CreatePartitions (ApiKey 37), which this broker does not advertise in ApiVersions"
+                if not grows_topics else "growing a topic (CreatePartitions) is not driven yet"))
+    return [(n, None if sc is None else finish(sc[:-1] if sc[-1]["op"] == "settle" else sc), why)
+            for n, sc, why in out]

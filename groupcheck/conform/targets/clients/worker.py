@@ -1,0 +1,273 @@
+"""One real consumer in its own OS process: ``python -m groupcheck.conform.targets.clients.worker``.
+
+The harness (``group.py``) starts one worker per group member. A worker subscribes a
+real client (kafka-python, aiokafka or confluent-kafka) to one topic with the given
+assignor, polls it, and writes what it sees as JSON lines on stdout, nothing else:
+
+* ``{"kind": "assign" | "revoke" | "lost", "partitions", "member_id", "generation",
+  "owned_before", "owned_after", "wall"}`` for every rebalance callback; ``owned_*`` is
+  the application's view (what the listener was told it owns);
+* ``{"kind": "sample", "member_id", "generation", "assignment", "wall"}`` whenever the
+  client's own (member id, generation, assignment) changes between polls, and at least
+  once a second while it polls (so the harness knows a sample is fresh);
+* ``{"kind": "commit_sent", "member_id", "generation"}`` before and ``{"kind": "commit",
+  "member_id", "generation", "error"}`` after the OffsetCommit of a ``commit`` command;
+* ``{"kind": "error", "error"}``, ``{"kind": "ready"}``, ``{"kind": "closed"}``.
+
+Commands, one per line on stdin: ``stall`` (stop polling: the application hangs while
+the client's heartbeat thread goes on, until ``max.poll.interval.ms`` makes it leave),
+``resume``, ``commit`` (a synchronous OffsetCommit of offset 0 for what it owns),
+``close``. ``--broken skips-revoke`` makes the application ignore on_revoke (it keeps
+processing what it gave back), for the judge's self-test.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import queue
+import sys
+import threading
+import time
+
+CLIENTS = ("kafka-python", "aiokafka", "confluent-kafka")
+ASSIGNORS = {"kafka-python": ("range", "roundrobin", "cooperative-sticky"),
+             "aiokafka": ("range", "roundrobin"),
+             "confluent-kafka": ("range", "roundrobin", "cooperative-sticky")}
+BROKEN = ("skips-revoke",)
+
+
+def emit(kind: str, **fields) -> None:
+    sys.stdout.write(json.dumps({"kind": kind, "wall": time.time(), **fields}) + "\n")
+    sys.stdout.flush()
+
+
+class App:
+    """The application: the partitions it believes it owns, told by the callbacks."""
+
+    def __init__(self, broken: str | None, identity):
+        self.owned: set[int] = set()
+        self.broken = broken
+        self.identity = identity          # () -> (generation, member_id), read from the client
+
+    def callback(self, kind: str, partitions) -> None:
+        parts = {p.partition if hasattr(p, "partition") else p[1] for p in partitions}
+        before = set(self.owned)
+        if kind == "assign":
+            self.owned |= parts
+        elif kind == "revoke" and self.broken == "skips-revoke":
+            return                        # the broken application never acts on it
+        else:
+            self.owned -= parts
+        generation, member_id = self.identity()
+        emit(kind, partitions=sorted(parts), member_id=member_id, generation=generation,
+             owned_before=sorted(before), owned_after=sorted(self.owned))
+
+
+def read_commands() -> queue.Queue:
+    q: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in sys.stdin:
+            q.put(line.strip())
+        q.put("close")                    # the harness went away: leave cleanly
+    threading.Thread(target=pump, daemon=True).start()
+    return q
+
+
+class Sampler:
+    """Emits a sample on change, and at least every ``every`` seconds."""
+
+    def __init__(self, every: float = 1.0):
+        self.last, self.at, self.every = None, 0.0, every
+
+    def __call__(self, generation: int, member_id: str, assignment) -> None:
+        now = (generation, member_id, sorted(assignment))
+        if now != self.last or time.monotonic() - self.at >= self.every:
+            self.last, self.at = now, time.monotonic()
+            emit("sample", generation=generation, member_id=member_id, assignment=now[2])
+
+
+def run_kafka_python(a) -> None:
+    from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+    from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from kafka.errors import KafkaError
+    from kafka.structs import OffsetAndMetadata
+    cls = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+           "cooperative-sticky": CooperativeStickyAssignor}[a.assignor]
+    c = KafkaConsumer(bootstrap_servers=a.bootstrap, group_id=a.group, group_instance_id=a.instance_id,
+                      client_id=a.name, partition_assignment_strategy=[cls], session_timeout_ms=a.session_timeout_ms,
+                      heartbeat_interval_ms=a.heartbeat_interval_ms, max_poll_interval_ms=a.max_poll_interval_ms,
+                      enable_auto_commit=False, auto_offset_reset="earliest")
+
+    def identity():
+        g = c._coordinator._generation
+        return g.generation_id, g.member_id or ""
+    app = App(a.broken, identity)
+
+    class Listener(ConsumerRebalanceListener):
+        def on_partitions_assigned(self, ps):
+            app.callback("assign", ps)
+
+        def on_partitions_revoked(self, ps):
+            app.callback("revoke", ps)
+
+        def on_partitions_lost(self, ps):
+            app.callback("lost", ps)
+
+    def commit():
+        gen, mid = identity()
+        emit("commit_sent", generation=gen, member_id=mid)
+        try:
+            c.commit({TopicPartition(a.topic, p): OffsetAndMetadata(0, "", -1) for p in sorted(app.owned)})
+            return gen, mid, None
+        except KafkaError as e:
+            return gen, mid, type(e).__name__
+    c.subscribe([a.topic], listener=Listener())
+    loop(lambda: c.poll(timeout_ms=100), lambda: (*identity(), [tp.partition for tp in c.assignment()]),
+         commit, c.close)
+
+
+def run_confluent(a) -> None:
+    import confluent_kafka
+
+    from groupcheck.conform.targets.librdkafka.client import parse_group_metadata
+    c = confluent_kafka.Consumer({
+        "bootstrap.servers": a.bootstrap, "group.id": a.group, "group.protocol": "classic", "client.id": a.name,
+        "partition.assignment.strategy": a.assignor, "session.timeout.ms": a.session_timeout_ms,
+        "heartbeat.interval.ms": a.heartbeat_interval_ms, "max.poll.interval.ms": a.max_poll_interval_ms,
+        "auto.offset.reset": "earliest", "enable.auto.commit": False, "log_level": 2,
+        **({"group.instance.id": a.instance_id} if a.instance_id else {})})
+
+    def identity():
+        try:
+            return parse_group_metadata(c.consumer_group_metadata())
+        except Exception:  # noqa: BLE001 - metadata unavailable: unknown
+            return -1, ""
+    app = App(a.broken, identity)
+
+    def commit():
+        gen, mid = identity()
+        emit("commit_sent", generation=gen, member_id=mid)
+        try:
+            c.commit(offsets=[confluent_kafka.TopicPartition(a.topic, p, 0) for p in sorted(app.owned)],
+                     asynchronous=False)
+            return gen, mid, None
+        except confluent_kafka.KafkaException as e:
+            return gen, mid, e.args[0].name()
+
+    def poll():
+        msg = c.poll(0.1)
+        if msg is not None and msg.error() is not None:
+            emit("error", error=msg.error().name())
+    c.subscribe([a.topic], on_assign=lambda _, ps: app.callback("assign", ps),
+                on_revoke=lambda _, ps: app.callback("revoke", ps), on_lost=lambda _, ps: app.callback("lost", ps))
+    loop(poll, lambda: (*identity(), [tp.partition for tp in c.assignment()]), commit, c.close)
+
+
+def loop(poll, sample, commit, close) -> None:
+    """Poll until told to close; obey stall / resume / commit."""
+    commands, stalled, sampler = read_commands(), False, Sampler()
+    emit("ready")
+    while True:
+        try:
+            cmd = commands.get(timeout=0.1) if stalled else commands.get_nowait()
+        except queue.Empty:
+            cmd = None
+        if cmd == "close":
+            close()
+            emit("closed")
+            return
+        if cmd in ("stall", "resume"):
+            stalled = cmd == "stall"
+        elif cmd == "commit":
+            gen, mid, error = commit()
+            emit("commit", generation=gen, member_id=mid, error=error)
+        if not stalled:
+            poll()
+            sampler(*sample())
+
+
+def run_aiokafka(a) -> None:
+    asyncio.run(_aiokafka(a))
+
+
+async def _aiokafka(a) -> None:
+    from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+    from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+    from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from aiokafka.errors import KafkaError
+    from aiokafka.structs import OffsetAndMetadata
+    cls = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}[a.assignor]
+    c = AIOKafkaConsumer(bootstrap_servers=a.bootstrap, group_id=a.group, group_instance_id=a.instance_id,
+                         client_id=a.name, partition_assignment_strategy=(cls,),
+                         session_timeout_ms=a.session_timeout_ms, heartbeat_interval_ms=a.heartbeat_interval_ms,
+                         max_poll_interval_ms=a.max_poll_interval_ms, enable_auto_commit=False,
+                         auto_offset_reset="earliest")
+
+    def identity():
+        co = c._coordinator
+        return (co.generation, co.member_id or "") if co is not None else (-1, "")
+    app = App(a.broken, identity)
+
+    class Listener(ConsumerRebalanceListener):
+        def on_partitions_assigned(self, ps):
+            app.callback("assign", ps)
+
+        def on_partitions_revoked(self, ps):
+            app.callback("revoke", ps)
+
+    await c.start()
+    c.subscribe([a.topic], listener=Listener())
+    commands, stalled, sampler = read_commands(), False, Sampler()
+    emit("ready")
+    while True:
+        try:
+            cmd = commands.get_nowait()
+        except queue.Empty:
+            cmd = None
+        if cmd == "close":
+            await c.stop()
+            emit("closed")
+            return
+        if cmd in ("stall", "resume"):
+            stalled = cmd == "stall"
+        elif cmd == "commit":
+            gen, mid = identity()
+            emit("commit_sent", generation=gen, member_id=mid)
+            try:
+                await c.commit({TopicPartition(a.topic, p): OffsetAndMetadata(0, "") for p in sorted(app.owned)})
+                error = None
+            except KafkaError as e:
+                error = type(e).__name__
+            emit("commit", generation=gen, member_id=mid, error=error)
+        if stalled:
+            await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
+            continue
+        await c.getmany(timeout_ms=100)
+        sampler(*identity(), [tp.partition for tp in c.assignment()])
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="groupcheck.conform.targets.clients.worker")
+    p.add_argument("--client", choices=CLIENTS, required=True)
+    p.add_argument("--assignor", required=True)
+    p.add_argument("--bootstrap", required=True)
+    p.add_argument("--group", required=True)
+    p.add_argument("--topic", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--instance-id", default=None)
+    p.add_argument("--broken", choices=BROKEN, default=None)
+    p.add_argument("--session-timeout-ms", type=int, default=6000)
+    p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
+    p.add_argument("--max-poll-interval-ms", type=int, default=9000)
+    a = p.parse_args(argv)
+    if a.assignor not in ASSIGNORS[a.client]:
+        p.error(f"{a.client} has no assignor {a.assignor!r}; known: {', '.join(ASSIGNORS[a.client])}")
+    {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka, "confluent-kafka": run_confluent}[a.client](a)
+
+
+if __name__ == "__main__":
+    main()
