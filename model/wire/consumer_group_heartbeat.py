@@ -140,4 +140,5 @@ def decode_response(data: bytes) -> tuple[int, Response]:
             assignment[tid] = sorted(parts)
         r.tags()
     r.tags()
-    return corr, Response(err, msg, mid, epoch, hb, assignment)
+    return corr, Response(error_code=err, error_message=msg, member_id=mid, member_epoch=epoch,
+                          heartbeat_interval_ms=hb, assignment=assignment)

@@ -22,9 +22,10 @@ PROTOCOLS = {"consumer", "consumer_group", "streams_classic", "streams_group"}
 ALLOWED_PROTOCOL_IMPORTS = {
     "consumer_group": {"consumer"},      # KIP-848 migration of classic members
     "streams_group": {"consumer"},       # KIP-1071 migration of classic members
-    # the byte codec of the Streams group heartbeat encodes the model's own message records
-    # (streams_group never imports it): a codec of the protocol, not a cycle
-    "wire": {"streams_group"},
+    # the wire codecs encode the models' own message records (the Streams group heartbeat's
+    # bytes; the group-coordinator role's JSON of the classic requests); no protocol package
+    # imports wire: a codec of the protocol, not a cycle
+    "wire": {"streams_group", "consumer"},
 }
 """Protocol packages a package may import beyond the shared layer. Anything absent: none."""
 
