@@ -14,14 +14,32 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 WORKER = "groupcheck.conform.targets.clients.worker"
+NODE_WORKER = Path(__file__).resolve().parents[4] / "adapters" / "node" / "consumer-worker.js"
+NODE_CLIENTS = {"kafkajs": ("roundrobin",)}   # run by NODE_WORKER (Node.js); kafkajs ships no range
+
+
+def worker_command(client: str) -> list[str]:
+    """The program for one member: ``node consumer-worker.js`` for kafkajs, else this
+    interpreter's ``worker`` module. ValueError (one line) when Node.js or the
+    adapter's packages are missing."""
+    if client not in NODE_CLIENTS:
+        return [sys.executable, "-m", WORKER]
+    node = shutil.which("node")
+    if node is None:
+        raise ValueError(f"{client} needs Node.js: no 'node' on PATH")
+    if not (NODE_WORKER.parent / "node_modules" / "kafkajs").is_dir():
+        raise ValueError(f"{client} needs the Node adapter's packages: run npm ci --prefix adapters/node")
+    return [node, str(NODE_WORKER)]
 
 
 @dataclass
@@ -104,7 +122,7 @@ class ProcessGroup:
         if name in self.members and not self.members[name].closed:
             raise ValueError(f"{name} already joined")
         s = self.settings
-        cmd = [sys.executable, "-m", WORKER, "--client", s.client, "--assignor", s.assignor,
+        cmd = worker_command(s.client) + ["--client", s.client, "--assignor", s.assignor,
                "--bootstrap", self.bootstrap, "--group", self.group, "--topic", self.topic, "--name", name,
                "--session-timeout-ms", str(s.session_timeout_ms), "--heartbeat-interval-ms",
                str(s.heartbeat_interval_ms), "--max-poll-interval-ms", str(s.max_poll_interval_ms)]
