@@ -42,8 +42,10 @@
 //   session timeout for kafkajs.)
 // * commit: consumer.commitOffsets of offset 0 for what the application owns; the
 //   generation and member id reported are those the OffsetCommit carries (the
-//   OffsetManager's, set at SyncGroup); the error is kafkajs's error `type`
-//   (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS ...).
+//   OffsetManager's, set at SyncGroup); the error is kafkajs's protocol error `type`
+//   (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS ...), found along the
+//   `cause` chain of its retrier's wrapper.
+// * wall: performance.timeOrigin + performance.now() (sub-millisecond), not Date.now().
 'use strict'
 
 const readline = require('readline')
@@ -89,8 +91,20 @@ function parseArgs(argv) {
   return a
 }
 
+// The wall clock in seconds, finer than Date.now()'s milliseconds: the harness orders
+// these stamps against its own time.time(), and a stamp truncated to the millisecond
+// could land before the operation that caused it.
+const wall = () => (performance.timeOrigin + performance.now()) / 1000
+
 function emit(kind, fields = {}) {
-  process.stdout.write(JSON.stringify({ kind, wall: Date.now() / 1000, ...fields }) + '\n')
+  process.stdout.write(JSON.stringify({ kind, wall: wall(), ...fields }) + '\n')
+}
+
+// kafkajs's protocol error type (ILLEGAL_GENERATION ...), also when its retrier wrapped
+// it (KafkaJSNonRetriableError / KafkaJSNumberOfRetriesExceeded keep it as `cause`).
+function errorType(e) {
+  for (let x = e; x; x = x.cause) if (x.type) return x.type
+  return e.name
 }
 
 const sorted = xs => [...xs].sort((x, y) => x - y)
@@ -135,7 +149,7 @@ async function main() {
     callback('assign', payload.memberAssignment[a.topic] || [])
   })
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    emit('error', { error: `crash: ${payload.error && (payload.error.type || payload.error.message)}` })
+    emit('error', { error: `crash: ${payload.error && errorType(payload.error)}` })
   })
 
   let last = null
@@ -161,7 +175,7 @@ async function main() {
     try {
       await consumer.commitOffsets(sorted(owned).map(partition => ({ topic: a.topic, partition, offset: '0' })))
     } catch (e) {
-      error = e.type || e.name
+      error = errorType(e)
     }
     emit('commit', { generation, member_id: memberId, error })
   }
@@ -203,6 +217,6 @@ async function main() {
 }
 
 main().catch(e => {
-  emit('error', { error: `${e.type || e.name}: ${e.message}` })
+  emit('error', { error: `${errorType(e)}: ${e.message}` })
   process.exit(1)
 })

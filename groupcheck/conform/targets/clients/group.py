@@ -1,7 +1,8 @@
 """Real consumers, each its own OS process, in one classic group on a real broker.
 
 A ``ProcessGroup`` starts one ``worker`` process per member (c1..cN; the same
-interpreter, PYTHONPATH preserved), reads their JSON lines in one reader thread each
+interpreter, PYTHONPATH preserved; for kafkajs ``node adapters/node/consumer-worker.js``,
+which speaks the same JSON lines), reads their JSON lines in one reader thread each
 (data only: a line that is not a JSON object is recorded as an ``error`` event), and
 applies faults by real means: SIGKILL (``kill``), SIGSTOP / SIGCONT (``sigstop`` /
 ``sigcont``: the whole process, heartbeats included, stops), the ``stall`` / ``resume``
