@@ -2,7 +2,8 @@
 
 ``run(target, options, progress)`` is what the CLI calls. ``target`` is
 ``CLIENT:ASSIGNOR`` (``kafka-python:cooperative-sticky``, ``aiokafka:range``,
-``confluent-kafka:range`` ...), ``+static`` for static membership (every member's
+``confluent-kafka:range``, ``kafkajs:roundrobin`` (a Node process,
+``adapters/node/consumer-worker.js``) ...), ``+static`` for static membership (every member's
 group.instance.id is its name), and a broken application's prefix for the judge's
 self-test (``skips-revoke:kafka-python:range``). The broker is Tansu, started and
 stopped here, unless ``options.bootstrap`` names one. Scenarios: the named ones
