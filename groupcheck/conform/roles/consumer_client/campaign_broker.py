@@ -2,7 +2,8 @@
 
 ``run(target, options, progress)`` is what the CLI calls. ``target`` is
 ``CLIENT:ASSIGNOR`` (``kafka-python:cooperative-sticky``, ``aiokafka:range``,
-``confluent-kafka:range`` ...), ``+static`` for static membership (every member's
+``confluent-kafka:range``, ``kafkajs:roundrobin`` (a Node process,
+``adapters/node/consumer-worker.js``) ...), ``+static`` for static membership (every member's
 group.instance.id is its name), and a broken application's prefix for the judge's
 self-test (``skips-revoke:kafka-python:range``). The broker is Tansu, started and
 stopped here, unless ``options.bootstrap`` names one. Scenarios: the named ones
@@ -24,10 +25,12 @@ from groupcheck.conform.roles.consumer_client.report import Report, write_diverg
 from groupcheck.conform.roles.consumer_client.scenarios import from_model, validate
 
 from ...targets.clients.broker import Broker
-from ...targets.clients.group import Settings
+from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
 from .runner_broker import run_scenario, settle_budget
 from .scenarios_broker import named
-from ...targets.clients.worker import ASSIGNORS, BROKEN
+from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
+
+ASSIGNORS = {**PYTHON_ASSIGNORS, **NODE_CLIENTS}
 
 DEFAULT_TARGETS = ("kafka-python:range", "kafka-python:cooperative-sticky", "confluent-kafka:range",
                    "confluent-kafka:cooperative-sticky", "aiokafka:range", "kafka-python:range+static")
@@ -57,7 +60,23 @@ def parse_target(target: str) -> Settings:
         raise OptionError(f"unknown client {client!r}; known: {', '.join(ASSIGNORS)}")
     if assignor not in ASSIGNORS[client]:
         raise OptionError(f"{client} has no assignor {assignor!r}; known: {', '.join(ASSIGNORS[client])}")
-    return Settings(client=client, assignor=assignor, static=static, broken=broken)
+    if client in NODE_CLIENTS and (static or broken):
+        raise OptionError(f"target {target!r}: kafkajs 2.2.4 has no group.instance.id (static membership)"
+                          if static else f"target {target!r}: no broken kafkajs application is built")
+    try:
+        worker_command(client)
+    except ValueError as e:
+        raise OptionError(str(e)) from None
+    return fit_timing(Settings(client=client, assignor=assignor, static=static, broken=broken))
+
+
+def fit_timing(s: Settings) -> Settings:
+    """kafkajs has no max.poll.interval.ms: its runner heartbeats between batches, so a
+    stalled application stops heartbeating and expires after the session timeout; the
+    judge is told so (max.poll.interval.ms = session.timeout.ms)."""
+    if s.client in NODE_CLIENTS:
+        s.max_poll_interval_ms = s.session_timeout_ms
+    return s
 
 
 @dataclass
@@ -149,6 +168,7 @@ def run(target: str, options: Options, progress=print) -> Report:
         if broker.min_session_ms > settings.session_timeout_ms:
             settings.session_timeout_ms = broker.min_session_ms
             settings.max_poll_interval_ms = max(settings.max_poll_interval_ms, broker.min_session_ms)
+        fit_timing(settings)
         progress(f"{target}: broker {broker.name} at {broker.bootstrap}"
                  + (f" (log {broker.log_path})" if broker.log_path else "")
                  + f"; session {settings.session_timeout_ms} ms, max.poll.interval {settings.max_poll_interval_ms} ms")

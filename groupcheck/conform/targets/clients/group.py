@@ -1,7 +1,8 @@
 """Real consumers, each its own OS process, in one classic group on a real broker.
 
 A ``ProcessGroup`` starts one ``worker`` process per member (c1..cN; the same
-interpreter, PYTHONPATH preserved), reads their JSON lines in one reader thread each
+interpreter, PYTHONPATH preserved; for kafkajs ``node adapters/node/consumer-worker.js``,
+which speaks the same JSON lines), reads their JSON lines in one reader thread each
 (data only: a line that is not a JSON object is recorded as an ``error`` event), and
 applies faults by real means: SIGKILL (``kill``), SIGSTOP / SIGCONT (``sigstop`` /
 ``sigcont``: the whole process, heartbeats included, stops), the ``stall`` / ``resume``
@@ -14,14 +15,32 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 WORKER = "groupcheck.conform.targets.clients.worker"
+NODE_WORKER = Path(__file__).resolve().parents[4] / "adapters" / "node" / "consumer-worker.js"
+NODE_CLIENTS = {"kafkajs": ("roundrobin",)}   # run by NODE_WORKER (Node.js); kafkajs ships no range
+
+
+def worker_command(client: str) -> list[str]:
+    """The program for one member: ``node consumer-worker.js`` for kafkajs, else this
+    interpreter's ``worker`` module. ValueError (one line) when Node.js or the
+    adapter's packages are missing."""
+    if client not in NODE_CLIENTS:
+        return [sys.executable, "-m", WORKER]
+    node = shutil.which("node")
+    if node is None:
+        raise ValueError(f"{client} needs Node.js: no 'node' on PATH")
+    if not (NODE_WORKER.parent / "node_modules" / "kafkajs").is_dir():
+        raise ValueError(f"{client} needs the Node adapter's packages: run npm ci --prefix adapters/node")
+    return [node, str(NODE_WORKER)]
 
 
 @dataclass
@@ -104,7 +123,7 @@ class ProcessGroup:
         if name in self.members and not self.members[name].closed:
             raise ValueError(f"{name} already joined")
         s = self.settings
-        cmd = [sys.executable, "-m", WORKER, "--client", s.client, "--assignor", s.assignor,
+        cmd = worker_command(s.client) + ["--client", s.client, "--assignor", s.assignor,
                "--bootstrap", self.bootstrap, "--group", self.group, "--topic", self.topic, "--name", name,
                "--session-timeout-ms", str(s.session_timeout_ms), "--heartbeat-interval-ms",
                str(s.heartbeat_interval_ms), "--max-poll-interval-ms", str(s.max_poll_interval_ms)]
