@@ -128,3 +128,14 @@ def test_a_group_coordinator_script_is_headed_by_its_judgement(tmp_path):
     text = path.read_text()
     assert "# Judgement: 'bug in the target'" in text and "to be written" not in text
     assert "# Decided by: " in text and "maybePrepareRebalance" in text
+
+
+def test_the_scripts_signature_is_groupchecks():
+    """The script tells the run's divergence from another failure of the same claim by
+    the signature groupcheck's dedupe gives."""
+    from groupcheck.conform.dedupe import signature
+    namespace: dict = {}
+    text = repro.source("kafka-python:range@tansu", SETTINGS, TWO_JOINS, "callbacks_consistent", SKIPS, 38)
+    exec(compile(text.replace('if __name__ == "__main__":', "if False:"), "repro", "exec"), namespace)  # noqa: S102
+    for message in [SKIPS, "not settled within 60 s", "a; b 12; a", "c2 on_revoke({2,3}) of x-1 y_2 {2,3}", ""]:
+        assert namespace["signature"](message) == signature(message), message
