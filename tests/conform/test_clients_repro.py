@@ -139,3 +139,31 @@ def test_the_scripts_signature_is_groupchecks():
     exec(compile(text.replace('if __name__ == "__main__":', "if False:"), "repro", "exec"), namespace)  # noqa: S102
     for message in [SKIPS, "not settled within 60 s", "a; b 12; a", "c2 on_revoke({2,3}) of x-1 y_2 {2,3}", ""]:
         assert namespace["signature"](message) == signature(message), message
+
+
+def test_sigterm_stops_every_worker_and_exits_143(tmp_path):
+    """A script told to stop (SIGTERM) in the middle of a scenario stops its workers and
+    exits 143, without a traceback; nothing needs a broker to answer for that."""
+    import signal
+    import socket
+    import time
+    script = tmp_path / "repro_wait.py"
+    scenario = [{"op": "join", "member": "c1"}, {"op": "wait", "seconds": 120}]
+    script.write_text(repro.source("kafka-python:range@tansu", SETTINGS, scenario, "callbacks_consistent", SKIPS, 38))
+    with socket.socket() as s:          # a port nobody serves: the consumer retries, the scenario waits
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    text = script.read_text().replace("        topic, group_id = new_topic(a.bootstrap)",
+                                      '        topic, group_id = "t", "g"')
+    script.write_text(text)
+    p = subprocess.Popen([sys.executable, "-I", str(script), "--bootstrap", f"127.0.0.1:{port}"],
+                         env={"PATH": os.environ.get("PATH", "")}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not [x for x in os.listdir("/proc") if "--worker" in _cmdline(x)
+                                                and str(script) in _cmdline(x)]:
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 143 and "INTERRUPTED" in out and "Traceback" not in err, (out, err)
+    assert not [x for x in os.listdir("/proc") if x.isdigit() and str(script) in _cmdline(x)]
