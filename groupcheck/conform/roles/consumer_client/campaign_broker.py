@@ -26,6 +26,8 @@ from groupcheck.conform.roles.consumer_client.scenarios import from_model, valid
 
 from ...targets.clients.broker import Broker
 from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
+from . import repro
+from ...judgements import judged
 from .runner_broker import run_scenario, settle_budget
 from .scenarios_broker import named
 from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
@@ -41,6 +43,12 @@ def is_client_target(name: str) -> bool:
     """Whether ``name`` names this kind of target (a real client), good or not."""
     head = name.split(":")
     return any(h in ASSIGNORS for h in head[:2])
+
+
+def judgement_key(target: str, broker) -> str:
+    """The key judgements.json matches for this role: the client target and the broker
+    (``kafka-python:range+static@tansu``), since a divergence may be either's."""
+    return f"{target}@{broker.name}"
 
 
 def known_targets() -> list[str]:
@@ -210,12 +218,15 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
                 shrunk, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
                                       progress)
                 srun = srun or r
-                files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop,
-                                         srun.judgement.results[prop].violations[0][2], template=REGRESSION,
-                                         prefix="clients")
+                smessage = srun.judgement.results[prop].violations[0][2]
+                files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop, smessage,
+                                         template=REGRESSION, prefix="clients")
+                script = repro.write(files, judgement_key(target, broker), settings_d, shrunk, prop, smessage,
+                                     settle_budget(settings))
                 report.divergences.append({"property": prop, "message": message, "signature": met.signature,
+                                           **judged(judgement_key(target, broker), prop, message),
                                            "scenario_name": label, "seed": seed, "scenario": scenario,
-                                           "shrunk": shrunk, "files": files})
+                                           "shrunk": shrunk, "files": files + ([script] if script else [])})
     except KeyboardInterrupt:
         report.stopped = "interrupted"
     report.seconds = time.monotonic() - start

@@ -150,7 +150,7 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
     from ...judgements import judgement
     d.update(judgement(key, claim, sig))         # judgements.json: bug, documented choice, model, or not yet judged
     if shrunk:
-        d.update(report.write_divergence(opts.out, key, small, number - 1, target))
+        d.update(report.write_divergence(opts.out, key, small, number - 1, target, judged=d))
     return d
 
 

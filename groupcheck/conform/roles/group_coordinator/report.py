@@ -175,9 +175,9 @@ def _in_docstring(text: str) -> str:
     return json.dumps(text)[1:-1].replace("\\", "/").replace('"', "'")
 
 
-def write_divergence(where: Path, target_key: str, r, index: int, target=None) -> dict:
+def write_divergence(where: Path, target_key: str, r, index: int, target=None, judged: dict | None = None) -> dict:
     """The divergence's ITF trace and story, its regression test and, for a broker over
-    TCP, its standalone reproduction script (``repro``)."""
+    TCP, its standalone reproduction script (``repro``), headed by ``judged`` (its judgement)."""
     claim, message, step, _ = r.violation
     stem = f"{slug(target_key)}-{r.scope}-{claim}-{index}"
     scope = SCOPES[r.scope]
@@ -192,7 +192,7 @@ def write_divergence(where: Path, target_key: str, r, index: int, target=None) -
                              message=_in_docstring(message), shown_target=_in_docstring(target_key))
     atomic_write_text(test, text, force=True)
     out = {"trace": str(itf), "story_file": str(txt), "regression": str(test)}
-    script = repro.write(where, slug(stem), target, target_key, r) if target is not None else None
+    script = repro.write(where, slug(stem), target, target_key, r, judged) if target is not None else None
     if script is not None:
         out["repro"] = str(script)
     return out

@@ -48,8 +48,9 @@ def steps_data(scope: str, path: list[int], transcript=()) -> list[dict]:
 
 
 def source(claim: str, message: str, target_key: str, bootstrap: str, run: dict, steps: list[dict],
-           judgement: str = "") -> str:
-    """The script's text. ``run``: versions, session_ms, rebalance_ms, join_wait_s."""
+           judgement: str = "", decided_by: str = "") -> str:
+    """The script's text. ``run``: versions, session_ms, rebalance_ms, join_wait_s;
+    ``judgement`` and ``decided_by``: the divergence's record in judgements.json."""
     doc = (CLAIMS[claim].__doc__ or "").strip().splitlines()
     data = {"claim": claim, "message": message, "target": target_key, "bootstrap": bootstrap, **run,
             "steps": steps}
@@ -60,6 +61,7 @@ def source(claim: str, message: str, target_key: str, bootstrap: str, run: dict,
               f"# Observed in the run: {message!r}",
               "# Judgement: " + (repr(judgement) if judgement else
                                  "(to be written: a bug in the target, a documented choice, or the model)"),
+              *([f"# Decided by: {decided_by!r}"] if decided_by else []),
               "# The claim and the Kafka source that decides it:"]
     header += ["#   " + line.strip() for line in doc]
     return "\n".join(header) + "\nimport json\n\nDATA = json.loads(" + repr(json.dumps(data)) + ")\n" + body()
@@ -77,14 +79,16 @@ def body() -> str:
     return "\n" + files("groupcheck").joinpath("templates/repro_group_coordinator.py.txt").read_text()
 
 
-def write(where: Path, stem: str, target, target_key: str, r) -> Path | None:
-    """The script of divergence ``r`` (a ScenarioResult) if ``target`` is a broker over TCP."""
+def write(where: Path, stem: str, target, target_key: str, r, judged: dict | None = None) -> Path | None:
+    """The script of divergence ``r`` (a ScenarioResult) if ``target`` is a broker over TCP;
+    ``judged``: its judgement (``judgements.judgement``), written in the header."""
     if not hasattr(target, "versions"):
         return None
     claim, message, step, _ = r.violation
     run = run_of(target)
     path = where / f"repro_{stem}.py"
     text = source(claim, message, target_key, run.pop("bootstrap"), run,
-                  steps_data(r.scope, r.path[:step + 1], r.transcript))
+                  steps_data(r.scope, r.path[:step + 1], r.transcript),
+                  judgement=(judged or {}).get("judgement", ""), decided_by=(judged or {}).get("decided_by", ""))
     atomic_write_text(path, text, force=True)
     return path
