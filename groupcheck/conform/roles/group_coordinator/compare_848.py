@@ -161,12 +161,14 @@ def run_mock(steps: list[dict]) -> list[dict]:
         return run_tcp(steps, mc.bootstraps)
 
 
-def run_tcp(steps: list[dict], address: str, group: str = GROUP) -> list[dict]:
+def run_tcp(steps: list[dict], address: str, group: str = GROUP, topic: str = TOPIC,
+            topic_id: str | None = None) -> list[dict]:
     """The steps over TCP to the coordinator at ``address`` (``host:port``), one connection
-    per member, as group ``group`` (topic ``TOPIC`` with ``PARTITIONS`` must exist there)."""
+    per member, as group ``group`` subscribed to ``topic`` (with ``PARTITIONS``, it must exist
+    there; the model's ``TOPIC``). ``topic_id``: its id when known (Metadata v10+), else
+    learnt from the first assignment."""
     side, out = _Side(), []
     conns: dict[str, Connection] = {}
-    topic_id = None
     try:
         for step in steps:
             if "disconnect" in step:
@@ -178,7 +180,8 @@ def run_tcp(steps: list[dict], address: str, group: str = GROUP) -> list[dict]:
             conn = conns.get(m) or conns.setdefault(m, Connection(address))
             owned = None if f["owned"] is None else ({topic_id: f["owned"]} if topic_id and f["owned"] else {})
             r = conn.heartbeat(group_id=group, member_id=m, member_epoch=f["member_epoch"],
-                               rebalance_timeout_ms=f["rebalance_timeout_ms"], topic_names=f["topics"],
+                               rebalance_timeout_ms=f["rebalance_timeout_ms"],
+                               topic_names=None if f["topics"] is None else [topic],
                                topic_regex=None if f["topics"] is None else "",   # librdkafka's dialect
                                server_assignor=f["assignor"], owned=owned)
             assignment = None
