@@ -272,6 +272,9 @@ def test_any_broker_that_advertises_api_68_runs_the_kip848_comparison_over_tcp()
             (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
     assert any(r["divergence"] for r in got)
     assert not any("API 68" in line for line in not_run), not_run
+    for r in got:                        # judged as this broker's, not in the mock's words
+        assert "(mock" not in r["judgement"], r
+        assert r["judgement"] == "agree" or r["judgement"].startswith(("freedom", f"divergence (kafka:{address})")), r
 
 
 def test_the_kip848_topic_id_comes_from_metadata_and_a_wrong_topic_is_one_clear_error():

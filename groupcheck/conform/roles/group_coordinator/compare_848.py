@@ -119,6 +119,15 @@ DIFFERENCES = {
 }
 
 
+def judgements_for(who: str) -> dict:
+    """``DIFFERENCES`` for a coordinator other than librdkafka's mock (whose code the judgement
+    texts name): what the protocol fixes is the same; a difference there is ``who``'s
+    divergence, and freedom stays freedom."""
+    return {name: (fixed, judgement if judgement.startswith("freedom") else
+                   f"divergence ({who}): the answer differs from the model's where the protocol fixes it")
+            for name, (fixed, judgement) in DIFFERENCES.items()}
+
+
 class _Side:
     """What a client keeps per member: epoch, previous epoch, assignment."""
 
@@ -235,9 +244,11 @@ def _ranked(answers: list[dict]) -> list[dict]:
             else dict(a, epoch=None, member_id=None) for a in answers]
 
 
-def compare(name: str, profile: str = "kafka-4.1", run: Callable[[list[dict]], list[dict]] = run_mock) -> dict:
+def compare(name: str, profile: str = "kafka-4.1", run: Callable[[list[dict]], list[dict]] = run_mock,
+            judgements: dict | None = None) -> dict:
     """Run scenario ``name`` on both sides (``run``: the target's, default a fresh mock);
-    the differing focus steps (ranked epochs)."""
+    the differing focus steps (ranked epochs), judged by ``judgements`` (default: the mock's,
+    ``DIFFERENCES``)."""
     steps = SCENARIOS[name]
     mock, model = run(steps), run_model(steps, profile)
     rm, rk = _ranked(mock), _ranked(model)
@@ -247,7 +258,7 @@ def compare(name: str, profile: str = "kafka-4.1", run: Callable[[list[dict]], l
              for i, (a, b) in enumerate(zip(rm, rk)) if any(a.get(k) != b.get(k) for k in keys)]
     focus = FOCUS.get(name, (len(steps),))
     diffs = [d for d in diffs if d["step"] in focus]
-    fixed, judgement = DIFFERENCES.get(name, ("", ""))
+    fixed, judgement = (DIFFERENCES if judgements is None else judgements).get(name, ("", ""))
     return {"scenario": name, "steps": steps, "profile": profile, "mock": mock, "model": model, "differences": diffs,
             "focus": focus, "protocol": fixed, "judgement": judgement if diffs else "agree",
             "divergence": bool(diffs) and judgement.startswith("divergence")}

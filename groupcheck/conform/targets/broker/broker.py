@@ -176,6 +176,11 @@ class BrokerCoordinator:
         from . import kip848
         return kip848.run(self, profile) if kip848.API_KEY in self.advertised else None
 
+    def kip848_judgements(self) -> dict:
+        """How a KIP-848 difference is judged on this broker (``compare_848.judgements_for``)."""
+        from ...roles.group_coordinator.compare_848 import judgements_for
+        return judgements_for(self.name)
+
     def _create_topic(self) -> None:
         """The topic OffsetCommit commits to (a broker refuses a commit to an unknown topic:
         UNKNOWN_TOPIC_OR_PARTITION); already there is fine. ``topic_ready``: False when the

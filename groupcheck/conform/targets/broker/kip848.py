@@ -65,6 +65,7 @@ def run(target, profile: str) -> list[dict]:
     """Every KIP-848 scenario on ``target`` (an opened ``BrokerCoordinator``), compared with
     the model under ``profile``."""
     from ...roles.group_coordinator import compare_848 as compare
+    judgements = target.kip848_judgements()
     create_topic(target, compare.PARTITIONS)
     tid = topic_id(target, compare.PARTITIONS)
     out = []
@@ -72,5 +73,6 @@ def run(target, profile: str) -> list[dict]:
         group = f"gc848-{name}-{time.time_ns()}"
         host, port = target._find_coordinator(group)
         out.append(compare.compare(name, profile, run=lambda steps, group=group, where=f"{host}:{port}":
-                                   compare.run_tcp(steps, where, group, topic=TOPIC, topic_id=tid)))
+                                   compare.run_tcp(steps, where, group, topic=TOPIC, topic_id=tid),
+                                   judgements=judgements))
     return out

@@ -60,6 +60,11 @@ class MockCoordinator(BrokerCoordinator):
         ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)
         return super().kip848(profile)
 
+    def kip848_judgements(self) -> dict:
+        """The mock's own judgements (they name its code): ``compare_848.DIFFERENCES``."""
+        from ...roles.group_coordinator.compare_848 import DIFFERENCES
+        return DIFFERENCES
+
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,
                 "source": "the mock's timers (rdkafka_mock_cgrp.c): a join round ends session - 1 s after it starts"}
