@@ -295,3 +295,15 @@ def test_the_kip848_topic_id_comes_from_metadata_and_a_wrong_topic_is_one_clear_
         with pytest.raises(BrokerError, match="partitions"):
             kip848.topic_id(target, compare.PARTITIONS)
         assert uuid.UUID(kip848.topic_id(target, compare.PARTITIONS + 1))
+
+
+def test_a_kip848_broker_that_goes_away_is_one_clear_error():
+    """The broker stops answering mid-run: a BrokerError naming it (exit 2), not a traceback."""
+    from groupcheck.conform.targets.broker.broker import BrokerError
+    from groupcheck.conform.targets.librdkafka.mock import MockCluster
+    with MockCluster(1) as mc:
+        address = mc.bootstraps.split(",")[0]
+        target = targets.builtin(f"kafka:{address}")
+        target.versions = target._versions()
+    with pytest.raises(BrokerError, match=f"broker {address}: KIP-848 scenarios"):
+        target.kip848()

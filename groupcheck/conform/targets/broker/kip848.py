@@ -16,6 +16,8 @@ import time
 from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
+from groupcheck.model.wire.consumer_group_heartbeat import WireError
+
 API_KEY = 68                    # ConsumerGroupHeartbeat
 TOPIC = "groupcheck-kip848"     # the topic every KIP-848 scenario subscribes to
 METADATA_TOPIC_IDS = 10         # the first Metadata version that answers topic ids (KIP-516)
@@ -63,7 +65,16 @@ def topic_id(target, partitions: int) -> str:
 
 def run(target, profile: str) -> list[dict]:
     """Every KIP-848 scenario on ``target`` (an opened ``BrokerCoordinator``), compared with
-    the model under ``profile``."""
+    the model under ``profile``; a connection lost or an answer that cannot be read is a
+    BrokerError naming the broker (one line, exit 2)."""
+    from .broker import BrokerError
+    try:
+        return _run(target, profile)
+    except (OSError, WireError) as e:
+        raise BrokerError(f"broker {target._where()}: KIP-848 scenarios: {e}") from None
+
+
+def _run(target, profile: str) -> list[dict]:
     from ...roles.group_coordinator import compare_848 as compare
     judgements = target.kip848_judgements()
     create_topic(target, compare.PARTITIONS)
