@@ -89,8 +89,9 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
         after=after)
     try:
         _named(target, key, v, deadline, progress, opts.out)   # a few fixed scenarios first: a time limit cuts the paths
-        if hasattr(target, "kip848"):                   # it advertises API 68: the KIP-848 comparison over TCP
-            v.kip848 = target.kip848()
+        compared = target.kip848() if hasattr(target, "kip848") else None   # None: no API 68 (``not_run`` says so)
+        if compared is not None:                        # the KIP-848 comparison over TCP
+            v.kip848 = compared
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
         v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut

@@ -156,19 +156,30 @@ class BrokerCoordinator:
     def not_run(self, key: str) -> list[str]:
         """One line per newer group protocol this role did not run on the target: KIP-848
         (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
-        on what ApiVersions advertised. A target with a ``kip848`` method runs the KIP-848
-        comparison over TCP (librdkafka's mock); any other that advertises API 68 or 88 is
-        told that groupcheck does not yet drive it over TCP."""
+        on what ApiVersions advertised. A broker that advertises API 68 runs the KIP-848
+        comparison over TCP (``kip848``); one that advertises API 88 is told that groupcheck
+        does not yet drive it over TCP."""
         out = []
         for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
-            if api == 68 and api in self.advertised and hasattr(self, "kip848"):
-                continue                        # run: the target's kip848 (librdkafka's mock)
+            if api == 68 and api in self.advertised:
+                continue                        # run: ``kip848``
             if api not in self.advertised:
                 out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
             else:
                 out.append(f"{key} advertises {name} (API {api}), but groupcheck does not yet drive it over TCP: "
                            f"the {kip} scenarios were not run")
         return out
+
+    def kip848(self, profile: str = "kafka-4.1") -> list[dict] | None:
+        """The KIP-848 comparison over TCP (``kip848.run``) if the broker advertises
+        ConsumerGroupHeartbeat (API 68), else None (``not_run`` says so)."""
+        from . import kip848
+        return kip848.run(self, profile) if kip848.API_KEY in self.advertised else None
+
+    def kip848_judgements(self) -> dict:
+        """How a KIP-848 difference is judged on this broker (``compare_848.judgements_for``)."""
+        from ...roles.group_coordinator.compare_848 import judgements_for
+        return judgements_for(self.name)
 
     def _create_topic(self) -> None:
         """The topic OffsetCommit commits to (a broker refuses a commit to an unknown topic:
@@ -249,10 +260,12 @@ class BrokerCoordinator:
             return Outcome("info", error=f"FindCoordinator for {self.group}: {e}")
         return Outcome("ok", {})
 
-    def _find_coordinator(self) -> tuple[str, int]:
+    def _find_coordinator(self, group: str | None = None) -> tuple[str, int]:
+        """The coordinator of ``group`` (default: this scenario's)."""
+        group = group or self.group
         v = self.versions["FindCoordinator"]
-        rq = (FindCoordinatorRequest(coordinator_keys=[self.group], key_type=0) if v >= 4
-              else FindCoordinatorRequest(key=self.group, key_type=0))
+        rq = (FindCoordinatorRequest(coordinator_keys=[group], key_type=0) if v >= 4
+              else FindCoordinatorRequest(key=group, key_type=0))
         for _ in range(20):                    # COORDINATOR_NOT_AVAILABLE while the broker loads
             r = roundtrip(self.bootstrap, rq, FindCoordinatorResponse, v)
             c = r.coordinators[0] if v >= 4 else r

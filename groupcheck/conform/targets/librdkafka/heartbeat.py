@@ -1,4 +1,4 @@
-"""A TCP connection to librdkafka's mock coordinator that sends ConsumerGroupHeartbeat v1
+"""A TCP connection to a group coordinator (librdkafka's mock, or any broker with API 68) that sends ConsumerGroupHeartbeat v1
 requests and reads the answers; the bytes are encoded and decoded by the pure codec
 ``groupcheck.model.wire.consumer_group_heartbeat``."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from groupcheck.model.wire.consumer_group_heartbeat import Response, WireError, 
 
 
 class Connection:
-    """One TCP connection to a mock broker (``host:port``); one request at a time."""
+    """One TCP connection to a broker (``host:port``); one request at a time."""
 
     def __init__(self, address: str, timeout_s: float = 5.0):
         host, _, port = address.rpartition(":")
@@ -31,7 +31,7 @@ class Connection:
         while len(buf) < n:
             chunk = self.sock.recv(n - len(buf))
             if not chunk:
-                raise WireError("the mock closed the connection")
+                raise WireError("the broker closed the connection")
             buf += chunk
         return buf
 

@@ -49,16 +49,21 @@ class MockCoordinator(BrokerCoordinator):
         self.cluster.topic_create(TOPIC, 1)
         self.topic_ready = True
 
-    def kip848(self, profile: str = "kafka-4.1") -> list[dict]:
-        """The KIP-848 comparison (``roles/group_coordinator/compare_848.py``) over TCP on this target's own
-        cluster (it advertises ConsumerGroupHeartbeat, API 68): one group per scenario."""
-        from ...roles.group_coordinator import compare_848 as compare
+    def kip848(self, profile: str = "kafka-4.1") -> list[dict] | None:
+        """The KIP-848 comparison over TCP as on any broker (``broker/kip848.py``), after what is
+        the mock's own: its topic made in process (it does not answer CreateTopics) and its
+        consumer-group timeouts (session 30 s, heartbeat interval 3 s)."""
+        from ...roles.group_coordinator.compare_848 import PARTITIONS
+        from ..broker.kip848 import TOPIC
         from .mock_848 import ConsumerGroupMock
-        self.cluster.topic_create(compare.TOPIC, compare.PARTITIONS)
+        self.cluster.topic_create(TOPIC, PARTITIONS)
         ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)
-        address = f"{self.bootstrap[0]}:{self.bootstrap[1]}"
-        return [compare.compare(name, profile, run=lambda steps, name=name: compare.run_tcp(
-            steps, address, f"gc848-{name}")) for name in compare.SCENARIOS]
+        return super().kip848(profile)
+
+    def kip848_judgements(self) -> dict:
+        """The mock's own judgements (they name its code): ``compare_848.DIFFERENCES``."""
+        from ...roles.group_coordinator.compare_848 import DIFFERENCES
+        return DIFFERENCES
 
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,
