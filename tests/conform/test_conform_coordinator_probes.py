@@ -6,13 +6,15 @@ import pytest
 
 from groupcheck.conform.roles.group_coordinator import targets
 from groupcheck.conform.roles.group_coordinator.scenarios import MADE_UP, PROBE_SLOT, SCOPES, bfs_paths, model_steps
-from groupcheck.model.consumer import (COORDINATOR_NOT_AVAILABLE, DescribeGroups, describe_group,
-                                       new_group, offset_commit_error)
+from groupcheck.model.consumer import (COORDINATOR_NOT_AVAILABLE, DescribeGroups, OffsetCommit,
+                                       OffsetCommitResponse, describe_group, new_group, offset_commit_error,
+                                       stored_after)
 
 # (status, members, generation of the group) x (member id, generation of the commit) -> error
 RULES = [
     ("Dead", (1,), 1, 3, COORDINATOR_NOT_AVAILABLE),
     ("Empty", (), 0, -1, "NONE"),                       # a simple commit to an Empty group
+    ("Empty", (), 1, -1, "NONE"),                       # generation -1 to an Empty group: the member id is not checked
     ("Empty", (), 1, 3, "UNKNOWN_MEMBER_ID"),           # nobody is a member of an Empty group
     ("Stable", (1,), 2, 3, "UNKNOWN_MEMBER_ID"),        # not a member (a made-up or expired id)
     ("Stable", (1,), 0, -1, "UNKNOWN_MEMBER_ID"),       # no id, no generation, non-Empty group
@@ -37,6 +39,13 @@ def _group(status, members):
 @pytest.mark.parametrize("status,members,member_id,generation,error", RULES)
 def test_offset_commit_error_is_kafkas_validate_offset_commit(status, members, member_id, generation, error):
     assert offset_commit_error(_group(status, members), member_id, generation) == error
+
+
+def test_only_an_accepted_commit_changes_the_stored_offset():
+    """handleCommitOffsets stores the offsets only when the commit is accepted."""
+    req = OffsetCommit(member_id=1, generation=3, offset=7)
+    assert stored_after(5, req, OffsetCommitResponse(to=1, error="NONE")) == 7
+    assert stored_after(5, req, OffsetCommitResponse(to=1, error="ILLEGAL_GENERATION")) == 5
 
 
 def test_describe_group_names_the_protocol_only_when_stable():
