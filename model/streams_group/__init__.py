@@ -11,10 +11,12 @@ from __future__ import annotations
 from ..core import Model, View
 from . import scope as _scope
 from .components import Cluster, heartbeat, new_group, new_target, on_response
-from .group import Group
+from .group import Group, task_index
 from .profiles import PROFILES
 from .properties import PROPERTIES
 from .render import describe_action, describe_event, describe_state, owners, state_to_itf
+from .state import (ERRORS, STATUS_NAMES, StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse, Subtopology, TaskIds,
+                    TopicInfo, Topology)
 from .scope import MAX_PARTITIONS, StreamsGroupScope, from_dict, to_dict, validate, with_profile
 from .step import K, ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
 from .step import index as scope_task_index
@@ -54,4 +56,8 @@ __all__ = [
     "State", "Group", "scope_task_index", "MAX_PARTITIONS", "K",
     # the conformance components (components.py)
     "Cluster", "heartbeat", "new_group", "new_target", "on_response",
+    # the StreamsGroupHeartbeat messages and codes, and the task index of a group, as
+    # conformance builds requests and reads answers (roles/group_coordinator/compare_1071.py)
+    "StreamsGroupHeartbeat", "StreamsGroupHeartbeatResponse", "Topology", "Subtopology", "TopicInfo", "TaskIds",
+    "ERRORS", "STATUS_NAMES", "task_index",
 ]

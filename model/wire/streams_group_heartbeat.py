@@ -370,7 +370,50 @@ def decode_response(data: bytes, version: int = 0) -> StreamsGroupHeartbeatRespo
     return _decode(data, RESPONSE, version, RESPONSE_VERSIONS)
 
 
+# ---------------------------------------------------------------------------------- framing
+# A flexible request travels with request header v2 (RequestApiKey int16, RequestApiVersion
+# int16, CorrelationId int32, ClientId as a *non-compact* nullable string, tagged fields), its
+# response with response header v1 (CorrelationId int32, tagged fields); each frame is
+# prefixed by its int32 size (RequestHeader.json, ResponseHeader.json, KIP-482).
+
+def encode_request_frame(msg: StreamsGroupHeartbeat, correlation_id: int, client_id: str = "groupcheck",
+                         version: int = 0) -> bytes:
+    """The size-prefixed request: header v2, then ``encode_request(msg, version)``."""
+    raw_id = client_id.encode("utf-8")
+    header = struct.pack(">hhih", API_KEY, version, correlation_id, len(raw_id)) + raw_id + b"\x00"
+    frame = header + encode_request(msg, version)
+    return struct.pack(">i", len(frame)) + frame
+
+
+def decode_request_frame(data: bytes) -> tuple[int, int, StreamsGroupHeartbeat]:
+    """(version, correlation id, request) from a request frame without its size prefix."""
+    r = Reader(data)
+    api_key, version, corr = (r.int16("RequestApiKey"), r.int16("RequestApiVersion"), r.int32("CorrelationId"))
+    if api_key != API_KEY:
+        raise r.error("RequestApiKey", f"api key {api_key} is not StreamsGroupHeartbeat ({API_KEY})", at=0)
+    n = r.int16("ClientId")
+    if n > 0:
+        r.take(n, "ClientId", f"string length {n}")
+    _skip_tagged_fields(r, "RequestHeader")
+    return version, corr, decode_request(data[r.pos:], version)
+
+
+def encode_response_frame(msg: StreamsGroupHeartbeatResponse, correlation_id: int, version: int = 0) -> bytes:
+    """The size-prefixed response: header v1, then ``encode_response(msg, version)``."""
+    frame = struct.pack(">i", correlation_id) + b"\x00" + encode_response(msg, version)
+    return struct.pack(">i", len(frame)) + frame
+
+
+def decode_response_frame(data: bytes, version: int = 0) -> tuple[int, StreamsGroupHeartbeatResponse]:
+    """(correlation id, response) from a response frame without its size prefix."""
+    r = Reader(data)
+    corr = r.int32("CorrelationId")
+    _skip_tagged_fields(r, "ResponseHeader")
+    return corr, decode_response(data[r.pos:], version)
+
+
 __all__ = [
     "API_KEY", "REQUEST_VERSIONS", "RESPONSE_VERSIONS", "DecodeError",
     "encode_request", "decode_request", "encode_response", "decode_response", "unsigned_varint",
+    "encode_request_frame", "decode_request_frame", "encode_response_frame", "decode_response_frame",
 ]

@@ -21,7 +21,7 @@ from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
 from ...dedupe import Ledger
-from . import report, repro, static, targets
+from . import compare_1071, report, repro, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -94,6 +94,10 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
             v.kip848 = compared
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
+        if getattr(target, "speaks_kip1071", None) and target.speaks_kip1071():   # else ``not_run`` says so
+            v.kip1071 = compare_1071.run(target, key)
+            progress(f"[{key}] KIP-1071 over TCP: {len(v.kip1071)} scenarios, "
+                     f"{sum(r['divergence'] for r in v.kip1071)} diverge")
         v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
     finally:
         for met in ledger:
@@ -158,7 +162,7 @@ def _divergence(target, hello, r, sig_key: tuple[str, str], opts: Options, group
 def code_of(v: report.Verdict) -> int:
     if v.cut == "interrupted":
         return INTERRUPTED
-    if any(v.violated.values()) or any(n["violation"] for n in v.named) or any(r["divergence"] for r in v.kip848):
+    if any(v.violated.values()) or any(n["violation"] for n in v.named) or any(r["divergence"] for r in v.kip848 + v.kip1071):
         return FAILED
     if v.cut or v.info or not v.requests or v.not_run:
         return NOT_PROVED

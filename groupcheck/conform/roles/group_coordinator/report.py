@@ -41,6 +41,7 @@ class Verdict:
     not_run: list = field(default_factory=list)   # group protocols the target was not judged on, one line each
     named: list = field(default_factory=list)     # named scenarios (static members): {"scenario", "steps", "violation"}
     kip848: list = field(default_factory=list)    # KIP-848 comparisons over TCP (compare_848.compare)
+    kip1071: list = field(default_factory=list)   # KIP-1071 comparisons over TCP (compare_1071.compare)
 
     def add(self, r) -> None:
         self.scenarios += 1
@@ -78,7 +79,8 @@ class Verdict:
                            for c in CLAIMS},
                 "distinct_divergences": len(self.divergences), "divergences": self.divergences, "info": self.info[:20], "info_traces": self.info_traces[:20],
                 "info_scenarios": len(self.info), "broken": self.broken, "not_run": self.not_run,
-                "named_scenarios": self.named, "kip848": self.kip848}
+                "named_scenarios": self.named, "kip848": self.kip848,
+                "kip1071": self.kip1071}
 
     def text(self) -> str:
         j = self.to_json()
@@ -100,6 +102,9 @@ class Verdict:
             d = r["differences"]
             lines.append(f"  KIP-848 {r['scenario']}: " + ("agree" if not d else (
                 "DIVERGES" if r["divergence"] else "differs (freedom)") + f" at step {d[0]['step']}: {r['judgement']}"))
+        if self.kip1071:
+            from .compare_1071 import table
+            lines += table(self.kip1071)
         for n in self.named:
             bad = n["violation"]
             lines.append(f"  named scenario {n['scenario']}: " + (f"held ({n['steps']} steps)" if not bad else

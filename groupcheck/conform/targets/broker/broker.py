@@ -157,16 +157,18 @@ class BrokerCoordinator:
         """One line per newer group protocol this role did not run on the target: KIP-848
         (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
         on what ApiVersions advertised. A broker that advertises API 68 runs the KIP-848
-        comparison over TCP (``kip848``); one that advertises API 88 is told that groupcheck
-        does not yet drive it over TCP."""
+        comparison over TCP (``kip848``), one that advertises API 88 at v0 the KIP-1071 one
+        (``roles/group_coordinator/compare_1071.py`` through ``streams_group_heartbeat``)."""
+        from . import kip1071
         out = []
         for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
-            if api == 68 and api in self.advertised:
-                continue                        # run: ``kip848``
+            if api == 68 and api in self.advertised or api == 88 and kip1071.speaks(self.advertised):
+                continue                        # run: ``kip848``, ``compare_1071``
             if api not in self.advertised:
                 out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
             else:
-                out.append(f"{key} advertises {name} (API {api}), but groupcheck does not yet drive it over TCP: "
+                lo, hi = self.advertised[api]
+                out.append(f"{key} advertises {name} (API {api}) v{lo}-{hi}, but groupcheck speaks v0 only: "
                            f"the {kip} scenarios were not run")
         return out
 
@@ -175,6 +177,38 @@ class BrokerCoordinator:
         ConsumerGroupHeartbeat (API 68), else None (``not_run`` says so)."""
         from . import kip848
         return kip848.run(self, profile) if kip848.API_KEY in self.advertised else None
+
+    def speaks_kip1071(self) -> bool:
+        """Whether ApiVersions advertised StreamsGroupHeartbeat (API 88) at v0."""
+        from . import kip1071
+        return kip1071.speaks(self.advertised)
+
+    def streams_group_heartbeat(self, group: str, member: str, request):
+        """Send one StreamsGroupHeartbeat (a ``model.streams_group.StreamsGroupHeartbeat``) for
+        ``member`` of ``group`` to the group's coordinator, on that member's connection; the
+        decoded StreamsGroupHeartbeatResponse (``kip1071.Members``). A connection lost or an
+        answer that cannot be read is a BrokerError naming the broker (one line, exit 2)."""
+        from groupcheck.model.wire.streams_group_heartbeat import DecodeError
+
+        from . import kip1071
+        if getattr(self, "streams_members", None) is None:
+            self.streams_members = kip1071.Members(self)
+        try:
+            return self.streams_members.heartbeat(group, member, request)
+        except (OSError, DecodeError) as e:
+            raise BrokerError(f"broker {self._where()}: StreamsGroupHeartbeat: {e}") from None
+
+    def close_streams_members(self) -> None:
+        if getattr(self, "streams_members", None) is not None:
+            self.streams_members.close()
+
+    def ensure_topics(self, topics: dict) -> None:
+        """Each topic (name -> partitions) made by CreateTopics when the broker speaks it."""
+        from . import kip1071
+        try:
+            kip1071.create_topics(self, topics)
+        except OSError as e:
+            raise BrokerError(f"broker {self._where()}: CreateTopics: {e}") from None
 
     def kip848_judgements(self) -> dict:
         """How a KIP-848 difference is judged on this broker (``compare_848.judgements_for``)."""
