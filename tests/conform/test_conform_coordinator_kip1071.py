@@ -160,3 +160,15 @@ def test_the_campaign_runs_kip1071_on_a_target_that_speaks_it(tmp_path):
     assert code_of(v) == 1
     assert "KIP-1071 second-member-revoke-first: DIVERGES at step 5" in v.text()
     assert v.to_json()["kip1071"] == v.kip1071
+
+
+def test_a_source_topic_with_another_partition_count_is_one_clear_error():
+    """The source topic already there with 2 partitions (a broker keeps its topics): the
+    readiness probe sees 2 tasks, and the run stops with a BrokerError naming the topic
+    (exit 2), not 13 scenarios diverging."""
+    from groupcheck.conform.targets.broker.broker import BrokerError
+    with ModelBroker() as b:
+        b.topics[compare.SOURCE] = 2
+        with pytest.raises(BrokerError, match=f"{compare.SOURCE} has 2 partitions"):
+            compare.run(broker_target(b), "kafka:x")
+        assert b.heartbeats == 2                 # the probe's join and leave only

@@ -260,7 +260,10 @@ def run(target, who: str, profile: str = "kafka-4.1") -> list[dict]:
 def _await_source_topic(target, names: dict[str, str], tries: int = 20) -> None:
     """A topic just created may not be in the coordinator's metadata yet: a probe member joins
     a probe group until its answer no longer says MISSING_SOURCE_TOPICS (at most ``tries``
-    times, 0.25 s apart), then leaves. A broker that never sees it shows it in the scenarios."""
+    times, 0.25 s apart), then leaves. A broker that never sees it shows it in the scenarios.
+    A source topic already there with another partition count than ``PARTITIONS`` (the probe
+    is given its tasks: one per partition) is a BrokerError (one line, exit 2)."""
+    from ...targets.broker.broker import BrokerError
     group = f"gc1071-probe-{time.time_ns()}"
     plain = topologies(names)["plain"]
     join = StreamsGroupHeartbeat(group_id=group, member_id="probe", member_epoch=0, process_id="process-probe",
@@ -272,6 +275,10 @@ def _await_source_topic(target, names: dict[str, str], tries: int = 20) -> None:
             target.streams_group_heartbeat(group, "probe", StreamsGroupHeartbeat(
                 group_id=group, member_id="probe", member_epoch=-1))
         missing = any(s.status_code == MISSING_SOURCE_TOPICS for s in r.status or ())
+        tasks = sum(len(t.partitions) for t in r.active_tasks or ())
+        if r.error_code == 0 and not missing and tasks not in (0, PARTITIONS):
+            raise BrokerError(f"{names['source']} has {tasks} partitions (the probe member was given {tasks} "
+                              f"tasks); the KIP-1071 scenarios need {PARTITIONS}")
         if r.error_code != 0 or not missing:
             return
         time.sleep(0.25)
