@@ -172,3 +172,14 @@ def test_a_source_topic_with_another_partition_count_is_one_clear_error():
         with pytest.raises(BrokerError, match=f"{compare.SOURCE} has 2 partitions"):
             compare.run(broker_target(b), "kafka:x")
         assert b.heartbeats == 2                 # the probe's join and leave only
+
+
+def test_a_broker_that_drops_the_connection_is_one_clear_error():
+    """A broker that advertises API 88 but closes the connection on it: a BrokerError naming
+    the broker and the request (one line, exit 2), not a traceback."""
+    from groupcheck.conform.targets.broker.broker import BrokerError
+    with ModelBroker(api88=False) as b:           # it closes the connection on API 88
+        t = broker_target(b)
+        t.advertised = {**t.advertised, 88: (0, 0)}
+        with pytest.raises(BrokerError, match=f"broker {b.address}: StreamsGroupHeartbeat: connection closed"):
+            compare.run(t, "kafka:x")

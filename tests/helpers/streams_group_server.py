@@ -81,7 +81,7 @@ class ModelBroker:
 
     def answer(self, api_key: int, version: int, data: bytes) -> bytes | None:
         if api_key == 88:
-            return self._streams(data)
+            return self._streams(data) if self.api88 else None   # an API it does not know: closed
         handlers = {18: (ApiVersionsRequest, self._api_versions), 10: (FindCoordinatorRequest, self._find),
                     19: (CreateTopicsRequest, self._create_topics)}
         if api_key not in handlers:
