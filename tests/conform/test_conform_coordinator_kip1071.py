@@ -5,7 +5,12 @@ compare_1071.py`` through ``targets/broker/kip1071.py``).
 No broker on this machine advertises API 88 (Tansu and librdkafka's mock do not), so these
 tests serve the model itself over TCP (``tests/helpers/streams_group_server.py``): the
 comparison must find no difference there, and must catch the two broken variants."""
+import os
+import socket
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -152,6 +157,7 @@ def test_the_campaign_runs_kip1071_on_a_target_that_speaks_it(tmp_path):
             streams_group_heartbeat = staticmethod(broker.streams_group_heartbeat)
             ensure_topics = staticmethod(broker.ensure_topics)
             close_streams_members = staticmethod(broker.close_streams_members)
+            _where = staticmethod(broker._where)
 
         said = []
         v = run_target(WithStreams(), "with-streams", Options(scenarios=2, out=tmp_path), said.append, float("inf"))
@@ -160,6 +166,10 @@ def test_the_campaign_runs_kip1071_on_a_target_that_speaks_it(tmp_path):
     assert code_of(v) == 1
     assert "KIP-1071 second-member-revoke-first: DIVERGES at step 5" in v.text()
     assert v.to_json()["kip1071"] == v.kip1071
+    scripts = [r["repro"] for r in v.kip1071 if r["divergence"]]      # one standalone script per divergence
+    assert len(scripts) == 3 and all(Path(p).parent == tmp_path and Path(p).exists() for p in scripts)
+    assert not any("repro" in r for r in v.kip1071 if not r["divergence"])
+    assert f"written: {scripts[0]}" in v.text()
 
 
 def test_a_source_topic_with_another_partition_count_is_one_clear_error():
@@ -183,3 +193,43 @@ def test_a_broker_that_drops_the_connection_is_one_clear_error():
         t.advertised = {**t.advertised, 88: (0, 0)}
         with pytest.raises(BrokerError, match=f"broker {b.address}: StreamsGroupHeartbeat: connection closed"):
             compare.run(t, "kafka:x")
+
+
+def _script(tmp_path, broken: str) -> tuple[str, str]:
+    """The standalone script of second-member-revoke-first, diverging on a broken model broker."""
+    from groupcheck.conform.roles.group_coordinator import repro_1071
+    with ModelBroker(broken=broken) as b:
+        t = broker_target(b)
+        results = compare.run(t, "kafka:broken")
+        repro_1071.write(results, "kafka:broken", t, tmp_path)
+    r = next(r for r in results if r["scenario"] == "second-member-revoke-first")
+    return r["repro"], Path(r["repro"]).read_text()
+
+
+def _run_script(path: str, bootstrap: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, path, "--bootstrap", bootstrap], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=Path(path).parent)
+
+
+def test_the_standalone_script_reproduces_the_divergence_and_not_on_a_right_broker(tmp_path):
+    """The script (kafka-python only; it writes and reads StreamsGroupHeartbeat itself) replays
+    the scenario on a new group: on a broker that keeps the old epoch it says reproduced (exit
+    1); on the model broker, whose strict codec decodes every request it sends, not reproduced
+    (exit 0); on an address where nothing listens, the broker could not be used (exit 2)."""
+    path, text = _script(tmp_path, "keeps-old-epoch")
+    assert "groupcheck" not in "".join(line for line in text.splitlines() if "import" in line)
+    assert any(line.startswith("# Judgement: ") and "divergence (kafka:broken)" in line for line in text.splitlines())
+    with ModelBroker(broken="keeps-old-epoch") as b:
+        bad = _run_script(path, b.address)
+    assert bad.returncode == 1 and "reproduced: the answer differs from the model's at step 5" in bad.stdout, \
+        bad.stdout + bad.stderr
+    with ModelBroker() as b:
+        good = _run_script(path, b.address)
+        assert b.heartbeats == len(compare.SCENARIOS["second-member-revoke-first"])
+    assert good.returncode == 0 and good.stdout.rstrip().endswith("not reproduced"), good.stdout + good.stderr
+    with socket.socket() as s:                 # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    gone = _run_script(path, f"127.0.0.1:{port}")
+    assert gone.returncode == 2 and "the broker could not be used" in gone.stdout, gone.stdout + gone.stderr

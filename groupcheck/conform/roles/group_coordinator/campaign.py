@@ -21,7 +21,7 @@ from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
 from ...dedupe import Ledger
-from . import compare_1071, report, repro, static, targets
+from . import compare_1071, report, repro, repro_1071, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -96,6 +96,7 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
         if getattr(target, "speaks_kip1071", None) and target.speaks_kip1071():   # else ``not_run`` says so
             v.kip1071 = compare_1071.run(target, key)
+            repro_1071.write(v.kip1071, key, target, opts.out)      # a standalone script per divergence
             progress(f"[{key}] KIP-1071 over TCP: {len(v.kip1071)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip1071)} diverge")
         v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut

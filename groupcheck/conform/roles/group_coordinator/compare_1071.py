@@ -251,7 +251,7 @@ def run(target, who: str, profile: str = "kafka-4.1") -> list[dict]:
             group = f"gc1071-{name}-{time.time_ns()}"
             got = run_steps(steps, lambda m, rq, group=group: target.streams_group_heartbeat(group, m, rq),
                             group, names)
-            out.append(compare(name, got, run_model(steps, profile, names, group), who, profile))
+            out.append({**compare(name, got, run_model(steps, profile, names, group), who, profile), "names": names})
     finally:
         target.close_streams_members()
     return out
@@ -294,4 +294,6 @@ def table(results: list[dict]) -> list[str]:
         if d:
             lines.append(f"    step {d[0]['step']} {json.dumps(d[0]['request'])}: target {d[0]['target']} "
                          f"model {d[0]['model']}")
+        if r.get("repro"):
+            lines.append(f"    written: {r['repro']}")
     return lines
