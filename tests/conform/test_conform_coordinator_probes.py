@@ -130,7 +130,7 @@ def test_bootstrap_needs_role_group_coordinator(tmp_path):
 def test_bootstrap_drives_a_tansu_and_says_kip848_was_not_run(tmp_path):
     """``--bootstrap`` reaches a broker the user runs (here a Tansu the test starts); Tansu
     does not advertise API 68 or 88: the run says so in one line each, in the verdict too,
-    and is not a pass (exit 3 at best)."""
+    and is not a pass (exit 3 at best). A 3-second limit: the lines come before any scenario."""
     import json
 
     from typer.testing import CliRunner
@@ -142,7 +142,7 @@ def test_bootstrap_drives_a_tansu_and_says_kip848_was_not_run(tmp_path):
     tansu.open()
     try:
         r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--bootstrap", tansu._where(),
-                                     "--scenarios", "1", "--out", str(tmp_path / "out")])
+                                     "--scenarios", "1", "--max-seconds", "3", "--out", str(tmp_path / "out")])
     finally:
         tansu.close()
     assert r.exit_code in (1, 3), r.output

@@ -2,6 +2,8 @@
 (``coordinator/static.py``): each answer against a cited rule of Kafka's coordinator."""
 from types import SimpleNamespace
 
+import pytest
+
 from groupcheck.conform.roles.group_coordinator import static
 from groupcheck.conform.roles.group_coordinator import targets
 
@@ -31,18 +33,26 @@ def test_a_broker_without_instance_ids_is_told_why():
     assert static.unsupported(SimpleNamespace(name="t", versions={"JoinGroup": 9, "LeaveGroup": 5})) == ""
 
 
-def test_static_scenarios_run_on_tansu(tmp_path):
-    """Tansu (started here): a static member's first JoinGroup carries its instance id and
-    is admitted without MEMBER_ID_REQUIRED (a dynamic one's is asked for it), its SyncGroup
-    answered: the steps every scenario starts with hold; each scenario then reaches its own
-    rule (a violation names it)."""
+@pytest.fixture(scope="module")
+def tansu_runs(tmp_path_factory):
+    """Every named scenario run once on one Tansu (started here, stopped before the tests
+    look): the runs and the target, shared by the tests below."""
     target = targets.builtin("tansu")
-    target.log_dir = tmp_path
+    target.log_dir = tmp_path_factory.mktemp("static-first")
     target.open()
     try:
         runs = [static.run(target, name, f"gc-static-test-{name}") for name in static.SCENARIOS]
     finally:
         target.close()
+    return target, runs
+
+
+def test_static_scenarios_run_on_tansu(tansu_runs):
+    """Tansu: a static member's first JoinGroup carries its instance id and
+    is admitted without MEMBER_ID_REQUIRED (a dynamic one's is asked for it), its SyncGroup
+    answered: the steps every scenario starts with hold; each scenario then reaches its own
+    rule (a violation names it)."""
+    target, runs = tansu_runs
     assert target.proc is None
     for r in runs:
         assert r["steps"] >= 3, r
@@ -53,26 +63,21 @@ def test_static_scenarios_run_on_tansu(tmp_path):
         assert r["violation"] is None or "GroupCoordinator" in r["violation"]["message"], r
 
 
-def test_a_named_divergence_has_a_standalone_script_that_reproduces_it(tmp_path):
+def test_a_named_divergence_has_a_standalone_script_that_reproduces_it(tansu_runs, tmp_path):
     """Each named scenario that diverged on one Tansu gets a script (kafka-python only, no
     groupcheck) that, run against a fresh Tansu, prints "reproduced" and exits 1."""
     import subprocess
     import sys
 
     from groupcheck.conform.roles.group_coordinator import repro
-    first = targets.builtin("tansu")
-    first.log_dir = tmp_path / "first"
-    first.open()
+    first, runs = tansu_runs
     scripts = []
-    try:
-        for name in static.SCENARIOS:
-            r = static.run(first, name, f"gc-static-repro-{name}")
-            if r["violation"]:
-                path = tmp_path / f"repro_{name.replace('-', '_')}.py"
-                path.write_text(static.repro_source(name, "tansu", repro.run_of(first), r["violation"]))
-                scripts.append(path)
-    finally:
-        first.close()
+    for r in runs:
+        if r["violation"]:
+            name = r["scenario"]
+            path = tmp_path / f"repro_{name.replace('-', '_')}.py"
+            path.write_text(static.repro_source(name, "tansu", repro.run_of(first), r["violation"]))
+            scripts.append(path)
     assert scripts
     fresh = targets.builtin("tansu")
     fresh.log_dir = tmp_path / "fresh"
@@ -81,9 +86,17 @@ def test_a_named_divergence_has_a_standalone_script_that_reproduces_it(tmp_path)
         for script in scripts:
             assert "groupcheck" not in "".join(line for line in script.read_text().splitlines(True)
                                                if line.startswith(("import", "from")))
-            r = subprocess.run([sys.executable, str(script), "--bootstrap", fresh._where()], capture_output=True,
-                               text=True, timeout=180)
-            assert r.returncode == 1 and r.stdout.strip().splitlines()[-1].startswith("reproduced: "), \
-                (script.name, r.stdout, r.stderr)
+        # each script makes its own group, so they run side by side on the one fresh Tansu
+        procs = [(script, subprocess.Popen([sys.executable, str(script), "--bootstrap", fresh._where()],
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                 for script in scripts]
+        try:
+            for script, p in procs:
+                out, err = p.communicate(timeout=180)
+                assert p.returncode == 1 and out.strip().splitlines()[-1].startswith("reproduced: "), \
+                    (script.name, out, err)
+        finally:
+            for _, p in procs:
+                p.kill() if p.poll() is None else None
     finally:
         fresh.close()

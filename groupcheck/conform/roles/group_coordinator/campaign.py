@@ -35,6 +35,7 @@ class Options:
     shrink_tries: int = 40
     shrink_seconds: float = 30.0      # wall time one divergence's shrinking may take (replays on a broker are slow)
     max_divergences: int = 20         # distinct (claim, signature) shrunk and written per target; more: listed
+    named: bool = True                # the static-member named scenarios on a broker (False: the paths only)
     out: Path = Path("groupcheck-out")
 
 
@@ -88,7 +89,8 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
         divergences=lambda r: [(claim, sig) for claim, sig, _ in keys(r)], diverged=diverged, record=record,
         after=after)
     try:
-        _named(target, key, v, deadline, progress, opts.out)   # a few fixed scenarios first: a time limit cuts the paths
+        if opts.named:          # a few fixed scenarios first: a time limit cuts the paths
+            _named(target, key, v, deadline, progress, opts.out)
         compared = target.kip848() if hasattr(target, "kip848") else None   # None: no API 68 (``not_run`` says so)
         if compared is not None:                        # the KIP-848 comparison over TCP
             v.kip848 = compared
