@@ -234,21 +234,35 @@ def test_a_broker_without_describe_groups_gets_the_other_probes():
     assert not any(s.probe for s in steps_of("two-members", path, False))
 
 
+def _fresh_mock_verdicts() -> dict:
+    """Each scenario's verdict on a mock target of its own (the reference the shared runs match)."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+    out = {}
+    for name in compare.SCENARIOS:
+        target = MockCoordinator()
+        target.open()
+        try:
+            r = compare.compare(name, target, target.ensure_topic(compare.BROKER_TOPIC, compare.PARTITIONS))
+        finally:
+            target.close()
+        out[name] = (r["divergence"], [d["step"] for d in r["differences"]])
+    return out
+
+
 def test_the_mock_target_runs_the_kip848_comparison_over_tcp(tmp_path):
     """librdkafka's mock advertises ConsumerGroupHeartbeat (API 68): --role group-coordinator
-    on it runs the KIP-848 comparison over TCP on the target's own cluster, with the same
-    verdict per scenario as on a fresh mock each (librdkafka_848.compare), and does not
-    say it was not run."""
+    on it runs the role's KIP-848 comparison over TCP on the target's own cluster, with the
+    same verdict per scenario as on a fresh mock each, and does not say it was not run."""
     from groupcheck.conform.roles.group_coordinator.campaign import Options, code_of, run_target
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
     v = run_target(targets.builtin("librdkafka-mock"), "librdkafka-mock", Options(scenarios=1, out=tmp_path),
                    lambda line: None, float("inf"))
     assert [r["scenario"] for r in v.kip848] == list(compare.SCENARIOS)
-    fresh = {n: compare.compare(n) for n in compare.SCENARIOS}
+    fresh = _fresh_mock_verdicts()
     for r in v.kip848:
-        want = fresh[r["scenario"]]
-        assert (r["divergence"], [d["step"] for d in r["differences"]]) == \
-            (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
+        assert (r["divergence"], [d["step"] for d in r["differences"]]) == fresh[r["scenario"]], r["scenario"]
+        assert r["target"] == "librdkafka-mock" and "mock" not in {k for d in r["differences"] for k in d}
     assert not any("API 68" in line for line in v.not_run), v.not_run
     assert any(r["divergence"] for r in v.kip848) and code_of(v) == 1
     assert "KIP-848 disconnect-then-join: DIVERGES" in v.text()
@@ -256,33 +270,32 @@ def test_the_mock_target_runs_the_kip848_comparison_over_tcp(tmp_path):
 
 def test_any_broker_that_advertises_api_68_runs_the_kip848_comparison_over_tcp():
     """librdkafka's mock addressed as a plain broker (``kafka:HOST:PORT``, not the mock
-    target): the generic path finds the topic id by Metadata v10+ and each group's
-    coordinator by FindCoordinator, and gives the same verdict per scenario as a fresh
-    mock each. The mock does not answer CreateTopics, so the test makes the topic in
-    process (what a real broker's CreateTopics does), and sets the mock's consumer-group
-    timeouts as the mock target does."""
+    target): the role's comparison finds the topic id by Metadata v10+ and each group's
+    coordinator by FindCoordinator through the target, and gives the same verdict per
+    scenario as a fresh mock each. The mock does not answer CreateTopics, so the test makes
+    the topic in process (what a real broker's CreateTopics does), and sets the mock's
+    consumer-group timeouts as the mock target does."""
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
-    from groupcheck.conform.targets.broker import kip848
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
     from groupcheck.conform.targets.librdkafka.mock_848 import ConsumerGroupMock
     with MockCluster(1, initial_rebalance_delay_ms=0) as mc:
-        mc.topic_create(kip848.TOPIC, compare.PARTITIONS)
+        mc.topic_create(compare.BROKER_TOPIC, compare.PARTITIONS)
         ConsumerGroupMock(mc).set_timeouts(30000, 3000)
         address = mc.bootstraps.split(",")[0]
         target = targets.builtin(f"kafka:{address}")
         target.versions = target._versions()     # ApiVersions only: open()'s classic timing probe does not suit the mock
         assert target.versions["CreateTopics"] < 0               # so the topic above is the test's
-        got = target.kip848()
+        assert compare.advertises(target)
+        got, cut = compare.run_all(target)
         not_run = target.not_run(f"kafka:{address}")
-    assert [r["scenario"] for r in got] == list(compare.SCENARIOS)
+    assert [r["scenario"] for r in got] == list(compare.SCENARIOS) and cut is None
+    fresh = _fresh_mock_verdicts()
     for r in got:
-        want = compare.compare(r["scenario"])
-        assert (r["divergence"], [d["step"] for d in r["differences"]]) == \
-            (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
+        assert (r["divergence"], [d["step"] for d in r["differences"]]) == fresh[r["scenario"]], r["scenario"]
     assert any(r["divergence"] for r in got)
     assert not any("API 68" in line for line in not_run), not_run
     for r in got:                        # judged as this broker's, not in the mock's words
-        assert "(mock" not in r["judgement"], r
+        assert r["target"] == f"kafka:{address}" and "(mock" not in r["judgement"], r
         assert r["judgement"] == "agree" or r["judgement"].startswith(("freedom", f"divergence (kafka:{address})")), r
 
 
@@ -292,22 +305,23 @@ def test_the_kip848_topic_id_comes_from_metadata_and_a_wrong_topic_is_one_clear_
     import uuid
 
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
-    from groupcheck.conform.targets.broker import kip848
     from groupcheck.conform.targets.broker.broker import BrokerError
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
+    topic, n = compare.BROKER_TOPIC, compare.PARTITIONS
     with MockCluster(1) as mc:
         target = targets.builtin(f"kafka:{mc.bootstraps.split(',')[0]}")
         target.versions = target._versions()
-        with pytest.raises(BrokerError, match=kip848.TOPIC):
-            kip848.topic_id(target, compare.PARTITIONS)          # not there (the mock auto-creates nothing)
-        mc.topic_create(kip848.TOPIC, compare.PARTITIONS + 1)
+        with pytest.raises(BrokerError, match=topic):
+            target.ensure_topic(topic, n)          # not there (the mock auto-creates nothing)
+        mc.topic_create(topic, n + 1)
         with pytest.raises(BrokerError, match="partitions"):
-            kip848.topic_id(target, compare.PARTITIONS)
-        assert uuid.UUID(kip848.topic_id(target, compare.PARTITIONS + 1))
+            target.ensure_topic(topic, n)
+        assert uuid.UUID(target.ensure_topic(topic, n + 1))
 
 
 def test_a_kip848_broker_that_goes_away_is_one_clear_error():
     """The broker stops answering mid-run: a BrokerError naming it (exit 2), not a traceback."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
     from groupcheck.conform.targets.broker.broker import BrokerError
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
     with MockCluster(1) as mc:
@@ -315,4 +329,4 @@ def test_a_kip848_broker_that_goes_away_is_one_clear_error():
         target = targets.builtin(f"kafka:{address}")
         target.versions = target._versions()
     with pytest.raises(BrokerError, match=f"broker {address}: KIP-848 scenarios"):
-        target.kip848()
+        compare.run_all(target)

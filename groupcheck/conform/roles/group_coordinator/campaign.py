@@ -21,7 +21,7 @@ from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
 from ...dedupe import Ledger
-from . import report, repro, static, targets
+from . import compare_848, report, repro, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -89,9 +89,9 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
         after=after)
     try:
         _named(target, key, v, deadline, progress, opts.out)   # a few fixed scenarios first: a time limit cuts the paths
-        compared = target.kip848() if hasattr(target, "kip848") else None   # None: no API 68 (``not_run`` says so)
-        if compared is not None:                        # the KIP-848 comparison over TCP
-            v.kip848 = compared
+        if compare_848.advertises(target):              # the KIP-848 comparison over TCP (no API 68: ``not_run``)
+            v.kip848, cut = compare_848.run_all(target, deadline=deadline)
+            v.cut = cut or v.cut
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
         v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
