@@ -330,3 +330,62 @@ def test_a_kip848_broker_that_goes_away_is_one_clear_error():
         target.versions = target._versions()
     with pytest.raises(BrokerError, match=f"broker {address}: KIP-848 scenarios"):
         compare.run_all(target)
+
+
+class _StopsAtThirdGroup:
+    """A mixin for librdkafka's mock target: the third scenario's group lookup raises ``stop()``."""
+    seen = 0
+
+    def coordinator_for(self, group):
+        type(self).seen += 1
+        if type(self).seen == 3:
+            self.stop()
+        return super().coordinator_for(group)
+
+
+def test_ctrl_c_during_the_kip848_comparison_keeps_what_was_compared_and_ends_the_run(tmp_path):
+    """Ctrl-C (KeyboardInterrupt) in the third KIP-848 scenario: the verdict holds the two
+    compared, says interrupted, and no classic path runs after it."""
+    from groupcheck.conform.roles.group_coordinator.campaign import Options, code_of, run_target
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+
+    class Interrupted(_StopsAtThirdGroup, MockCoordinator):
+        def stop(self):
+            raise KeyboardInterrupt
+
+    v = run_target(Interrupted(), "librdkafka-mock", Options(scenarios=3, out=tmp_path), lambda line: None,
+                   float("inf"))
+    assert v.cut == "interrupted" and len(v.kip848) == 2 and v.scenarios == 0, v.text()
+    assert code_of(v) == 130
+
+
+SIGTERM_AT_THIRD = '''
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from groupcheck.conform.roles.group_coordinator import compare_848
+from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+from test_conform_coordinator_probes import _StopsAtThirdGroup
+
+class Terminated(_StopsAtThirdGroup, MockCoordinator):
+    def stop(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+sys.exit(compare_848.main("kafka-4.1", Path({out!r}), say=lambda line: None, target=Terminated()))
+'''
+
+
+def test_sigterm_during_the_standalone_kip848_comparison_writes_what_was_compared(tmp_path):
+    """``--target librdkafka-mock-consumer-protocol`` sent SIGTERM in its third scenario:
+    exit 143 and a verdict with the two scenarios compared, cut "interrupted"."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = SIGTERM_AT_THIRD.format(tests=str(Path(__file__).parent), out=str(tmp_path / "out"))
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 143, p.stderr[-2000:]
+    data = json.loads((tmp_path / "out" / "verdict.json").read_text())
+    assert data["cut"] == "interrupted" and [r["scenario"] for r in data["kip848"]] == ["join-leave-epochs",
+                                                                                      "lost-response"]
+    assert "stopped: interrupted" in (tmp_path / "out" / "verdict.txt").read_text()

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import signal
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
+from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
 from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
@@ -94,7 +92,8 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
             v.cut = cut or v.cut
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
-        v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
+        if v.cut != "interrupted":                      # Ctrl-C during the KIP-848 comparison ends the run
+            v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
     finally:
         for met in ledger:
             if met.found is not None:
@@ -192,23 +191,13 @@ def main(names, adapter, coordinator, opts: Options, timeout: float, progress, s
     codes = []
     # Ctrl-C or SIGTERM: KeyboardInterrupt, which run_target turns into a written verdict cut
     # "interrupted" (the CLI's own handler, for interrupts before a search begins, would report nothing)
-    stopped: list[int] = []
-
-    def stop(signum, frame) -> None:
-        stopped.append(signum)
-        raise KeyboardInterrupt
-
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} \
-        if threading.current_thread() is threading.main_thread() else {}
-    try:
-        return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
-    except KeyboardInterrupt:
-        code = signal_code(stopped[0]) if stopped else INTERRUPTED
-        say(f"INTERRUPTED: what was found is written (exit {code})")
-        return code
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+    with campaign.signals_interrupt() as stopped:
+        try:
+            return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
+        except KeyboardInterrupt:
+            code = signal_code(stopped[0]) if stopped else INTERRUPTED
+            say(f"INTERRUPTED: what was found is written (exit {code})")
+            return code
 
 
 def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say, stopped: list[int]) -> int:

@@ -37,7 +37,7 @@ from groupcheck.model import consumer_group as model_coordinator
 from groupcheck.model.consumer_group import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions, new_group, partition_index
 from groupcheck.model.wire.consumer_group_heartbeat import WireError
 
-from ....console import FAILED, INTERRUPTED, NOT_PROVED, PASSED
+from ....console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
 from ... import campaign
 from ...targets.broker.broker import BrokerError
 
@@ -323,7 +323,8 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print, target=Non
          max_seconds: float | None = None) -> int:
     """Every scenario on ``target`` (default: librdkafka's mock, started and stopped here);
     the verdict (``verdict.json``, ``verdict.txt``) under ``out``; the table said; the exit
-    code: 1 a difference the protocol fixes, 3 a time limit came first, 130 interrupted."""
+    code: 1 a difference the protocol fixes, 3 a time limit came first, 130 / 143 interrupted by
+    SIGINT / SIGTERM (the scenarios compared so far are written)."""
     from groupcheck.model.consumer_group import PROFILES
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
@@ -332,11 +333,12 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print, target=Non
         target = MockCoordinator()
     start = time.monotonic()
     deadline = start + max_seconds if max_seconds else math.inf
-    target.open()
-    try:
-        results, cut = run_all(target, profile, deadline)
-    finally:
-        target.close()
+    with campaign.signals_interrupt() as stopped:      # SIGINT / SIGTERM: what was compared is written
+        target.open()
+        try:
+            results, cut = run_all(target, profile, deadline)
+        finally:
+            target.close()
     data = {"target": target.name, "note": getattr(target, "note", ""), "profile": profile,
             "seconds": round(time.monotonic() - start, 2), "cut": cut or "", "scenarios": len(results),
             "divergences": sum(r["divergence"] for r in results), "kip848": results}
@@ -344,4 +346,5 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print, target=Non
     path = campaign.write_verdict(out, data, report)
     say(report.rstrip("\n"))
     say(f"written {path}")
-    return exit_code(results, cut)
+    code = exit_code(results, cut)
+    return signal_code(stopped[0]) if code == INTERRUPTED and stopped else code
