@@ -389,3 +389,14 @@ def test_sigterm_during_the_standalone_kip848_comparison_writes_what_was_compare
     assert data["cut"] == "interrupted" and [r["scenario"] for r in data["kip848"]] == ["join-leave-epochs",
                                                                                       "lost-response"]
     assert "stopped: interrupted" in (tmp_path / "out" / "verdict.txt").read_text()
+
+
+def test_the_standalone_kip848_comparison_on_a_broker_it_cannot_reach_is_one_line(tmp_path):
+    """A broker that does not answer: one line naming it, exit 2, no traceback."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
+    from groupcheck.conform.targets.broker.broker import BrokerCoordinator
+    from groupcheck.conform.targets.broker.tansu import free_port
+    address = f"127.0.0.1:{free_port()}"         # nothing listens there
+    said = []
+    assert compare.main("kafka-4.1", tmp_path, said.append, target=BrokerCoordinator(address)) == 2
+    assert len(said) == 1 and said[0].startswith(f"error: broker {address}"), said

@@ -37,8 +37,9 @@ from groupcheck.model import consumer_group as model_coordinator
 from groupcheck.model.consumer_group import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions, new_group, partition_index
 from groupcheck.model.wire.consumer_group_heartbeat import WireError
 
-from ....console import FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
+from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
 from ... import campaign
+from ...adapter import AdapterError
 from ...targets.broker.broker import BrokerError
 
 API_KEY = 68                    # ConsumerGroupHeartbeat: a broker that advertises it is compared
@@ -323,8 +324,9 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print, target=Non
          max_seconds: float | None = None) -> int:
     """Every scenario on ``target`` (default: librdkafka's mock, started and stopped here);
     the verdict (``verdict.json``, ``verdict.txt``) under ``out``; the table said; the exit
-    code: 1 a difference the protocol fixes, 3 a time limit came first, 130 / 143 interrupted by
-    SIGINT / SIGTERM (the scenarios compared so far are written)."""
+    code: 1 a difference the protocol fixes, 2 the broker could not be used, 3 a time limit
+    came first, 130 / 143 interrupted by SIGINT / SIGTERM (the scenarios compared so far are
+    written)."""
     from groupcheck.model.consumer_group import PROFILES
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
@@ -333,10 +335,16 @@ def main(profile: str, out: Path, say: Callable[[str], None] = print, target=Non
         target = MockCoordinator()
     start = time.monotonic()
     deadline = start + max_seconds if max_seconds else math.inf
+    results, cut = [], None
     with campaign.signals_interrupt() as stopped:      # SIGINT / SIGTERM: what was compared is written
-        target.open()
         try:
+            target.open()
             results, cut = run_all(target, profile, deadline)
+        except KeyboardInterrupt:                      # before the loop began (``run`` catches it within)
+            cut = "interrupted"
+        except AdapterError as e:                      # the broker could not be used: one line, exit 2
+            say(f"error: {e}")
+            return BAD_INPUT
         finally:
             target.close()
     data = {"target": target.name, "note": getattr(target, "note", ""), "profile": profile,
