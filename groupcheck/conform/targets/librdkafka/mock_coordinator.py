@@ -35,6 +35,7 @@ class MockCoordinator(BrokerCoordinator):
     keepalive = False
     rebalance_factor = 1             # as this target always sent: the mock's timer is session - 1 s anyway
     fixed_versions = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "LeaveGroup": 1}
+    consumer_group_timeouts_ms = (30000, 3000)    # KIP-848 groups: session timeout, heartbeat interval
 
     def __init__(self):
         self.cluster = None
@@ -44,7 +45,7 @@ class MockCoordinator(BrokerCoordinator):
 
     def open(self) -> Hello:
         self.cluster = MockCluster(1, initial_rebalance_delay_ms=0)
-        ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)     # KIP-848 groups: session, heartbeat interval
+        ConsumerGroupMock(self.cluster).set_timeouts(*self.consumer_group_timeouts_ms)
         host, port = self.cluster.bootstraps.split(",")[0].rsplit(":", 1)
         self.bootstrap = (host, int(port))
         hello = super().open()
