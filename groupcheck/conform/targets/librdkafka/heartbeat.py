@@ -21,10 +21,10 @@ class Connection:
 
     def heartbeat(self, **fields) -> Response:
         """One ConsumerGroupHeartbeat (``encode_request``'s fields), its decoded answer."""
-        self.corr += 1
-        corr, resp = decode_response(self.exchange(encode_request(self.corr, **fields)))
-        if corr != self.corr:
-            raise WireError(f"correlation id {corr} answered, {self.corr} expected")
+        sent = self.next_correlation_id()
+        corr, resp = decode_response(self.exchange(encode_request(sent, **fields)))
+        if corr != sent:
+            raise WireError(f"correlation id {corr} answered, {sent} expected")
         return resp
 
     def exchange(self, frame: bytes) -> bytes:
@@ -34,6 +34,7 @@ class Connection:
         return self._read(struct.unpack(">i", self._read(4))[0])
 
     def next_correlation_id(self) -> int:
+        """The correlation id of the next request on this connection (1, 2, ...)."""
         self.corr += 1
         return self.corr
 
