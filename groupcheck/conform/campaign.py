@@ -16,11 +16,15 @@ smaller, down to one item) while the role's ``attempt`` still shows the same div
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
+from ..console import STOP_SIGNALS
 from ..outputs import atomic_write_text
 from .dedupe import Ledger
 
@@ -61,6 +65,27 @@ def run(items: Iterable, hooks: Hooks, deadline: float, ledger: Optional[Ledger]
     except KeyboardInterrupt:
         return "interrupted"
     return None
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[list[int]]:
+    """Within: SIGINT and SIGTERM raise KeyboardInterrupt (which ``run`` turns into
+    ``"interrupted"``, so what was found is written), their numbers appended to the list
+    yielded (the exit code: ``console.signal_code``); the previous handlers after. Off the
+    main thread nothing is installed."""
+    stopped: list[int] = []
+
+    def stop(signum, frame) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} \
+        if threading.current_thread() is threading.main_thread() else {}
+    try:
+        yield stopped
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def shrink(seq: list, attempt: Callable[[list], Optional[tuple[list, Any]]], *, keep_head: int = 0,

@@ -11,7 +11,7 @@ from groupcheck import traces
 from groupcheck.outputs import atomic_write_bytes, atomic_write_text
 
 from .roles.assignor import claims as C
-from . import roles
+from . import campaign, roles
 from .judgements import judgement
 from .driver import CHECKER_ONLY, TargetRun
 from .regression import render
@@ -121,7 +121,8 @@ def _write_divergences(run: TargetRun, model, where: Path, data: dict, written: 
 
 
 def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, Path]]]:
-    """verdict.json, and per divergence its ITF trace, story and regression test, under
+    """verdict.json and verdict.txt (``campaign.write_verdict``, the one verdict writer of
+    every role), and per divergence its ITF trace, story and regression test, under
     ``out_dir`` (the run's folder, ``outputs.run_folder``), each written whole."""
     where = out_dir / "conform" / slug(run.target.name)
     where.mkdir(parents=True, exist_ok=True)
@@ -146,9 +147,7 @@ def write(run: TargetRun, out_dir: Path) -> tuple[Path, list[tuple[Path, Path, P
         atomic_write_bytes(where / "adapter-stderr.log", stderr, force=True)
         data["adapter_log"] = {"transcript": "adapter-transcript.jsonl", "stderr": "adapter-stderr.log",
                                "restarts": adapter.restarts}
-    verdict = where / "verdict.json"
-    atomic_write_text(verdict, json.dumps(data, indent=2) + "\n", force=True)
-    return verdict, written
+    return campaign.write_verdict(where, data, text(run, data) + "\n"), written
 
 
 def text(run: TargetRun, data: dict) -> str:

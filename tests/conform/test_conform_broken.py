@@ -43,6 +43,23 @@ def test_a_choice_is_not_flagged():
     assert rows["assignment_valid"]["judged"] > 0 and rows["assignment_valid"]["status"] == "held"
 
 
+def test_a_driven_role_writes_its_verdict_through_the_one_writer(tmp_path, monkeypatch):
+    """The assignor (and streams-assignor) verdict is written by ``campaign.write_verdict``,
+    as every scenario-list role's is: verdict.json and verdict.txt, the text the console shows."""
+    import json
+
+    from groupcheck.conform import campaign
+    calls = []
+    shared = campaign.write_verdict
+    monkeypatch.setattr(campaign, "write_verdict", lambda *a: calls.append(a) or shared(*a))
+    r = run("ReverseOrderRoundRobin", "metadata")
+    path, _ = verdict.write(r, tmp_path)
+    assert len(calls) == 1 and path == calls[0][0] / "verdict.json"
+    data = json.loads(path.read_text())
+    assert (path.parent / "verdict.txt").read_text() == verdict.text(r, data) + "\n"
+    assert data["target"] == r.target.name and data["properties"]
+
+
 @pytest.mark.slow
 def test_the_regression_file_runs_green_then_red_once_fixed(tmp_path):
     r = run("IgnoresSubscription", "metadata")

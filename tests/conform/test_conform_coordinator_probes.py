@@ -234,21 +234,35 @@ def test_a_broker_without_describe_groups_gets_the_other_probes():
     assert not any(s.probe for s in steps_of("two-members", path, False))
 
 
+def _fresh_mock_verdicts() -> dict:
+    """Each scenario's verdict on a mock target of its own (the reference the shared runs match)."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+    out = {}
+    for name in compare.SCENARIOS:
+        target = MockCoordinator()
+        target.open()
+        try:
+            r = compare.compare(name, target, target.ensure_topic(compare.BROKER_TOPIC, compare.PARTITIONS))
+        finally:
+            target.close()
+        out[name] = (r["divergence"], [d["step"] for d in r["differences"]])
+    return out
+
+
 def test_the_mock_target_runs_the_kip848_comparison_over_tcp(tmp_path):
     """librdkafka's mock advertises ConsumerGroupHeartbeat (API 68): --role group-coordinator
-    on it runs the KIP-848 comparison over TCP on the target's own cluster, with the same
-    verdict per scenario as on a fresh mock each (librdkafka_848.compare), and does not
-    say it was not run."""
+    on it runs the role's KIP-848 comparison over TCP on the target's own cluster, with the
+    same verdict per scenario as on a fresh mock each, and does not say it was not run."""
     from groupcheck.conform.roles.group_coordinator.campaign import Options, code_of, run_target
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
     v = run_target(targets.builtin("librdkafka-mock"), "librdkafka-mock", Options(scenarios=1, out=tmp_path),
                    lambda line: None, float("inf"))
     assert [r["scenario"] for r in v.kip848] == list(compare.SCENARIOS)
-    fresh = {n: compare.compare(n) for n in compare.SCENARIOS}
+    fresh = _fresh_mock_verdicts()
     for r in v.kip848:
-        want = fresh[r["scenario"]]
-        assert (r["divergence"], [d["step"] for d in r["differences"]]) == \
-            (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
+        assert (r["divergence"], [d["step"] for d in r["differences"]]) == fresh[r["scenario"]], r["scenario"]
+        assert r["target"] == "librdkafka-mock" and "mock" not in {k for d in r["differences"] for k in d}
     assert not any("API 68" in line for line in v.not_run), v.not_run
     assert any(r["divergence"] for r in v.kip848) and code_of(v) == 1
     assert "KIP-848 disconnect-then-join: DIVERGES" in v.text()
@@ -256,33 +270,32 @@ def test_the_mock_target_runs_the_kip848_comparison_over_tcp(tmp_path):
 
 def test_any_broker_that_advertises_api_68_runs_the_kip848_comparison_over_tcp():
     """librdkafka's mock addressed as a plain broker (``kafka:HOST:PORT``, not the mock
-    target): the generic path finds the topic id by Metadata v10+ and each group's
-    coordinator by FindCoordinator, and gives the same verdict per scenario as a fresh
-    mock each. The mock does not answer CreateTopics, so the test makes the topic in
-    process (what a real broker's CreateTopics does), and sets the mock's consumer-group
-    timeouts as the mock target does."""
+    target): the role's comparison finds the topic id by Metadata v10+ and each group's
+    coordinator by FindCoordinator through the target, and gives the same verdict per
+    scenario as a fresh mock each. The mock does not answer CreateTopics, so the test makes
+    the topic in process (what a real broker's CreateTopics does), and sets the mock's
+    consumer-group timeouts as the mock target does."""
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
-    from groupcheck.conform.targets.broker import kip848
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
     from groupcheck.conform.targets.librdkafka.mock_848 import ConsumerGroupMock
     with MockCluster(1, initial_rebalance_delay_ms=0) as mc:
-        mc.topic_create(kip848.TOPIC, compare.PARTITIONS)
+        mc.topic_create(compare.BROKER_TOPIC, compare.PARTITIONS)
         ConsumerGroupMock(mc).set_timeouts(30000, 3000)
         address = mc.bootstraps.split(",")[0]
         target = targets.builtin(f"kafka:{address}")
         target.versions = target._versions()     # ApiVersions only: open()'s classic timing probe does not suit the mock
         assert target.versions["CreateTopics"] < 0               # so the topic above is the test's
-        got = target.kip848()
+        assert compare.advertises(target)
+        got, cut = compare.run_all(target)
         not_run = target.not_run(f"kafka:{address}")
-    assert [r["scenario"] for r in got] == list(compare.SCENARIOS)
+    assert [r["scenario"] for r in got] == list(compare.SCENARIOS) and cut is None
+    fresh = _fresh_mock_verdicts()
     for r in got:
-        want = compare.compare(r["scenario"])
-        assert (r["divergence"], [d["step"] for d in r["differences"]]) == \
-            (want["divergence"], [d["step"] for d in want["differences"]]), r["scenario"]
+        assert (r["divergence"], [d["step"] for d in r["differences"]]) == fresh[r["scenario"]], r["scenario"]
     assert any(r["divergence"] for r in got)
     assert not any("API 68" in line for line in not_run), not_run
     for r in got:                        # judged as this broker's, not in the mock's words
-        assert "(mock" not in r["judgement"], r
+        assert r["target"] == f"kafka:{address}" and "(mock" not in r["judgement"], r
         assert r["judgement"] == "agree" or r["judgement"].startswith(("freedom", f"divergence (kafka:{address})")), r
 
 
@@ -292,22 +305,23 @@ def test_the_kip848_topic_id_comes_from_metadata_and_a_wrong_topic_is_one_clear_
     import uuid
 
     from groupcheck.conform.roles.group_coordinator import compare_848 as compare
-    from groupcheck.conform.targets.broker import kip848
     from groupcheck.conform.targets.broker.broker import BrokerError
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
+    topic, n = compare.BROKER_TOPIC, compare.PARTITIONS
     with MockCluster(1) as mc:
         target = targets.builtin(f"kafka:{mc.bootstraps.split(',')[0]}")
         target.versions = target._versions()
-        with pytest.raises(BrokerError, match=kip848.TOPIC):
-            kip848.topic_id(target, compare.PARTITIONS)          # not there (the mock auto-creates nothing)
-        mc.topic_create(kip848.TOPIC, compare.PARTITIONS + 1)
+        with pytest.raises(BrokerError, match=topic):
+            target.ensure_topic(topic, n)          # not there (the mock auto-creates nothing)
+        mc.topic_create(topic, n + 1)
         with pytest.raises(BrokerError, match="partitions"):
-            kip848.topic_id(target, compare.PARTITIONS)
-        assert uuid.UUID(kip848.topic_id(target, compare.PARTITIONS + 1))
+            target.ensure_topic(topic, n)
+        assert uuid.UUID(target.ensure_topic(topic, n + 1))
 
 
 def test_a_kip848_broker_that_goes_away_is_one_clear_error():
     """The broker stops answering mid-run: a BrokerError naming it (exit 2), not a traceback."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
     from groupcheck.conform.targets.broker.broker import BrokerError
     from groupcheck.conform.targets.librdkafka.mock import MockCluster
     with MockCluster(1) as mc:
@@ -315,4 +329,74 @@ def test_a_kip848_broker_that_goes_away_is_one_clear_error():
         target = targets.builtin(f"kafka:{address}")
         target.versions = target._versions()
     with pytest.raises(BrokerError, match=f"broker {address}: KIP-848 scenarios"):
-        target.kip848()
+        compare.run_all(target)
+
+
+class _StopsAtThirdGroup:
+    """A mixin for librdkafka's mock target: the third scenario's group lookup raises ``stop()``."""
+    seen = 0
+
+    def coordinator_for(self, group):
+        type(self).seen += 1
+        if type(self).seen == 3:
+            self.stop()
+        return super().coordinator_for(group)
+
+
+def test_ctrl_c_during_the_kip848_comparison_keeps_what_was_compared_and_ends_the_run(tmp_path):
+    """Ctrl-C (KeyboardInterrupt) in the third KIP-848 scenario: the verdict holds the two
+    compared, says interrupted, and no classic path runs after it."""
+    from groupcheck.conform.roles.group_coordinator.campaign import Options, code_of, run_target
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+
+    class Interrupted(_StopsAtThirdGroup, MockCoordinator):
+        def stop(self):
+            raise KeyboardInterrupt
+
+    v = run_target(Interrupted(), "librdkafka-mock", Options(scenarios=3, out=tmp_path), lambda line: None,
+                   float("inf"))
+    assert v.cut == "interrupted" and len(v.kip848) == 2 and v.scenarios == 0, v.text()
+    assert code_of(v) == 130
+
+
+SIGTERM_AT_THIRD = '''
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from groupcheck.conform.roles.group_coordinator import compare_848
+from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+from test_conform_coordinator_probes import _StopsAtThirdGroup
+
+class Terminated(_StopsAtThirdGroup, MockCoordinator):
+    def stop(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+sys.exit(compare_848.main("kafka-4.1", Path({out!r}), say=lambda line: None, target=Terminated()))
+'''
+
+
+def test_sigterm_during_the_standalone_kip848_comparison_writes_what_was_compared(tmp_path):
+    """``--target librdkafka-mock-consumer-protocol`` sent SIGTERM in its third scenario:
+    exit 143 and a verdict with the two scenarios compared, cut "interrupted"."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = SIGTERM_AT_THIRD.format(tests=str(Path(__file__).parent), out=str(tmp_path / "out"))
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 143, p.stderr[-2000:]
+    data = json.loads((tmp_path / "out" / "verdict.json").read_text())
+    assert data["cut"] == "interrupted" and [r["scenario"] for r in data["kip848"]] == ["join-leave-epochs",
+                                                                                      "lost-response"]
+    assert "stopped: interrupted" in (tmp_path / "out" / "verdict.txt").read_text()
+
+
+def test_the_standalone_kip848_comparison_on_a_broker_it_cannot_reach_is_one_line(tmp_path):
+    """A broker that does not answer: one line naming it, exit 2, no traceback."""
+    from groupcheck.conform.roles.group_coordinator import compare_848 as compare
+    from groupcheck.conform.targets.broker.broker import BrokerCoordinator
+    from groupcheck.conform.targets.broker.tansu import free_port
+    address = f"127.0.0.1:{free_port()}"         # nothing listens there
+    said = []
+    assert compare.main("kafka-4.1", tmp_path, said.append, target=BrokerCoordinator(address)) == 2
+    assert len(said) == 1 and said[0].startswith(f"error: broker {address}"), said

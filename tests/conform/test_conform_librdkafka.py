@@ -195,7 +195,7 @@ def test_cli_one_scenario_writes_the_verdict(tmp_path):
 
 
 def test_in_process_adapter_session():
-    from groupcheck.conform.targets.librdkafka.adapter import LibrdkafkaConsumerAdapter
+    from groupcheck.conform.roles.consumer_client.adapter import LibrdkafkaConsumerAdapter
     a = LibrdkafkaConsumerAdapter()
     hello = a.open()
     assert hello.name == "librdkafka" and "consumer-client" in hello.roles

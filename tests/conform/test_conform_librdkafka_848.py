@@ -172,28 +172,57 @@ def test_wire_codec_reads_a_response_and_refuses_requests_the_mock_would_abort_o
 
 # -- the mock coordinator against the model's ------------------------------------------
 
-def test_mock_fences_a_lost_response_that_kafka_answers():
-    r = compare.compare("lost-response", "kafka-4.1")
+@pytest.fixture(scope="module")
+def mock():
+    """librdkafka's mock as the group-coordinator target (one cluster, a new group per
+    scenario), and the id of the topic the scenarios subscribe to."""
+    from groupcheck.conform.targets.librdkafka.mock_coordinator import MockCoordinator
+    target = MockCoordinator()
+    target.open()
+    try:
+        yield target, target.ensure_topic(compare.BROKER_TOPIC, compare.PARTITIONS)
+    finally:
+        target.close()
+
+
+def test_mock_fences_a_lost_response_that_kafka_answers(mock):
+    r = compare.compare("lost-response", *mock)
     (d,) = r["differences"]
-    assert d["mock"]["error"] == "FENCED_MEMBER_EPOCH" and d["model"]["error"] == "NONE" and r["divergence"]
+    assert d["target"]["error"] == "FENCED_MEMBER_EPOCH" and d["model"]["error"] == "NONE" and r["divergence"]
+    assert r["target"] == "librdkafka-mock"                 # the answers are named by the target, not "mock"
 
 
-def test_mock_gives_a_joiner_partitions_a_disconnected_member_still_owns():
-    r = compare.compare("disconnect-then-join", "kafka-4.1")
-    assert r["mock"][-1]["assignment"] == [2, 3] and r["model"][-1]["assignment"] == [] and r["divergence"]
+def test_mock_gives_a_joiner_partitions_a_disconnected_member_still_owns(mock):
+    r = compare.compare("disconnect-then-join", *mock)
+    assert r["target_answers"][-1]["assignment"] == [2, 3] and r["model_answers"][-1]["assignment"] == []
+    assert r["divergence"]
 
 
-def test_mock_and_model_agree_where_they_should():
+def test_mock_and_model_agree_where_they_should(mock):
     for name in ("wrong-epoch", "unknown-member", "unknown-member-leave"):
-        r = compare.compare(name, "kafka-4.1")
-        assert r["differences"] == [] and r["mock"][-1]["error"] == r["model"][-1]["error"], name
+        r = compare.compare(name, *mock)
+        assert r["differences"] == [] and r["target_answers"][-1]["error"] == r["model_answers"][-1]["error"], name
 
 
-def test_rejoin_of_a_known_member_differs_from_both_profiles():
-    old, new = compare.compare("rejoin-known-member", "kafka-4.1"), compare.compare("rejoin-known-member", "kip-848")
-    assert old["mock"][-1]["assignment"] is None and old["mock"][-1]["error"] == "NONE"
-    assert old["model"][-1]["error"] == "FENCED_MEMBER_EPOCH"
-    assert new["model"][-1]["assignment"] == [0, 1]
+def test_rejoin_of_a_known_member_differs_from_both_profiles(mock):
+    old, new = compare.compare("rejoin-known-member", *mock), compare.compare("rejoin-known-member", *mock, "kip-848")
+    assert old["target_answers"][-1]["assignment"] is None and old["target_answers"][-1]["error"] == "NONE"
+    assert old["model_answers"][-1]["error"] == "FENCED_MEMBER_EPOCH"
+    assert new["model_answers"][-1]["assignment"] == [0, 1]
+
+
+def test_the_standalone_comparison_writes_one_verdict_through_the_shared_writer(tmp_path):
+    """``--target librdkafka-mock-consumer-protocol``: every scenario through the conformance
+    loop, ``verdict.json`` and ``verdict.txt`` by ``campaign.write_verdict``, the answers
+    named by the target; exit 1 (the mock diverges where the protocol fixes the answer)."""
+    said = []
+    code = compare.main("kafka-4.1", tmp_path, said.append)
+    data = json.loads((tmp_path / "verdict.json").read_text())
+    assert code == 1 and data["target"] == "librdkafka-mock" and data["cut"] == ""
+    assert [r["scenario"] for r in data["kip848"]] == list(compare.SCENARIOS) and data["divergences"] >= 1
+    text = (tmp_path / "verdict.txt").read_text()
+    assert "librdkafka-mock {" in text and " mock {" not in text and "DIVERGES" in text
+    assert any(str(tmp_path / "verdict.json") in line for line in said)
 
 
 # -- real consumers on the mock --------------------------------------------------------
@@ -278,8 +307,8 @@ def test_registered_in_groupcheck_conform(tmp_path):
     r = CliRunner().invoke(app, ["conform", "--role", "group-coordinator", "--target",
                                  "librdkafka-mock-consumer-protocol", "--out", str(tmp_path)])
     assert r.exit_code == 1 and "lost-response" in r.output and "DIVERGES" in r.output
-    saved = json.loads((tmp_path / "conform" / "librdkafka-mock-consumer-protocol" / "coordinator.json").read_text())
-    assert {x["scenario"] for x in saved if x["divergence"]} >= {"lost-response", "disconnect-then-join"}
+    saved = json.loads((tmp_path / "conform" / "librdkafka-mock-consumer-protocol" / "verdict.json").read_text())
+    assert {x["scenario"] for x in saved["kip848"] if x["divergence"]} >= {"lost-response", "disconnect-then-join"}
 
 
 def test_a_campaign_divergence_carries_its_signature_and_judgement(tmp_path):

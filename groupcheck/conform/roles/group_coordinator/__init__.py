@@ -5,5 +5,6 @@ into the coordinator calls it makes (requests, time passing, a connection closin
 ``targets`` reaches an implementation, ``claims`` compares its answers with the model
 coordinator's, ``runner`` runs one and shrinks it (``conform/campaign.py``'s shrinker),
 ``campaign`` runs them all (its loop), ``report`` writes the verdict, ``role`` is the
-CLI's entry; ``compare_848`` judges the KIP-848 coordinator of librdkafka's mock.
+CLI's entry; ``compare_848`` judges a broker's KIP-848 coordinator (librdkafka's mock, or
+any broker that advertises ConsumerGroupHeartbeat) through the broker target's effects.
 """

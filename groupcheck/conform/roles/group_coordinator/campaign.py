@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import itertools
 import json
-import signal
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, STOP_SIGNALS, signal_code
+from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
 from ....outputs import atomic_write_text
 from ...adapter import AdapterError
 from ... import campaign
 from ...dedupe import Ledger
-from . import compare_1071, report, repro, repro_1071, static, targets
+from . import compare_848, compare_1071, report, repro, repro_1071, static, targets
 from .runner import focus, keys, run_scenario, shrink
 from .scenarios import scenarios
 
@@ -91,17 +89,18 @@ def run_target(target, key: str, opts: Options, progress, deadline: float) -> re
     try:
         if opts.named:          # a few fixed scenarios first: a time limit cuts the paths
             _named(target, key, v, deadline, progress, opts.out)
-        compared = target.kip848() if hasattr(target, "kip848") else None   # None: no API 68 (``not_run`` says so)
-        if compared is not None:                        # the KIP-848 comparison over TCP
-            v.kip848 = compared
+        if compare_848.advertises(target):              # the KIP-848 comparison over TCP (no API 68: ``not_run``)
+            v.kip848, cut = compare_848.run_all(target, deadline=deadline)
+            v.cut = cut or v.cut
             progress(f"[{key}] KIP-848 over TCP: {len(v.kip848)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip848)} diverge")
-        if getattr(target, "speaks_kip1071", None) and target.speaks_kip1071():   # else ``not_run`` says so
-            v.kip1071 = compare_1071.run(target, key)
+        if v.cut != "interrupted" and getattr(target, "speaks_kip1071", None) and target.speaks_kip1071():
+            v.kip1071 = compare_1071.run(target, key)                # else ``not_run`` says so
             repro_1071.write(v.kip1071, key, target, opts.out)      # a standalone script per divergence
             progress(f"[{key}] KIP-1071 over TCP: {len(v.kip1071)} scenarios, "
                      f"{sum(r['divergence'] for r in v.kip1071)} diverge")
-        v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
+        if v.cut != "interrupted":                      # Ctrl-C during a comparison ends the run
+            v.cut = campaign.run(scenarios(opts.scenarios, opts.seed), hooks, deadline, ledger) or v.cut
     finally:
         for met in ledger:
             if met.found is not None:
@@ -199,23 +198,13 @@ def main(names, adapter, coordinator, opts: Options, timeout: float, progress, s
     codes = []
     # Ctrl-C or SIGTERM: KeyboardInterrupt, which run_target turns into a written verdict cut
     # "interrupted" (the CLI's own handler, for interrupts before a search begins, would report nothing)
-    stopped: list[int] = []
-
-    def stop(signum, frame) -> None:
-        stopped.append(signum)
-        raise KeyboardInterrupt
-
-    previous = {s: signal.signal(s, stop) for s in STOP_SIGNALS} \
-        if threading.current_thread() is threading.main_thread() else {}
-    try:
-        return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
-    except KeyboardInterrupt:
-        code = signal_code(stopped[0]) if stopped else INTERRUPTED
-        say(f"INTERRUPTED: what was found is written (exit {code})")
-        return code
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+    with campaign.signals_interrupt() as stopped:
+        try:
+            return _run_all(chosen, opts, deadline, codes, progress, say, stopped)
+        except KeyboardInterrupt:
+            code = signal_code(stopped[0]) if stopped else INTERRUPTED
+            say(f"INTERRUPTED: what was found is written (exit {code})")
+            return code
 
 
 def _run_all(chosen, opts: Options, deadline: float, codes: list, progress, say, stopped: list[int]) -> int:

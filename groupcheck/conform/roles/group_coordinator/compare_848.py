@@ -1,35 +1,49 @@
-"""The mock coordinator's ConsumerGroupHeartbeat answers against the model coordinator's.
+"""A coordinator's ConsumerGroupHeartbeat answers (KIP-848) against the model coordinator's.
 
-Each scenario is a short list of heartbeats, sent over TCP to librdkafka's mock
-(``targets/librdkafka/heartbeat.py``) and given to ``model.consumer_group.coordinator.heartbeat`` (one profile,
-``kafka-4.1`` by default), each side tracking what a client would: the member's last epoch,
-the epoch before it, and its last assignment. A step:
+Each scenario is a short list of heartbeats, sent over TCP to a broker target's coordinator
+(librdkafka's mock, or any broker that advertises API 68) and given to
+``model.consumer_group.coordinator.heartbeat`` (one profile, ``kafka-4.1`` by default),
+each side tracking what a client would: the member's last epoch, the epoch before it, and
+its last assignment. A step:
 
     {"m": "A", "epoch": "join" | "current" | "previous" | "leave" | int,
      "owned": "assigned" | "none" | [partitions], "topics": ["t"] | None, "assignor": str | None}
-    {"disconnect": "A"}      the mock: close A's connection and open another (the model: nothing)
+    {"disconnect": "A"}      the target: close A's connection and open another (the model: nothing)
 
 What is compared per step: the error, the member id echoed, the member epoch, and the
 assignment (None when not sent). Absolute epochs differ by design (the mock creates a group
 at epoch 1 and bumps it on the first join, ``rd_kafka_mock_cgrp_consumer_get``; Kafka starts
 at 0), so epochs are compared *ranked*: each side's positive epochs numbered 1, 2, ... in
-value order. ``DIFFERENCES`` holds the judgement of each scenario that differs: whether the
-protocol fixes the answer (a divergence) or leaves it to the coordinator (freedom).
+value order. ``DIFFERENCES`` holds the judgement of each scenario that differs on the mock:
+whether the protocol fixes the answer (a divergence) or leaves it to the coordinator
+(freedom); on another broker ``judgements_for`` words them for that broker.
+
+The role drives; the target only offers effects (``targets/broker/broker.py``'s docstring:
+``ensure_topic``, ``coordinator_for``, ``connect``). ``run_all`` is the loop (the
+conformance ``campaign.run``: a deadline, Ctrl-C keeps what was found), ``main`` writes
+the verdict (``campaign.write_verdict``). The scenarios are not shrunk: each is a
+hand-written smallest case whose judgement is keyed by its name and its focus steps
+(``FOCUS``); a shorter one would no longer be the case it judges.
 """
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 from typing import Callable
 
 from groupcheck.model import consumer_group as model_coordinator
 from groupcheck.model.consumer_group import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions, new_group, partition_index
+from groupcheck.model.wire.consumer_group_heartbeat import WireError
 
-from ....outputs import atomic_write_text
-from ...targets.librdkafka.mock import MockCluster
-from ...targets.librdkafka.mock_848 import ConsumerGroupMock
-from ...targets.librdkafka.heartbeat import Connection
+from ....console import BAD_INPUT, FAILED, INTERRUPTED, NOT_PROVED, PASSED, signal_code
+from ... import campaign
+from ...adapter import AdapterError
+from ...targets.broker.broker import BrokerError
 
+API_KEY = 68                    # ConsumerGroupHeartbeat: a broker that advertises it is compared
+BROKER_TOPIC = "groupcheck-kip848"    # the topic every scenario subscribes to on the target
 GROUP, TOPIC, PARTITIONS = "g", "t", 4
 REBALANCE_TIMEOUT_MS = 30000
 
@@ -119,6 +133,17 @@ DIFFERENCES = {
 }
 
 
+def advertises(target) -> bool:
+    """The target is a broker that advertised ConsumerGroupHeartbeat (API 68) in ApiVersions."""
+    return API_KEY in getattr(target, "advertised", {})
+
+
+def judgements_of(target) -> dict:
+    """The mock's own judgements (they name its code) when the target is librdkafka's mock,
+    else ``judgements_for`` its name."""
+    return DIFFERENCES if target.judgements_key == "librdkafka-mock" else judgements_for(target.name)
+
+
 def judgements_for(who: str) -> dict:
     """``DIFFERENCES`` for a coordinator other than librdkafka's mock (whose code the judgement
     texts name): what the protocol fixes is the same; a difference there is ``who``'s
@@ -161,23 +186,12 @@ class _Side:
             self.epoch[m], self.assigned[m] = 0, []
 
 
-def run_mock(steps: list[dict]) -> list[dict]:
-    """The steps on a fresh mock cluster of one broker."""
-    with MockCluster(brokers=1) as mc:
-        mc.topic_create(TOPIC, PARTITIONS)
-        mc.coordinator_set(GROUP, 1)
-        ConsumerGroupMock(mc).set_timeouts(30000, 3000)
-        return run_tcp(steps, mc.bootstraps)
-
-
-def run_tcp(steps: list[dict], address: str, group: str = GROUP, topic: str = TOPIC,
-            topic_id: str | None = None) -> list[dict]:
-    """The steps over TCP to the coordinator at ``address`` (``host:port``), one connection
-    per member, as group ``group`` subscribed to ``topic`` (with ``PARTITIONS``, it must exist
-    there; the model's ``TOPIC``). ``topic_id``: its id when known (Metadata v10+), else
-    learnt from the first assignment."""
+def run_target(steps: list[dict], target, group: str, topic_id: str) -> list[dict]:
+    """The steps on ``target``'s coordinator of ``group`` (a new group), one connection per
+    member (``target.connect``), subscribed to ``BROKER_TOPIC`` (``topic_id``: its id)."""
+    address = target.coordinator_for(group)
     side, out = _Side(), []
-    conns: dict[str, Connection] = {}
+    conns: dict = {}
     try:
         for step in steps:
             if "disconnect" in step:
@@ -186,17 +200,14 @@ def run_tcp(steps: list[dict], address: str, group: str = GROUP, topic: str = TO
                 continue
             m = step["m"]
             f = side.fields(step)
-            conn = conns.get(m) or conns.setdefault(m, Connection(address))
-            owned = None if f["owned"] is None else ({topic_id: f["owned"]} if topic_id and f["owned"] else {})
+            conn = conns.get(m) or conns.setdefault(m, target.connect(address))
+            owned = None if f["owned"] is None else ({topic_id: f["owned"]} if f["owned"] else {})
             r = conn.heartbeat(group_id=group, member_id=m, member_epoch=f["member_epoch"],
                                rebalance_timeout_ms=f["rebalance_timeout_ms"],
-                               topic_names=None if f["topics"] is None else [topic],
+                               topic_names=None if f["topics"] is None else [BROKER_TOPIC],
                                topic_regex=None if f["topics"] is None else "",   # librdkafka's dialect
                                server_assignor=f["assignor"], owned=owned)
-            assignment = None
-            if r.assignment is not None:
-                topic_id = topic_id or next(iter(r.assignment), None)
-                assignment = sorted(p for ps in r.assignment.values() for p in ps)
+            assignment = None if r.assignment is None else sorted(p for ps in r.assignment.values() for p in ps)
             error = ERROR_NAMES.get(r.error_code, str(r.error_code))
             side.answered(m, error, r.member_epoch, assignment)
             out.append({"m": m, "sent_epoch": f["member_epoch"], "error": error, "member_id": r.member_id,
@@ -244,40 +255,104 @@ def _ranked(answers: list[dict]) -> list[dict]:
             else dict(a, epoch=None, member_id=None) for a in answers]
 
 
-def compare(name: str, profile: str = "kafka-4.1", run: Callable[[list[dict]], list[dict]] = run_mock,
-            judgements: dict | None = None) -> dict:
-    """Run scenario ``name`` on both sides (``run``: the target's, default a fresh mock);
-    the differing focus steps (ranked epochs), judged by ``judgements`` (default: the mock's,
-    ``DIFFERENCES``)."""
+def compare(name: str, target, topic_id: str, profile: str = "kafka-4.1", judgements: dict | None = None) -> dict:
+    """Scenario ``name`` on both sides (the target's on a new group); the differing focus
+    steps (ranked epochs), judged by ``judgements`` (default: ``judgements_of(target)``)."""
     steps = SCENARIOS[name]
-    mock, model = run(steps), run_model(steps, profile)
-    rm, rk = _ranked(mock), _ranked(model)
+    group = f"gc848-{name}-{time.time_ns()}"
+    theirs, model = run_target(steps, target, group, topic_id), run_model(steps, profile)
+    rt, rk = _ranked(theirs), _ranked(model)
     keys = ("error", "member_id", "epoch", "assignment")
-    diffs = [{"step": i + 1, "request": steps[i], "mock": {k: a.get(k) for k in keys},
+    diffs = [{"step": i + 1, "request": steps[i], "target": {k: a.get(k) for k in keys},
               "model": {k: b.get(k) for k in keys}}
-             for i, (a, b) in enumerate(zip(rm, rk)) if any(a.get(k) != b.get(k) for k in keys)]
+             for i, (a, b) in enumerate(zip(rt, rk)) if any(a.get(k) != b.get(k) for k in keys)]
     focus = FOCUS.get(name, (len(steps),))
     diffs = [d for d in diffs if d["step"] in focus]
-    fixed, judgement = (DIFFERENCES if judgements is None else judgements).get(name, ("", ""))
-    return {"scenario": name, "steps": steps, "profile": profile, "mock": mock, "model": model, "differences": diffs,
-            "focus": focus, "protocol": fixed, "judgement": judgement if diffs else "agree",
+    fixed, judgement = (judgements_of(target) if judgements is None else judgements).get(name, ("", ""))
+    return {"scenario": name, "target": target.name, "steps": steps, "profile": profile, "target_answers": theirs,
+            "model_answers": model, "differences": diffs, "focus": focus, "protocol": fixed,
+            "judgement": judgement if diffs else "agree",
             "divergence": bool(diffs) and judgement.startswith("divergence")}
 
 
-def main(profile: str, out: Path, say: Callable[[str], None] = print) -> int:
-    """Every scenario; the table; exit 1 when a difference the protocol fixes was seen."""
+def run_all(target, profile: str = "kafka-4.1", deadline: float = math.inf,
+            progress: Callable[[str], None] = lambda line: None) -> tuple[list[dict], str | None]:
+    """Every scenario on ``target`` (an opened broker target), through the conformance loop;
+    (the comparisons, why the loop stopped early or None). A connection lost or an answer
+    that cannot be read is a BrokerError naming the broker (one line, exit 2)."""
+    judgements, results = judgements_of(target), []
+    try:
+        topic_id = target.ensure_topic(BROKER_TOPIC, PARTITIONS)
+        hooks = campaign.Hooks(
+            run=lambda name, dl: compare(name, target, topic_id, profile, judgements),
+            divergences=lambda r: [("kip848", r["scenario"])] if r["divergence"] else [],
+            diverged=lambda key, r, name: r, record=results.append,
+            after=lambda n, r: progress(f"[{target.name}] KIP-848 {r['scenario']}: {verdict_word(r)}"))
+        cut = campaign.run(SCENARIOS, hooks, deadline)
+    except (OSError, WireError) as e:
+        raise BrokerError(f"broker {target.address}: KIP-848 scenarios: {e}") from None
+    return results, cut
+
+
+def verdict_word(r: dict) -> str:
+    return "agree" if not r["differences"] else "DIVERGES" if r["divergence"] else "differs (freedom)"
+
+
+def text(target_name: str, results: list[dict], cut: str | None) -> str:
+    """The table: one line per scenario, its first difference and judgement."""
+    lines = [f"KIP-848 ConsumerGroupHeartbeat: {target_name} against the model, {len(results)} of "
+             f"{len(SCENARIOS)} scenarios" + (f"; stopped: {cut}" if cut else "")]
+    for r in results:
+        lines.append(f"{r['scenario']:28} {verdict_word(r)}")
+        if r["differences"]:
+            first = r["differences"][0]
+            lines.append(f"  step {first['step']} {json.dumps(first['request'])}: {target_name} {first['target']} "
+                         f"model {first['model']}")
+            lines.append(f"  {r['judgement']}")
+    return "\n".join(lines) + "\n"
+
+
+def exit_code(results: list[dict], cut: str | None) -> int:
+    if cut == "interrupted":
+        return INTERRUPTED
+    if any(r["divergence"] for r in results):
+        return FAILED
+    return NOT_PROVED if cut else PASSED
+
+
+def main(profile: str, out: Path, say: Callable[[str], None] = print, target=None,
+         max_seconds: float | None = None) -> int:
+    """Every scenario on ``target`` (default: librdkafka's mock, started and stopped here);
+    the verdict (``verdict.json``, ``verdict.txt``) under ``out``; the table said; the exit
+    code: 1 a difference the protocol fixes, 2 the broker could not be used, 3 a time limit
+    came first, 130 / 143 interrupted by SIGINT / SIGTERM (the scenarios compared so far are
+    written)."""
     from groupcheck.model.consumer_group import PROFILES
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    results = [compare(n, profile) for n in SCENARIOS]
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "coordinator.json", json.dumps(results, indent=1) + "\n", force=True)
-    for r in results:
-        d = r["differences"]
-        say(f"{r['scenario']:28} {'agree' if not d else ('DIVERGES' if r['divergence'] else 'differs (freedom)')}")
-        if d:
-            first = d[0]
-            say(f"  step {first['step']} {json.dumps(first['request'])}: mock {first['mock']} model {first['model']}")
-            say(f"  {r['judgement']}")
-    say(f"written {out / 'coordinator.json'}")
-    return 1 if any(r["divergence"] for r in results) else 0
+    if target is None:
+        from ...targets.librdkafka.mock_coordinator import MockCoordinator
+        target = MockCoordinator()
+    start = time.monotonic()
+    deadline = start + max_seconds if max_seconds else math.inf
+    results, cut = [], None
+    with campaign.signals_interrupt() as stopped:      # SIGINT / SIGTERM: what was compared is written
+        try:
+            target.open()
+            results, cut = run_all(target, profile, deadline)
+        except KeyboardInterrupt:                      # before the loop began (``run`` catches it within)
+            cut = "interrupted"
+        except AdapterError as e:                      # the broker could not be used: one line, exit 2
+            say(f"error: {e}")
+            return BAD_INPUT
+        finally:
+            target.close()
+    data = {"target": target.name, "note": getattr(target, "note", ""), "profile": profile,
+            "seconds": round(time.monotonic() - start, 2), "cut": cut or "", "scenarios": len(results),
+            "divergences": sum(r["divergence"] for r in results), "kip848": results}
+    report = text(target.name, results, cut)
+    path = campaign.write_verdict(out, data, report)
+    say(report.rstrip("\n"))
+    say(f"written {path}")
+    code = exit_code(results, cut)
+    return signal_code(stopped[0]) if code == INTERRUPTED and stopped else code

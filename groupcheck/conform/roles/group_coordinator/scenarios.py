@@ -25,10 +25,11 @@ from collections import deque
 from dataclasses import dataclass
 
 from groupcheck.model.consumer import (DOWN, EMPTY, MODEL, NO_MEMBER, NO_OFFSET, STABLE, ConsumerScope,
-                                       DescribeGroups, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, Outcome,
-                                       describe_group, handle_request, offset_commit, offset_fetch, quiescent,
+                                       DescribeGroups, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, quiescent,
                                        rebalance_timeout, remove_member, sends_leave_group, stored_after,
                                        unreachable)
+
+from ...targets.inprocess.coordinator import handle   # the model's coordinator, probes included
 
 SCOPES = {
     "two-members": ConsumerScope(members=2, partitions=(2,), budget=1, max_generation=4,
@@ -121,18 +122,6 @@ def call_of(scope, state, action) -> tuple[Call | None, tuple]:
     if kind == "crash":
         return Call("disconnect", slot, member_id=state.consumers[slot].member_id), ()
     return None, ()
-
-
-def handle(group, slot, req, stored: int = NO_OFFSET):
-    """One request to the model coordinator's handlers; a probe's answer (``stored``: the
-    committed offset an OffsetFetch reads) moves nothing."""
-    if req.kind == "OffsetCommit":
-        return Outcome(group, ((slot, offset_commit(group, req)),), ())
-    if req.kind == "OffsetFetch":
-        return Outcome(group, ((slot, offset_fetch(stored, req)),), ())
-    if req.kind == "DescribeGroups":
-        return Outcome(group, ((slot, describe_group(group, req)),), ())
-    return handle_request(group, slot, req)
 
 
 def _settled(scope, state) -> bool:

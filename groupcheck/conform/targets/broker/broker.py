@@ -19,6 +19,37 @@ whole deadline (that an answer is held can only be seen by waiting).
 Time passes on a real broker between steps, but in the model only at ``advance``: so
 while a call waits, a keep-alive connection heartbeats every member the group holds
 (their answers are dropped), except the members whose timers the model lets expire.
+
+Effects only: the roles import this module, never the reverse. Besides the adapter
+interface above (role group-coordinator's classic paths), a broker target offers the newer
+group protocols' effects as small methods a role calls; the role owns the scenarios, the
+loop, the comparison with the model and the judgements (KIP-848:
+``roles/group_coordinator/compare_848.py``):
+
+    target.name                          the name the verdict gives the target's answers
+    target.judgements_key                the name known judgements are keyed by (default ``name``)
+    target.address                       "host:port" of the bootstrap broker (for messages)
+    target.advertised                    ApiVersions, after ``open``: {api key: (min, max)}
+    target.ensure_topic(name, partitions) -> its topic id (str): made by CreateTopics when the
+                                         broker speaks it (already there is fine), read by
+                                         Metadata v10+ (``topics.py``); BrokerError otherwise
+    target.coordinator_for(group)        -> "host:port" of the group's coordinator (FindCoordinator)
+    target.connect(address)              -> a ``Connection`` (``targets/librdkafka/heartbeat.py``)
+                                         to that broker: ``heartbeat(**fields)`` sends one
+                                         ConsumerGroupHeartbeat and returns the decoded answer;
+                                         ``exchange(frame) -> bytes`` sends any framed request
+                                         (a pure codec of ``model/wire/`` encodes and decodes it);
+                                         ``close()``
+    target.speaks_kip1071()              -> whether API 88 is advertised at v0 (KIP-1071:
+                                         ``roles/group_coordinator/compare_1071.py``)
+    target.ensure_topics({name: partitions})  each made by CreateTopics when the broker speaks it
+    target.streams_group_heartbeat(group, member, request) -> the decoded answer to one
+                                         StreamsGroupHeartbeat, on that member's own connection
+                                         to the group's coordinator (``kip1071.py``)
+    target.close_streams_members()       closes those connections
+
+Failures are OSError (the connection) or the codec's WireError; the role turns them into
+one line naming the broker (``BrokerError``, exit 2).
 """
 from __future__ import annotations
 
@@ -42,6 +73,8 @@ from kafka.protocol.metadata import (ApiVersionsRequest, ApiVersionsResponse, Fi
 
 from ...adapter import AdapterError, Hello, Outcome
 from ..inprocess.coordinator import ROLE
+from ..librdkafka.heartbeat import Connection
+from . import topics
 
 # request -> (request class, response class, lowest version groupcheck speaks)
 APIS = {"JoinGroup": (JoinGroupRequest, JoinGroupResponse, 1), "SyncGroup": (SyncGroupRequest, SyncGroupResponse, 0),
@@ -111,6 +144,7 @@ class BrokerCoordinator:
     def __init__(self, bootstrap: str, name: str | None = None):
         self.bootstrap = parse_address(bootstrap)
         self.name = name or f"kafka:{bootstrap}"
+        self.judgements_key = self.name
         self.note = f"a Kafka broker at {bootstrap} (classic group coordinator, over TCP)"
         self.config: dict = {}
         self.lock = threading.Lock()
@@ -156,14 +190,13 @@ class BrokerCoordinator:
     def not_run(self, key: str) -> list[str]:
         """One line per newer group protocol this role did not run on the target: KIP-848
         (ConsumerGroupHeartbeat, API 68) and KIP-1071 (StreamsGroupHeartbeat, API 88), gated
-        on what ApiVersions advertised. A broker that advertises API 68 runs the KIP-848
-        comparison over TCP (``kip848``), one that advertises API 88 at v0 the KIP-1071 one
-        (``roles/group_coordinator/compare_1071.py`` through ``streams_group_heartbeat``)."""
-        from . import kip1071
+        on what ApiVersions advertised. A broker that advertises API 68 gets the role's KIP-848
+        comparison over TCP (``roles/group_coordinator/compare_848.py``), one that advertises
+        API 88 at v0 the KIP-1071 one (``compare_1071.py`` through ``streams_group_heartbeat``)."""
         out = []
         for api, name, kip in ((68, "ConsumerGroupHeartbeat", "KIP-848"), (88, "StreamsGroupHeartbeat", "KIP-1071")):
-            if api == 68 and api in self.advertised or api == 88 and kip1071.speaks(self.advertised):
-                continue                        # run: ``kip848``, ``compare_1071``
+            if api == 68 and api in self.advertised or api == 88 and self.speaks_kip1071():
+                continue                        # run by the role (compare_848, compare_1071)
             if api not in self.advertised:
                 out.append(f"{key} does not advertise {name} (API {api}): the {kip} scenarios were not run")
             else:
@@ -172,11 +205,25 @@ class BrokerCoordinator:
                            f"the {kip} scenarios were not run")
         return out
 
-    def kip848(self, profile: str = "kafka-4.1") -> list[dict] | None:
-        """The KIP-848 comparison over TCP (``kip848.run``) if the broker advertises
-        ConsumerGroupHeartbeat (API 68), else None (``not_run`` says so)."""
-        from . import kip848
-        return kip848.run(self, profile) if kip848.API_KEY in self.advertised else None
+    # ---- effects the roles call (see the module's docstring) ----
+    def create_topic(self, name: str, partitions: int) -> bool:
+        """``name`` made by CreateTopics (already there is fine); False when the broker does
+        not speak CreateTopics (``topics.create_topic``)."""
+        return topics.create_topic(self, name, partitions)
+
+    def ensure_topic(self, name: str, partitions: int) -> str:
+        """``name`` made if it can be, checked to have ``partitions``; its topic id."""
+        self.create_topic(name, partitions)
+        return topics.topic_id(self, name, partitions)
+
+    def coordinator_for(self, group: str) -> str:
+        """``host:port`` of ``group``'s coordinator (FindCoordinator)."""
+        host, port = self._find_coordinator(group)
+        return f"{host}:{port}"
+
+    def connect(self, address: str) -> Connection:
+        """A new connection to the broker at ``host:port``, one request at a time."""
+        return Connection(address)
 
     def speaks_kip1071(self) -> bool:
         """Whether ApiVersions advertised StreamsGroupHeartbeat (API 88) at v0."""
@@ -202,34 +249,23 @@ class BrokerCoordinator:
         if getattr(self, "streams_members", None) is not None:
             self.streams_members.close()
 
-    def ensure_topics(self, topics: dict) -> None:
+    def ensure_topics(self, wanted: dict) -> None:
         """Each topic (name -> partitions) made by CreateTopics when the broker speaks it."""
-        from . import kip1071
         try:
-            kip1071.create_topics(self, topics)
+            for name, partitions in wanted.items():
+                self.create_topic(name, partitions)
         except OSError as e:
             raise BrokerError(f"broker {self._where()}: CreateTopics: {e}") from None
 
-    def kip848_judgements(self) -> dict:
-        """How a KIP-848 difference is judged on this broker (``compare_848.judgements_for``)."""
-        from ...roles.group_coordinator.compare_848 import judgements_for
-        return judgements_for(self.name)
-
     def _create_topic(self) -> None:
         """The topic OffsetCommit commits to (a broker refuses a commit to an unknown topic:
-        UNKNOWN_TOPIC_OR_PARTITION); already there is fine. ``topic_ready``: False when the
-        broker does not speak CreateTopics (then no commit or fetch is probed)."""
-        v = self.versions["CreateTopics"]
-        self.topic_ready = v >= 0
-        if v < 0:
-            return
-        rq = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
-            name=TOPIC, num_partitions=1, replication_factor=1, assignments=[], configs=[])],
-            timeout_ms=10000, validate_only=False)
-        r = roundtrip(self.bootstrap, rq, CreateTopicsResponse, v, timeout=15.0)
-        code = r.topics[0].error_code
-        if code not in (0, 36):          # 36: TOPIC_ALREADY_EXISTS
-            raise BrokerError(f"broker {self._where()}: CreateTopics {TOPIC} answered {error_name(code)}")
+        UNKNOWN_TOPIC_OR_PARTITION). ``topic_ready``: False when the broker does not speak
+        CreateTopics (then no commit or fetch is probed)."""
+        self.topic_ready = self.create_topic(TOPIC, 1)
+
+    @property
+    def address(self) -> str:
+        return self._where()
 
     def _where(self) -> str:
         return f"{self.bootstrap[0]}:{self.bootstrap[1]}"

@@ -6,15 +6,13 @@ sockets only. What is sent and how the answers are judged is the role's
 FindCoordinator on the bootstrap broker) and sends one StreamsGroupHeartbeat at a time,
 encoded and decoded by the pure codec ``model/wire/streams_group_heartbeat.py`` (request
 header v2, response header v1: the API is flexible from v0). Version 0 is sent: the codec
-reads response v0 only (v1, KIP-1331, changes the response layout). ``create_topics`` makes
-the topics the topologies read with CreateTopics (already there is fine).
+reads response v0 only (v1, KIP-1331, changes the response layout). The topics the topologies
+read are made by ``BrokerCoordinator.ensure_topics`` (``topics.py``).
 """
 from __future__ import annotations
 
 import socket
 import struct
-
-from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 
 from groupcheck.model.streams_group import StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse
 from groupcheck.model.wire.streams_group_heartbeat import (API_KEY, DecodeError, decode_response_frame,
@@ -22,7 +20,6 @@ from groupcheck.model.wire.streams_group_heartbeat import (API_KEY, DecodeError,
 
 VERSION = 0
 TIMEOUT_S = 10.0       # one answer; a StreamsGroupHeartbeat is answered at once (no purgatory)
-TOPIC_ALREADY_EXISTS = 36
 
 
 class Members:
@@ -78,17 +75,3 @@ def speaks(advertised: dict) -> bool:
     lo, hi = advertised.get(API_KEY, (0, -1))
     return lo <= VERSION <= hi
 
-
-def create_topics(broker, topics: dict[str, int]) -> None:
-    """Each of ``topics`` (name -> partitions) made by CreateTopics when the broker speaks it
-    (TOPIC_ALREADY_EXISTS is fine); a broker that does not must have them already."""
-    from .broker import BrokerError, error_name, roundtrip
-    v = broker.versions["CreateTopics"]
-    if v < 0:
-        return
-    rq = CreateTopicsRequest(topics=[CreateTopicsRequest.CreatableTopic(
-        name=name, num_partitions=n, replication_factor=1, assignments=[], configs=[]) for name, n in topics.items()],
-        timeout_ms=10000, validate_only=False)
-    for t in roundtrip(broker.bootstrap, rq, CreateTopicsResponse, v, timeout=15.0).topics:
-        if t.error_code not in (0, TOPIC_ALREADY_EXISTS):
-            raise BrokerError(f"broker {broker._where()}: CreateTopics {t.name} answered {error_name(t.error_code)}")

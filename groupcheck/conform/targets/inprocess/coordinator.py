@@ -10,12 +10,24 @@ from __future__ import annotations
 
 from groupcheck.model import consumer as gc
 from groupcheck.model.consumer import NO_MEMBER, NO_OFFSET, NONE
+from groupcheck.model.wire import group_coordinator_json as wire
 
 from ...adapter import Hello, Outcome, validate
-from groupcheck.model.wire import group_coordinator_json as wire
-from ...roles.group_coordinator.scenarios import handle as dispatch
 
 ROLE = "group-coordinator"
+
+
+def handle(group, slot, req, stored: int = NO_OFFSET) -> gc.Outcome:
+    """One request to the model's coordinator (``groupcheck.model.consumer``'s handlers); a
+    probe's answer moves nothing (``stored``: the committed offset an OffsetFetch reads).
+    What this target answers, and what role group-coordinator expects."""
+    if req.kind == "OffsetCommit":
+        return gc.Outcome(group, ((slot, gc.offset_commit(group, req)),), ())
+    if req.kind == "OffsetFetch":
+        return gc.Outcome(group, ((slot, gc.offset_fetch(stored, req)),), ())
+    if req.kind == "DescribeGroups":
+        return gc.Outcome(group, ((slot, gc.describe_group(group, req)),), ())
+    return gc.handle_request(group, slot, req)
 
 
 class ReferenceCoordinator:
@@ -49,7 +61,7 @@ class ReferenceCoordinator:
 
     # ---- hooks a broken coordinator overrides ----
     def handle(self, group, slot, req):
-        return dispatch(group, slot, req, self.stored)
+        return handle(group, slot, req, self.stored)
 
     def advance(self, group, reason: str, members: tuple):
         if reason == "session_timeout":

@@ -1,6 +1,8 @@
 """A TCP connection to a group coordinator (librdkafka's mock, or any broker with API 68) that sends ConsumerGroupHeartbeat v1
 requests and reads the answers; the bytes are encoded and decoded by the pure codec
-``groupcheck.model.wire.consumer_group_heartbeat``."""
+``groupcheck.model.wire.consumer_group_heartbeat``. ``exchange`` sends any framed request
+and returns the response's bytes, for another codec of ``model/wire/``. A broker target
+hands these out (``BrokerCoordinator.connect``); the roles drive them."""
 from __future__ import annotations
 
 import socket
@@ -18,13 +20,23 @@ class Connection:
         self.corr = 0
 
     def heartbeat(self, **fields) -> Response:
-        self.corr += 1
-        self.sock.sendall(encode_request(self.corr, **fields))
-        size = struct.unpack(">i", self._read(4))[0]
-        corr, resp = decode_response(self._read(size))
-        if corr != self.corr:
-            raise WireError(f"correlation id {corr} answered, {self.corr} expected")
+        """One ConsumerGroupHeartbeat (``encode_request``'s fields), its decoded answer."""
+        sent = self.next_correlation_id()
+        corr, resp = decode_response(self.exchange(encode_request(sent, **fields)))
+        if corr != sent:
+            raise WireError(f"correlation id {corr} answered, {sent} expected")
         return resp
+
+    def exchange(self, frame: bytes) -> bytes:
+        """Send one framed request (size, header, body); the response after its size prefix
+        (header and body). The caller numbers its requests (``next_correlation_id``)."""
+        self.sock.sendall(frame)
+        return self._read(struct.unpack(">i", self._read(4))[0])
+
+    def next_correlation_id(self) -> int:
+        """The correlation id of the next request on this connection (1, 2, ...)."""
+        self.corr += 1
+        return self.corr
 
     def _read(self, n: int) -> bytes:
         buf = b""

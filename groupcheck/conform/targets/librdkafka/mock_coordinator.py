@@ -11,11 +11,18 @@ timer fires (``session_timeout_ms - 1000`` after a rebalance starts;
 delay plus a margin; ``advance`` waits for the session timer (1 s tick) or the
 rebalance timer. No keep-alive heartbeats: the session timeout (2 s) outlasts a
 scenario's waits between the model's own heartbeats, as it always has for this target.
+
+For the KIP-848 comparison (role group-coordinator's ``compare_848``) it offers a broker's
+effects (``broker.py``'s docstring), with topics made in process (the mock does not answer
+CreateTopics), its consumer-group timeouts set at ``open`` (session 30 s, heartbeat
+interval 3 s), and ``judgements_key`` ``librdkafka-mock``: the role's judgements that
+name the mock's code apply.
 """
 from __future__ import annotations
 
 from ...adapter import Hello
 from .mock import MockCluster
+from .mock_848 import ConsumerGroupMock
 from ..broker.broker import BrokerCoordinator
 from ..inprocess.coordinator import ROLE
 
@@ -28,6 +35,7 @@ class MockCoordinator(BrokerCoordinator):
     keepalive = False
     rebalance_factor = 1             # as this target always sent: the mock's timer is session - 1 s anyway
     fixed_versions = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "LeaveGroup": 1}
+    consumer_group_timeouts_ms = (30000, 3000)    # KIP-848 groups: session timeout, heartbeat interval
 
     def __init__(self):
         self.cluster = None
@@ -37,33 +45,17 @@ class MockCoordinator(BrokerCoordinator):
 
     def open(self) -> Hello:
         self.cluster = MockCluster(1, initial_rebalance_delay_ms=0)
+        ConsumerGroupMock(self.cluster).set_timeouts(*self.consumer_group_timeouts_ms)
         host, port = self.cluster.bootstraps.split(",")[0].rsplit(":", 1)
         self.bootstrap = (host, int(port))
         hello = super().open()
         return Hello(self.name, "librdkafka 2.16.0", (ROLE,), extra={"kip394": False, "probes": hello.extra["probes"]}) \
             if hello else hello
 
-    def _create_topic(self) -> None:
-        """The mock does not answer CreateTopics: the commit topic is made in process."""
-        from ..broker.broker import TOPIC
-        self.cluster.topic_create(TOPIC, 1)
-        self.topic_ready = True
-
-    def kip848(self, profile: str = "kafka-4.1") -> list[dict] | None:
-        """The KIP-848 comparison over TCP as on any broker (``broker/kip848.py``), after what is
-        the mock's own: its topic made in process (it does not answer CreateTopics) and its
-        consumer-group timeouts (session 30 s, heartbeat interval 3 s)."""
-        from ...roles.group_coordinator.compare_848 import PARTITIONS
-        from ..broker.kip848 import TOPIC
-        from .mock_848 import ConsumerGroupMock
-        self.cluster.topic_create(TOPIC, PARTITIONS)
-        ConsumerGroupMock(self.cluster).set_timeouts(30000, 3000)
-        return super().kip848(profile)
-
-    def kip848_judgements(self) -> dict:
-        """The mock's own judgements (they name its code): ``compare_848.DIFFERENCES``."""
-        from ...roles.group_coordinator.compare_848 import DIFFERENCES
-        return DIFFERENCES
+    def create_topic(self, name: str, partitions: int) -> bool:
+        """The mock does not answer CreateTopics: topics are made in process."""
+        self.cluster.topic_create(name, partitions)
+        return True
 
     def _timing(self) -> dict:
         return {"session_timeout_ms": SESSION_MS, "join_delay_s": SESSION_MS / 1000 - 1,

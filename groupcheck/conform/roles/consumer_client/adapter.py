@@ -1,4 +1,5 @@
-"""The consumer-client role as an in-process adapter (PROTOCOL.md's shape).
+"""The consumer-client role as an in-process adapter (PROTOCOL.md's shape), over librdkafka
+consumers on its mock cluster (the target: ``targets/librdkafka/client.py``'s ``Group``).
 
 ``open`` -> hello; ``setup("consumer-client", {assignor, partitions, session_timeout_ms,
 max_poll_interval_ms, client})`` starts a mock cluster; ``invoke("consumer-client", f,
@@ -18,10 +19,10 @@ from typing import Any
 import confluent_kafka
 
 from ...adapter import Hello, Outcome
-from ..broken.clients import BROKEN
-from .client import Group, Listener, Settings, cooperative
-from ...roles.consumer_client.claims import judge
-from ...roles.consumer_client.scenarios import ScenarioError, execute, validate
+from ...targets.broken.clients import BROKEN
+from ...targets.librdkafka.client import Group, Listener, Settings, cooperative
+from .claims import judge
+from .scenarios import ScenarioError, execute, validate
 
 ROLE = "consumer-client"
 
