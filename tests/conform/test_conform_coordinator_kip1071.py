@@ -191,7 +191,7 @@ def test_a_broker_that_drops_the_connection_is_one_clear_error():
     with ModelBroker(api88=False) as b:           # it closes the connection on API 88
         t = broker_target(b)
         t.advertised = {**t.advertised, 88: (0, 0)}
-        with pytest.raises(BrokerError, match=f"broker {b.address}: StreamsGroupHeartbeat: connection closed"):
+        with pytest.raises(BrokerError, match=f"broker {b.address}: StreamsGroupHeartbeat: the broker closed the connection"):
             compare.run(t, "kafka:x")
 
 

@@ -34,7 +34,7 @@ loop, the comparison with the model and the judgements (KIP-848:
                                          broker speaks it (already there is fine), read by
                                          Metadata v10+ (``topics.py``); BrokerError otherwise
     target.coordinator_for(group)        -> "host:port" of the group's coordinator (FindCoordinator)
-    target.connect(address)              -> a ``Connection`` (``targets/librdkafka/heartbeat.py``)
+    target.connect(address)              -> a ``Connection`` (``connection.py``)
                                          to that broker: ``heartbeat(**fields)`` sends one
                                          ConsumerGroupHeartbeat and returns the decoded answer;
                                          ``exchange(frame) -> bytes`` sends any framed request
@@ -73,7 +73,7 @@ from kafka.protocol.metadata import (ApiVersionsRequest, ApiVersionsResponse, Fi
 
 from ...adapter import AdapterError, Hello, Outcome
 from ..inprocess.coordinator import ROLE
-from ..librdkafka.heartbeat import Connection
+from .connection import Connection
 from . import topics
 
 # request -> (request class, response class, lowest version groupcheck speaks)

@@ -11,12 +11,11 @@ read are made by ``BrokerCoordinator.ensure_topics`` (``topics.py``).
 """
 from __future__ import annotations
 
-import socket
-import struct
-
 from groupcheck.model.streams_group import StreamsGroupHeartbeat, StreamsGroupHeartbeatResponse
 from groupcheck.model.wire.streams_group_heartbeat import (API_KEY, DecodeError, decode_response_frame,
                                                          encode_request_frame)
+
+from .connection import Connection
 
 VERSION = 0
 TIMEOUT_S = 10.0       # one answer; a StreamsGroupHeartbeat is answered at once (no purgatory)
@@ -28,50 +27,37 @@ class Members:
 
     def __init__(self, broker):
         self.broker = broker
-        self.conns: dict[tuple[str, str], socket.socket] = {}
-        self.coordinators: dict[str, tuple[str, int]] = {}
-        self.corr = 0
+        self.conns: dict[tuple[str, str], Connection] = {}
+        self.coordinators: dict[str, str] = {}
 
     def heartbeat(self, group: str, member: str, request: StreamsGroupHeartbeat) -> StreamsGroupHeartbeatResponse:
         """Send ``request`` on ``member``'s connection; its decoded answer. OSError when the
         connection fails, DecodeError when the answer cannot be read."""
-        s = self._conn(group, member)
-        self.corr += 1
-        s.sendall(encode_request_frame(request, self.corr, version=VERSION))
-        size = struct.unpack(">i", _exact(s, 4))[0]
-        corr, response = decode_response_frame(_exact(s, size), VERSION)
-        if corr != self.corr:
-            raise DecodeError("CorrelationId", 0, f"{corr} answered, {self.corr} expected")
+        conn = self._conn(group, member)
+        sent = conn.next_correlation_id()
+        corr, response = decode_response_frame(conn.exchange(encode_request_frame(request, sent, version=VERSION)),
+                                               VERSION)
+        if corr != sent:
+            raise DecodeError("CorrelationId", 0, f"{corr} answered, {sent} expected")
         return response
 
-    def _conn(self, group: str, member: str) -> socket.socket:
+    def _conn(self, group: str, member: str) -> Connection:
         if (group, member) not in self.conns:
             if group not in self.coordinators:
-                self.coordinators[group] = self.broker._find_coordinator(group)
-            self.conns[(group, member)] = socket.create_connection(self.coordinators[group], timeout=TIMEOUT_S)
+                self.coordinators[group] = self.broker.coordinator_for(group)
+            self.conns[(group, member)] = Connection(self.coordinators[group], timeout_s=TIMEOUT_S)
         return self.conns[(group, member)]
 
     def close(self) -> None:
-        for s in self.conns.values():
+        for c in self.conns.values():
             try:
-                s.close()
+                c.close()
             except OSError:
                 pass
         self.conns, self.coordinators = {}, {}
-
-
-def _exact(s: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise OSError("connection closed by the broker")
-        buf += chunk
-    return buf
 
 
 def speaks(advertised: dict) -> bool:
     """Whether ApiVersions advertised StreamsGroupHeartbeat at a version this codec sends."""
     lo, hi = advertised.get(API_KEY, (0, -1))
     return lo <= VERSION <= hi
-

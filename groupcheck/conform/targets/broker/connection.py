@@ -1,8 +1,9 @@
-"""A TCP connection to a group coordinator (librdkafka's mock, or any broker with API 68) that sends ConsumerGroupHeartbeat v1
-requests and reads the answers; the bytes are encoded and decoded by the pure codec
-``groupcheck.model.wire.consumer_group_heartbeat``. ``exchange`` sends any framed request
-and returns the response's bytes, for another codec of ``model/wire/``. A broker target
-hands these out (``BrokerCoordinator.connect``); the roles drive them."""
+"""A TCP connection to a broker (librdkafka's mock, or any broker): ``exchange`` sends one
+framed request and returns the response's bytes, for a pure codec of ``model/wire/`` to
+read; ``heartbeat`` is that for ConsumerGroupHeartbeat v1
+(``groupcheck.model.wire.consumer_group_heartbeat``). A broker target hands these out
+(``BrokerCoordinator.connect``; ``kip1071.Members`` keeps one per streams-group member);
+the roles drive them. A connection the broker closes is a ConnectionError (an OSError)."""
 from __future__ import annotations
 
 import socket
@@ -43,7 +44,7 @@ class Connection:
         while len(buf) < n:
             chunk = self.sock.recv(n - len(buf))
             if not chunk:
-                raise WireError("the broker closed the connection")
+                raise ConnectionError("the broker closed the connection")
             buf += chunk
         return buf
 
