@@ -26,6 +26,11 @@ SCHEMA_DIR = Path(__file__).with_name("schema")
 ROLES = ("assignor", "streams-assignor", "consumer-client", "group-coordinator")
 
 
+class UnknownTarget(ValueError):
+    """A ``--target`` or ``--adapter`` that names nothing the role can drive (bad input:
+    one line naming it, exit 2). One class for every role, so the shared driver catches it."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     type: str                 # ok | fail | info

@@ -10,10 +10,10 @@ from pathlib import Path
 from groupcheck import traces
 from groupcheck.outputs import atomic_write_bytes, atomic_write_text
 
-from .roles.assignor import claims as C
 from . import campaign, roles
 from .judgements import judgement
 from .driver import CHECKER_ONLY, TargetRun
+from .recording import NOT_APPLICABLE
 from .regression import render
 
 HELD, VIOLATED, NOT_EXERCISED = "held", "violated", "not exercised"
@@ -26,7 +26,7 @@ def _invocation_counts(run: TargetRun) -> dict[str, dict[str, int]]:
     for key, call in rec.calls.items():
         for mode in sorted(call.modes):
             for name, msg in rec.verdicts(key, mode).items():
-                if msg == C.NOT_APPLICABLE:
+                if msg == NOT_APPLICABLE:
                     continue
                 out[name]["judged"] += 1
                 out[name]["violated"] += msg is not None

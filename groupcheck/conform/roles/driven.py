@@ -15,7 +15,6 @@ from groupcheck.outputs import folder_for_command
 
 from .. import adapter as _adapter
 from .. import driver, verdict
-from ..roles.assignor import targets
 from . import Request
 
 
@@ -50,7 +49,7 @@ def _targets(kind, target: list[str], adapter: Optional[str], assignor: Optional
             chosen.append(kind.python_assignor(assignor))
         if adapter:
             chosen += kind.adapter_targets(adapter, timeout)
-    except (targets.UnknownTarget, _adapter.AdapterError) as e:
+    except (_adapter.UnknownTarget, _adapter.AdapterError) as e:
         raise fail(str(e)) from None
     if not chosen:
         raise fail(f"{role + ': ' if role else ''}give --target NAME (or all), --assignor pkg.module:Class or "

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-NOT_APPLICABLE = "n/a"
+from ...recording import NOT_APPLICABLE
+
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
 
 TP = tuple  # (topic, partition)

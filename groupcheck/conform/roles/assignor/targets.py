@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Callable
 
-from ...adapter import Adapter, AdapterError
+from ...adapter import Adapter, AdapterError, UnknownTarget
 from ...targets.inprocess.assignor import InProcessAdapter, style, uses_user_data
 
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
@@ -143,10 +143,6 @@ def all_names() -> list[str]:
     ``assign`` calls is a real rebalance on the mock cluster (about 0.3 s), so one librdkafka
     target at the default scopes takes 4-10 minutes: name it on its own."""
     return [n for n in builtin_names() if not n.startswith("librdkafka:")]
-
-
-class UnknownTarget(ValueError):
-    pass
 
 
 def builtin(name: str) -> Target:

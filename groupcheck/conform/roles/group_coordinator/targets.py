@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import shlex
 
-from ...adapter import AdapterError
+from ...adapter import AdapterError, UnknownTarget
 from ...targets.adapter.process import ProcessAdapter
 from ...targets.inprocess.coordinator import ROLE, ReferenceCoordinator
 
 BUILTIN = ("reference", "librdkafka-mock", "tansu")
 # the KIP-848 coordinator of librdkafka's mock: its ConsumerGroupHeartbeat answers against the model's (compare_848)
 CONSUMER_PROTOCOL_COORDINATORS = ("librdkafka-mock-consumer-protocol",)
-
-
-class UnknownTarget(ValueError):
-    pass
 
 
 def builtin(name: str):

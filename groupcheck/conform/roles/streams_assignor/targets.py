@@ -23,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ...adapter import Adapter
+from ...adapter import Adapter, UnknownTarget
 from ...targets.inprocess.streams_assignor import ROLE, InProcess, ReferenceSticky
-from ..assignor.targets import UnknownTarget
 CONTRACTS = ("balanced", "leaving")
 
 
