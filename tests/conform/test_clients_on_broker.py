@@ -139,6 +139,38 @@ def test_a_settle_trusts_only_samples_taken_after_a_resume():
     assert group.settled()
 
 
+def _unsettled_group(deadline):
+    """A group whose one member never reports a fresh sample: a settle never comes."""
+    from groupcheck.conform.targets.clients.group import ProcessGroup, Worker
+    group = ProcessGroup(Settings(partitions=2, op_bound_s=1.0), "127.0.0.1:1", "g", "t", deadline)
+    group.members["c1"] = Worker("c1", proc=None, fresh_after=time.time() + 3600)
+    group.record("op", op="join", args={"member": "c1"})
+    return group
+
+
+def test_a_settle_that_never_came_reports_the_wait_it_used():
+    from groupcheck.conform.roles.consumer_client.runner_broker import execute
+    group = _unsettled_group(None)
+    execute(group, {"op": "settle", "max_s": 60}, 0.5)
+    settled = group.events[-1]["args"]
+    assert settled["ok"] is False and settled["wait_s"] == 1.0 and not settled["cut"], settled
+    assert 1.0 <= settled["seconds"] < 60, settled
+    j = judge(group.events, cooperative=False, partitions=2, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    (_, _, message), = j.results["settles_fully_owned"].violations
+    assert message == f"not settled within {settled['seconds']} s", message     # not the op's 60 s
+
+
+def test_a_settle_cut_by_the_deadline_is_not_a_divergence():
+    from groupcheck.conform.roles.consumer_client.runner_broker import execute
+    group = _unsettled_group(time.monotonic())
+    execute(group, {"op": "settle", "max_s": 60}, 0.5)
+    assert group.events[-1]["args"]["cut"] is True
+    j = judge(group.events, cooperative=False, partitions=2, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    assert j.summary()["settles_fully_owned"]["verdict"] != "violated", j.summary()
+
+
 def test_judge_a_stale_commit_must_be_refused():
     base = _two_then("sigstop", 16) + [_op(17, "sigcont", "c1"),
                                        _ev(17.1, "commit_sent", "c1", generation=1, member_id="c1-id")]

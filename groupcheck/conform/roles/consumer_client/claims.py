@@ -249,9 +249,13 @@ def _judge_settle(res, i, t, ev, members, current, partitions, cooperative, last
     sf, ck = res["settles_fully_owned"], res["converges_within_k"]
     if not any(current(x) or (x.joined and not x.closed) for x in members.values()):
         return      # no consumer running: nothing is subscribed, nothing to own
+    if ev["args"].get("cut"):
+        return      # a limit (the campaign's deadline) cut the wait short: nothing to judge
     sf.checks += 1
     if not ev["args"].get("ok"):
-        sf.violations.append((i, t, f"not settled within {ev['args'].get('max_s')} s"))
+        # the seconds actually waited (the op's max_s bounded by the target's budget)
+        waited = ev["args"].get("seconds", ev["args"].get("max_s"))
+        sf.violations.append((i, t, f"not settled within {waited} s"))
         return
     owners: dict[int, list[str]] = {p: [] for p in range(partitions)}
     for n, x in members.items():

@@ -42,9 +42,11 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         def gen():
             return max((w.sample.get("generation", -1) for w in group.members.values()), default=-1)
         start_gen = gen()
-        ok, took = group.settle(min(op["max_s"], settle_budget(group.settings)), settle_quiet_s)
-        group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "seconds": round(took, 3),
-                                               "rounds": max(0, gen() - start_gen)})
+        wait = min(op["max_s"], settle_budget(group.settings), group.settings.op_bound_s)
+        ok, took = group.settle(wait, settle_quiet_s)
+        group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "wait_s": round(wait, 1),
+                                               "seconds": round(took, 1), "rounds": max(0, gen() - start_gen),
+                                               "cut": not ok and group.past_deadline()})
 
 
 def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: float | None = None,

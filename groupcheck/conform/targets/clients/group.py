@@ -190,12 +190,12 @@ class ProcessGroup:
     def live(self) -> list[Worker]:
         return [w for w in self.members.values() if not w.closed and not w.stalled]
 
-    def _past_deadline(self) -> bool:
+    def past_deadline(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def wait(self, seconds: float) -> None:
         end = time.monotonic() + seconds
-        while time.monotonic() < end and not self._past_deadline():
+        while time.monotonic() < end and not self.past_deadline():
             time.sleep(min(0.1, max(0.0, end - time.monotonic())))
 
     def settled(self) -> bool:
@@ -220,7 +220,7 @@ class ProcessGroup:
         start = time.monotonic()
         end = start + min(max_s, self.settings.op_bound_s)
         stable_since, seen = None, self.callbacks
-        while time.monotonic() < end and not self._past_deadline():
+        while time.monotonic() < end and not self.past_deadline():
             time.sleep(0.1)
             changed, seen = self.callbacks != seen, self.callbacks
             if changed or not self.settled():
