@@ -139,6 +139,55 @@ def test_a_settle_trusts_only_samples_taken_after_a_resume():
     assert group.settled()
 
 
+def test_judge_a_grown_topic_must_be_owned_after_the_next_settle():
+    # c1 owns {0,1}, c2 {2,3}; a new matching topic adds 4..7; a settle where nobody got them
+    base = _two_then("kill", 11)[:4] + [{"t": 12, "kind": "op", "op": "grown", "args": {"topic": "t-g1",
+                                                                                        "partitions": 8}}]
+    settled = {"t": 20, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60, "seconds": 8, "rounds": 0}}
+    j = judge(base + [settled], cooperative=False, partitions=4, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    (_, _, message), = j.results["settles_fully_owned"].violations
+    assert message.startswith("settled with partitions not owned exactly once: 4: none"), message
+    handed = base + [_assign(15, "c1", [4, 5], 1, before=[0, 1]), _assign(15, "c2", [6, 7], 1, before=[2, 3]), settled]
+    assert _verdict(handed, "settles_fully_owned") == "held"
+
+
+def test_workers_number_a_grown_topics_partitions_in_one_space():
+    from groupcheck.conform.targets.clients.worker import Topics
+    t = Topics("gc-1-t1", 4, pattern=True)
+    assert t.pattern == "^gc-1-t1(-g[0-9]+)?$"
+    assert [t.index("gc-1-t1", 3), t.index("gc-1-t1-g1", 0), t.index("gc-1-t1-g2", 1)] == [3, 4, 9]
+    assert [t.partition(i) for i in (3, 4, 9)] == [("gc-1-t1", 3), ("gc-1-t1-g1", 0), ("gc-1-t1-g2", 1)]
+    assert Topics("gc-1-t1", 4, pattern=False).pattern is None
+
+
+def test_topic_growth_is_a_named_scenario_except_for_kafkajs():
+    from groupcheck.conform.roles.consumer_client.scenarios_broker import named
+    growth = {n: (sc, why) for n, sc, why in named(Settings(client="kafka-python"))}["topic-growth"]
+    assert {"op": "grow_topic"} in growth[0]
+    kafkajs = {n: (sc, why) for n, sc, why in named(Settings(client="kafkajs", assignor="roundrobin"))}
+    assert kafkajs["topic-growth"][0] is None and "RegExp" in kafkajs["topic-growth"][1]
+
+
+def test_a_grown_topic_is_handed_out_on_tansu(broker):
+    """confluent-kafka subscribes by pattern; a new matching topic's partitions are owned
+    after the next settle (the judge counts 8 partitions from then on)."""
+    from groupcheck.conform.roles.consumer_client.scenarios_broker import named
+    settings = campaign.parse_target("confluent-kafka:range")
+    scenario = {n: sc for n, sc, _ in named(settings)}["topic-growth"]
+    run = run_scenario(scenario, settings, broker)
+    assert run.error is None and run.complete
+    summary = run.judgement.summary()
+    assert summary["settles_fully_owned"]["verdict"] == "held", summary
+    grown = [e["args"] for e in run.events if e["kind"] == "op" and e["op"] == "grown"]
+    assert [g["partitions"] for g in grown] == [8]
+    owned = {}
+    for e in run.events:
+        if e["kind"] == "sample":
+            owned[e["member"]] = e["assignment"]
+    assert sorted(p for ps in owned.values() for p in ps) == list(range(8)), owned
+
+
 def _unsettled_group(deadline):
     """A group whose one member never reports a fresh sample: a settle never comes."""
     from groupcheck.conform.targets.clients.group import ProcessGroup, Worker

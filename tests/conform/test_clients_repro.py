@@ -66,8 +66,11 @@ def test_the_known_divergences_are_judged_with_their_source():
 
 def test_a_client_without_a_standalone_worker_gets_no_script(tmp_path):
     files = [str(tmp_path / "clients-x.itf.json")]
-    assert repro.write(files, "aiokafka:range@tansu", {**SETTINGS, "client": "aiokafka"}, TWO_JOINS,
+    assert repro.write(files, "kafkajs:roundrobin@tansu", {**SETTINGS, "client": "kafkajs"}, TWO_JOINS,
                        "callbacks_consistent", SKIPS, 38) is None
+    aiokafka = repro.source("aiokafka:range@tansu", {**SETTINGS, "client": "aiokafka"}, TWO_JOINS,
+                            "callbacks_consistent", SKIPS, 38)
+    assert "def worker_aiokafka(a):" in aiokafka and "pip install aiokafka" in aiokafka
     path = repro.write(files, "kafka-python:range@tansu", SETTINGS, TWO_JOINS, "callbacks_consistent", SKIPS, 38)
     assert path == str(tmp_path / "repro_clients_x.py") and Path(path).is_file()
 

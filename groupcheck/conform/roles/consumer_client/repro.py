@@ -1,8 +1,8 @@
 """A standalone reproduction script for a divergence of real clients on a broker.
 
 ``write`` puts ``repro_<stem>.py`` next to the divergence's trace and regression file: a
-script that needs no groupcheck, only the client library (kafka-python or
-confluent-kafka). It runs itself once per member as a worker (the worker code of
+script that needs no groupcheck, only the client library (kafka-python,
+confluent-kafka or aiokafka). It runs itself once per member as a worker (the worker code of
 ``targets/clients/worker.py``, restated), creates a fresh topic on the broker given by
 ``--bootstrap HOST:PORT`` (the user starts Tansu or Kafka), replays the shrunk scenario
 with the same waits (a settle waits until the clients' own assignments agree, at most
@@ -28,7 +28,7 @@ from ...dedupe import signature
 from ...judgements import judgement
 from . import claims as C
 
-LIBRARIES = {"kafka-python": "kafka-python", "confluent-kafka": "confluent-kafka"}
+LIBRARIES = {"kafka-python": "kafka-python", "confluent-kafka": "confluent-kafka", "aiokafka": "aiokafka"}
 
 # Each claim as the protocol states it (what the script prints as "expected").
 RULES = {
@@ -68,7 +68,8 @@ def _claims_source() -> str:
 
 def source(target: str, settings: dict, scenario: list[dict], claim: str, message: str,
            settle_budget_s: float) -> str | None:
-    """The script's text, or None when the client has no standalone worker here (aiokafka)."""
+    """The script's text, or None when the client has no standalone worker here (kafkajs:
+    kafkajs runs in Node.js)."""
     if settings["client"] not in LIBRARIES or claim not in RULES:
         return None
     verdict = judgement(target, claim, signature(message))

@@ -38,6 +38,9 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         group.signal(m, name)
     elif name == "wait":
         group.wait(op["seconds"])
+    elif name == "grow_topic":
+        topic = group.grow()
+        group.record("op", op="grown", args={"topic": topic, "partitions": group.partitions})
     elif name == "settle":
         def gen():
             return max((w.sample.get("generation", -1) for w in group.members.values()), default=-1)
@@ -55,7 +58,9 @@ def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: flo
     every worker; judge what ran. An operation that raises ends the scenario there."""
     start = time.monotonic()
     topic, group_id = broker.new_topic(settings.partitions)
-    group = ProcessGroup(settings, broker.bootstrap, group_id, topic, deadline)
+    grows = any(op["op"] == "grow_topic" for op in scenario)     # then members subscribe by pattern
+    group = ProcessGroup(settings, broker.bootstrap, group_id, topic, deadline,
+                         create_topic=broker.create_topic if grows else None)
     error, complete = None, True
     try:
         for op in scenario:
