@@ -119,6 +119,20 @@ def test_judge_a_sigstopped_member_owns_until_the_session_expires():
     assert _verdict(_two_then("stall", 20), "revoke_before_reassign") == "held"
 
 
+def test_judge_a_stall_before_the_first_join_counts_from_the_join():
+    # kafkajs holds heartbeats from 0.2 s, but c3 is in the group only from its first
+    # assignment at 3.3 s: resumed at 6.5 s it was silent 3.2 s, under the 6 s session
+    events = [_op(0, "join", "c3"), _op(0.2, "stall", "c3"), _assign(3.3, "c3", [0, 1, 2, 3], 0),
+              _op(6.5, "resume", "c3"), _ev(7, "sample", "c3", member_id="c3-id", generation=0, assignment=[0, 1, 2, 3]),
+              {"t": 8, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60, "seconds": 1.5, "rounds": 0}}]
+    def verdict(evs):       # kafkajs: max.poll.interval.ms is the session timeout (campaign_broker.fit_timing)
+        return judge(evs, cooperative=False, partitions=4, max_poll_interval_ms=6000, session_timeout_ms=6000,
+                     heartbeat_interval_ms=1000).summary()["settles_fully_owned"]["verdict"]
+    assert verdict(events) == "held"
+    late = events[:3] + [_op(9.6, "resume", "c3"), {**events[4], "t": 10}, {**events[5], "t": 11}]
+    assert verdict(late) == "violated"        # silent 6.3 s after it joined
+
+
 def test_judge_a_member_being_closed_no_longer_counts_as_an_owner():
     # aiokafka's stop() leaves without on_partitions_revoked: while it closes, c1 still
     # believes it owns {0,1} when the group hands them on

@@ -164,6 +164,8 @@ def judge(events: list[dict], *, cooperative: bool, partitions: int, max_poll_in
             parts = frozenset(ev["partitions"])
             before = frozenset(ev["owned_before"])
             if kind == "assign":
+                if m.stalled and not m.member_id and ev["member_id"]:
+                    m.stall_start = t   # stalled before it was in the group: its session starts now
                 if ev["member_id"]:
                     if m.member_id and ev["member_id"] != m.member_id:
                         m.reset = True
