@@ -56,6 +56,8 @@ def test_the_known_divergences_are_judged_with_their_source():
             (static_kp, "callbacks_consistent", "c2 on_revoke({2,3}) of partitions it did not own {2,3}",
              "onJoinPrepare"),
             ("kafka-python:range@tansu", "settles_fully_owned", "not settled within 38.1 s", "rejoinNeededOrPending"),
+            (static_ck, "lost_only_when_fenced", "c3 on_lost({2}) without being fenced (no stall, no injected "
+             "fencing error or coordinator fault)", "REBALANCE_IN_PROGRESS (27)"),
             ("kafkajs:roundrobin@tansu", "settles_fully_owned",
              "settled with partitions not owned exactly once: 0: none, 1: none, 2: none, 3: none", "onExpireHeartbeat")]:
         j = judged(key, claim, message)
