@@ -172,7 +172,8 @@ def test_workers_number_a_grown_topics_partitions_in_one_space():
     assert t.pattern == "^gc-1-t1(-g[0-9]+)?$"
     assert [t.index("gc-1-t1", 3), t.index("gc-1-t1-g1", 0), t.index("gc-1-t1-g2", 1)] == [3, 4, 9]
     assert [t.partition(i) for i in (3, 4, 9)] == [("gc-1-t1", 3), ("gc-1-t1-g1", 0), ("gc-1-t1-g2", 1)]
-    assert Topics("gc-1-t1", 4, pattern=False).pattern is None
+    one = Topics("gc-1-t1", 1, pattern=False)          # without --pattern, --partitions is not given
+    assert one.pattern is None and one.partition(3) == ("gc-1-t1", 3) and one.index("gc-1-t1", 3) == 3
 
 
 def test_topic_growth_is_a_named_scenario_except_for_kafkajs():

@@ -54,10 +54,13 @@ class Topics:
         self.pattern = f"^{topic}(-g[0-9]+)?$" if pattern else None       # main() checked the name
 
     def index(self, topic: str, partition: int) -> int:
-        k = 0 if topic == self.topic else int(topic.rsplit("-g", 1)[1])
-        return k * self.partitions + partition
+        if self.pattern is None or topic == self.topic:
+            return partition
+        return int(topic.rsplit("-g", 1)[1]) * self.partitions + partition
 
     def partition(self, index: int) -> tuple[str, int]:
+        if self.pattern is None:        # one topic: --partitions is not given then
+            return self.topic, index
         k, p = divmod(index, self.partitions)
         return (self.topic if k == 0 else f"{self.topic}-g{k}"), p
 
