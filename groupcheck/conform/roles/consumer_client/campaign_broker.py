@@ -119,14 +119,14 @@ class Options:
                 raise OptionError(f"scenario: {e}") from None
 
 
-def _scenarios(options: Options, settings: Settings, grows: bool, report: Report):
+def _scenarios(options: Options, settings: Settings, report: Report):
     """(label, seed, scenario) in order: the given one; else named ones, then model walks."""
     if options.scenario is not None:
         yield "given", None, options.scenario
         return
     count = 0
     if options.named:
-        for name, sc, why in named(settings, grows):
+        for name, sc, why in named(settings):
             if sc is None:
                 report.not_run.append((name, why))
                 continue
@@ -196,7 +196,7 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
         return run_scenario(scenario, settings, broker, deadline=dl)
 
     try:
-        for n, (label, seed, scenario) in enumerate(_scenarios(options, settings, broker.grows_topics, report)):
+        for n, (label, seed, scenario) in enumerate(_scenarios(options, settings, report)):
             if time.monotonic() >= deadline:
                 report.stopped = "time limit"
                 break

@@ -1,8 +1,8 @@
 """A standalone reproduction script for a divergence of real clients on a broker.
 
 ``write`` puts ``repro_<stem>.py`` next to the divergence's trace and regression file: a
-script that needs no groupcheck, only the client library (kafka-python or
-confluent-kafka). It runs itself once per member as a worker (the worker code of
+script that needs no groupcheck, only the client library (kafka-python,
+confluent-kafka or aiokafka). It runs itself once per member as a worker (the worker code of
 ``targets/clients/worker.py``, restated), creates a fresh topic on the broker given by
 ``--bootstrap HOST:PORT`` (the user starts Tansu or Kafka), replays the shrunk scenario
 with the same waits (a settle waits until the clients' own assignments agree, at most
@@ -13,6 +13,13 @@ scripts do) and prints the diverging claim's expected and observed. Exit 1: it s
 The script is the Jinja2 template groupcheck/templates/repro_consumer_client.py.txt;
 every value reaches it as ``json.loads(<repr of a JSON string>)`` or as a ``repr`` in a
 comment line, never as code.
+
+kafkajs runs in Node.js, so its script is a Node script (``repro_<stem>.js``, template
+repro_consumer_client_kafkajs.js.txt: needs only kafkajs): the worker is
+adapters/node/consumer-worker.js verbatim, the harness restated in JavaScript, and the
+judge restates only ``settles_fully_owned`` (the claim kafkajs diverged on: Tansu's R4);
+another kafkajs claim gets no script. Values reach it as ``JSON.parse(<a JSON string>)``
+and as JSON in comment lines (``ensure_ascii``: no raw line break can end a comment).
 """
 from __future__ import annotations
 
@@ -28,7 +35,9 @@ from ...dedupe import signature
 from ...judgements import judgement
 from . import claims as C
 
-LIBRARIES = {"kafka-python": "kafka-python", "confluent-kafka": "confluent-kafka"}
+LIBRARIES = {"kafka-python": "kafka-python", "confluent-kafka": "confluent-kafka", "aiokafka": "aiokafka"}
+NODE_CLAIMS = ("settles_fully_owned",)          # what the Node script's judge restates
+NODE_WORKER = Path(__file__).resolve().parents[4] / "adapters" / "node" / "consumer-worker.js"
 
 # Each claim as the protocol states it (what the script prints as "expected").
 RULES = {
@@ -53,9 +62,9 @@ RULES = {
 
 
 @cache
-def _template():
+def _template(name: str = "repro_consumer_client.py.txt"):
     return Environment(loader=PackageLoader("groupcheck", "templates"), autoescape=False, undefined=StrictUndefined,
-                       keep_trailing_newline=True).get_template("repro_consumer_client.py.txt")
+                       keep_trailing_newline=True).get_template(name)
 
 
 @cache
@@ -68,8 +77,10 @@ def _claims_source() -> str:
 
 def source(target: str, settings: dict, scenario: list[dict], claim: str, message: str,
            settle_budget_s: float) -> str | None:
-    """The script's text, or None when the client has no standalone worker here (aiokafka)."""
-    if settings["client"] not in LIBRARIES or claim not in RULES:
+    """The script's text (Python, or Node.js for kafkajs), or None when there is none for
+    this client or claim."""
+    node = settings["client"] == "kafkajs"
+    if claim not in RULES or (settings["client"] not in LIBRARIES and not (node and claim in NODE_CLAIMS)):
         return None
     verdict = judgement(target, claim, signature(message))
     keep = ("client", "assignor", "static", "broken", "partitions", "session_timeout_ms", "heartbeat_interval_ms",
@@ -78,6 +89,12 @@ def source(target: str, settings: dict, scenario: list[dict], claim: str, messag
             "settings": {k: settings[k] for k in keep}, "scenario": scenario,
             "settle_budget_s": round(min(settle_budget_s, settings.get("op_bound_s", settle_budget_s)), 1),
             "judgement": verdict["judgement"], "decided_by": verdict["decided_by"]}
+    if node:
+        worker = NODE_WORKER.read_text(encoding="utf-8").removeprefix("#!/usr/bin/env node\n")
+        return _template("repro_consumer_client_kafkajs.js.txt").render(
+            target_json=json.dumps(target), claim_json=json.dumps(claim), message_json=json.dumps(message),
+            judgement_json=json.dumps(verdict["judgement"]), decided_by_json=json.dumps(verdict["decided_by"]),
+            rule_json=json.dumps(RULES[claim]), data_literal=json.dumps(json.dumps(data)), worker_source=worker)
     return _template().render(
         client=settings["client"], needs=LIBRARIES[settings["client"]], target_repr=repr(target),
         claim_repr=repr(claim), message_repr=repr(message), judgement_repr=repr(verdict["judgement"]),
@@ -93,6 +110,7 @@ def write(files: list[str], target: str, settings: dict, scenario: list[dict], c
     if text is None:
         return None
     trace = Path(files[0])
-    path = trace.with_name("repro_" + trace.name.removesuffix(".itf.json").replace("-", "_") + ".py")
+    suffix = ".js" if settings["client"] == "kafkajs" else ".py"
+    path = trace.with_name("repro_" + trace.name.removesuffix(".itf.json").replace("-", "_") + suffix)
     atomic_write_text(path, text, force=True)
     return str(path)

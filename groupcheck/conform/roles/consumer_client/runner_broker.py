@@ -38,13 +38,18 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         group.signal(m, name)
     elif name == "wait":
         group.wait(op["seconds"])
+    elif name == "grow_topic":
+        topic = group.grow()
+        group.record("op", op="grown", args={"topic": topic, "partitions": group.partitions})
     elif name == "settle":
         def gen():
             return max((w.sample.get("generation", -1) for w in group.members.values()), default=-1)
         start_gen = gen()
-        ok, took = group.settle(min(op["max_s"], settle_budget(group.settings)), settle_quiet_s)
-        group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "seconds": round(took, 3),
-                                               "rounds": max(0, gen() - start_gen)})
+        wait = min(op["max_s"], settle_budget(group.settings), group.settings.op_bound_s)
+        ok, took = group.settle(wait, settle_quiet_s)
+        group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "wait_s": round(wait, 1),
+                                               "seconds": round(took, 1), "rounds": max(0, gen() - start_gen),
+                                               "cut": not ok and group.past_deadline()})
 
 
 def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: float | None = None,
@@ -53,7 +58,9 @@ def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: flo
     every worker; judge what ran. An operation that raises ends the scenario there."""
     start = time.monotonic()
     topic, group_id = broker.new_topic(settings.partitions)
-    group = ProcessGroup(settings, broker.bootstrap, group_id, topic, deadline)
+    grows = any(op["op"] == "grow_topic" for op in scenario)     # then members subscribe by pattern
+    group = ProcessGroup(settings, broker.bootstrap, group_id, topic, deadline,
+                         create_topic=broker.create_topic if grows else None)
     error, complete = None, True
     try:
         for op in scenario:

@@ -15,6 +15,7 @@ A scenario is a list of operations, each a JSON object ``{"op": name, ...args}``
 | ``kill`` | member | SIGKILL the member's process (real clients on a broker only) |
 | ``sigstop`` / ``sigcont`` | member | stop / continue the whole process, heartbeats included (idem) |
 | ``commit`` | member | a synchronous OffsetCommit of what it owns (idem) |
+| ``grow_topic`` | | a new topic the members' pattern subscription matches: the partitions grow (idem) |
 
 ``from_model`` takes a seeded random walk of the consumer model (model/consumer) at a
 scope with the same number of members and partitions and projects each action the
@@ -55,9 +56,9 @@ OPS = {
     "join": {"member"}, "close": {"member"}, "stall": {"member"}, "resume": {"member"},
     "request_errors": {"api", "errors"}, "rtt": {"ms", "seconds"}, "broker_down": {"seconds"},
     "wait": {"seconds"}, "settle": {"max_s"},
-    "kill": {"member"}, "sigstop": {"member"}, "sigcont": {"member"}, "commit": {"member"},
+    "kill": {"member"}, "sigstop": {"member"}, "sigcont": {"member"}, "commit": {"member"}, "grow_topic": set(),
 }
-PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit")      # only where each member is a process
+PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit", "grow_topic")      # only where each member is a process
 MOCK_OPS = ("request_errors", "rtt", "broker_down")         # only on librdkafka's mock cluster
 
 

@@ -3,8 +3,10 @@
 ``Broker.open`` starts Tansu (``targets/broker/tansu.py``: a free port, memory storage, its
 log kept in ``log_dir``) or checks that the address answers ApiVersions, reads the
 broker's minimum session timeout where it says one (DescribeConfigs, via
-``coordinator/broker.py``) and whether it advertises CreatePartitions (API 37, needed
-to grow a topic). ``new_topic`` creates a fresh topic per scenario; ``close`` stops
+``coordinator/broker.py``). ``new_topic`` creates a fresh topic per scenario and
+``create_topic`` a named one (a topic growing: a new sibling that the members' pattern
+subscription matches, by CreateTopics, which every broker answers; Tansu 0.6.0 does not
+advertise CreatePartitions); ``close`` stops
 Tansu (SIGTERM, then SIGKILL) and is idempotent.
 """
 from __future__ import annotations
@@ -16,9 +18,6 @@ from pathlib import Path
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from groupcheck.conform.targets.broker.broker import BrokerCoordinator, BrokerError, parse_address, roundtrip
-
-CREATE_PARTITIONS = 37
-
 
 class Broker:
     def __init__(self, bootstrap: str | None = None, log_dir: Path | None = None):
@@ -57,20 +56,19 @@ class Broker:
         return self
 
     @property
-    def grows_topics(self) -> bool:
-        return CREATE_PARTITIONS in self.apis
-
-    @property
     def log_path(self):
         return getattr(self.tansu, "log_path", None)
 
     def new_topic(self, partitions: int) -> tuple[str, str]:
         """A fresh (topic, group id) for one scenario."""
-        from kafka.admin import NewTopic
         n = next(self.counter)
         topic, group = f"gc-{self.run_id}-t{n}", f"gc-{self.run_id}-g{n}"
-        self.admin.create_topics([NewTopic(topic, partitions, 1)])
+        self.create_topic(topic, partitions)
         return topic, group
+
+    def create_topic(self, name: str, partitions: int) -> None:
+        from kafka.admin import NewTopic
+        self.admin.create_topics([NewTopic(name, partitions, 1)])
 
     def close(self) -> None:
         admin, self.admin = self.admin, None

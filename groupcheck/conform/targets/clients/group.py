@@ -7,7 +7,9 @@ which speaks the same JSON lines), reads their JSON lines in one reader thread e
 applies faults by real means: SIGKILL (``kill``), SIGSTOP / SIGCONT (``sigstop`` /
 ``sigcont``: the whole process, heartbeats included, stops), the ``stall`` / ``resume``
 commands (the application stops polling, heartbeats go on until max.poll.interval.ms),
-``close`` and ``commit`` commands. Events are the same dicts as the mock target's
+``close`` and ``commit`` commands, and ``grow_topic``: a new topic the members' pattern
+subscription matches (``<topic>-g<k>``, created with CreateTopics), so the group's
+partitions grow by as many as the first topic has. Events are the same dicts as the mock target's
 (``librdkafka/client.py``), with ``t`` seconds since the group started, sorted by time
 (the workers stamp their lines with the wall clock of this machine).
 """
@@ -74,9 +76,13 @@ class Worker:
 class ProcessGroup:
     """One group id and topic on the broker at ``bootstrap``; members c1..cN."""
 
-    def __init__(self, settings: Settings, bootstrap: str, group: str, topic: str, deadline: float | None = None):
+    def __init__(self, settings: Settings, bootstrap: str, group: str, topic: str, deadline: float | None = None,
+                 create_topic=None):
         self.settings, self.bootstrap, self.group, self.topic = settings, bootstrap, group, topic
         self.deadline = deadline
+        self.create_topic = create_topic      # (name, partitions) -> None; members subscribe by pattern if set
+        self.partitions = settings.partitions     # grows with grow_topic
+        self.grown = 0
         self.wall0 = time.time()
         self.lock = threading.Lock()
         self.raw: list[dict] = []
@@ -129,6 +135,8 @@ class ProcessGroup:
                str(s.heartbeat_interval_ms), "--max-poll-interval-ms", str(s.max_poll_interval_ms)]
         if s.static:
             cmd += ["--instance-id", name]
+        if self.create_topic is not None:
+            cmd += ["--pattern", "--partitions", str(s.partitions)]
         if s.broken:
             cmd += ["--broken", s.broken]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -150,6 +158,17 @@ class ProcessGroup:
             w.stalled = command == "stall"
             w.fresh_after = time.time()
         self._send(w, command)
+
+    def grow(self) -> str:
+        """Create the next sibling topic ``<topic>-g<k>`` (as many partitions as the
+        first); the members' pattern subscriptions pick it up. Returns its name."""
+        if self.create_topic is None:
+            raise ValueError("grow_topic needs members that subscribe by pattern (the scenario's first op decides)")
+        name = f"{self.topic}-g{self.grown + 1}"
+        self.create_topic(name, self.settings.partitions)
+        self.grown += 1
+        self.partitions += self.settings.partitions
+        return name
 
     def close(self, name: str) -> None:
         """Ask the worker to close its consumer (revoke or lose, LeaveGroup) and exit."""
@@ -190,12 +209,12 @@ class ProcessGroup:
     def live(self) -> list[Worker]:
         return [w for w in self.members.values() if not w.closed and not w.stalled]
 
-    def _past_deadline(self) -> bool:
+    def past_deadline(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def wait(self, seconds: float) -> None:
         end = time.monotonic() + seconds
-        while time.monotonic() < end and not self._past_deadline():
+        while time.monotonic() < end and not self.past_deadline():
             time.sleep(min(0.1, max(0.0, end - time.monotonic())))
 
     def settled(self) -> bool:
@@ -212,7 +231,7 @@ class ProcessGroup:
         if len(gens) != 1 or min(gens) < 0 or any(not s.get("member_id") for s in samples):
             return False
         owned = sorted(p for s in samples for p in s.get("assignment", ()))
-        return owned == list(range(self.settings.partitions))
+        return owned == list(range(self.partitions))
 
     def settle(self, max_s: float, quiet_s: float) -> tuple[bool, float]:
         """Wait until ``settled()`` has held, with no callback, for ``quiet_s``; give up
@@ -220,7 +239,7 @@ class ProcessGroup:
         start = time.monotonic()
         end = start + min(max_s, self.settings.op_bound_s)
         stable_since, seen = None, self.callbacks
-        while time.monotonic() < end and not self._past_deadline():
+        while time.monotonic() < end and not self.past_deadline():
             time.sleep(0.1)
             changed, seen = self.callbacks != seen, self.callbacks
             if changed or not self.settled():

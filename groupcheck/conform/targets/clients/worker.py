@@ -19,6 +19,11 @@ the client's heartbeat thread goes on, until ``max.poll.interval.ms`` makes it l
 ``resume``, ``commit`` (a synchronous OffsetCommit of offset 0 for what it owns),
 ``close``. ``--broken skips-revoke`` makes the application ignore on_revoke (it keeps
 processing what it gave back), for the judge's self-test.
+
+``--pattern`` (the ``grow_topic`` scenario) subscribes by pattern to the topic and its
+later siblings ``<topic>-g<k>`` (each with ``--partitions`` partitions, like the first),
+with metadata refreshed every second so a new sibling is found at once; partitions are
+then numbered in one space: partition p of sibling k is ``k * partitions + p``.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ import argparse
 import asyncio
 import json
 import queue
+import re
 import sys
 import threading
 import time
@@ -37,6 +43,28 @@ ASSIGNORS = {"kafka-python": ("range", "roundrobin", "cooperative-sticky"),
 BROKEN = ("skips-revoke",)
 
 
+METADATA_MAX_AGE_MS = 1000        # with --pattern: find a new matching topic within a second
+
+
+class Topics:
+    """The topics a worker consumes, numbered as one partition space (see the docstring)."""
+
+    def __init__(self, topic: str, partitions: int, pattern: bool):
+        self.topic, self.partitions = topic, partitions
+        self.pattern = f"^{topic}(-g[0-9]+)?$" if pattern else None       # main() checked the name
+
+    def index(self, topic: str, partition: int) -> int:
+        if self.pattern is None or topic == self.topic:
+            return partition
+        return int(topic.rsplit("-g", 1)[1]) * self.partitions + partition
+
+    def partition(self, index: int) -> tuple[str, int]:
+        if self.pattern is None:        # one topic: --partitions is not given then
+            return self.topic, index
+        k, p = divmod(index, self.partitions)
+        return (self.topic if k == 0 else f"{self.topic}-g{k}"), p
+
+
 def emit(kind: str, **fields) -> None:
     sys.stdout.write(json.dumps({"kind": kind, "wall": time.time(), **fields}) + "\n")
     sys.stdout.flush()
@@ -45,13 +73,14 @@ def emit(kind: str, **fields) -> None:
 class App:
     """The application: the partitions it believes it owns, told by the callbacks."""
 
-    def __init__(self, broken: str | None, identity):
+    def __init__(self, broken: str | None, identity, topics: Topics):
         self.owned: set[int] = set()
         self.broken = broken
         self.identity = identity          # () -> (generation, member_id), read from the client
+        self.topics = topics
 
     def callback(self, kind: str, partitions) -> None:
-        parts = {p.partition if hasattr(p, "partition") else p[1] for p in partitions}
+        parts = {self.topics.index(p.topic, p.partition) for p in partitions}
         before = set(self.owned)
         if kind == "assign":
             self.owned |= parts
@@ -100,12 +129,14 @@ def run_kafka_python(a) -> None:
     c = KafkaConsumer(bootstrap_servers=a.bootstrap, group_id=a.group, group_instance_id=a.instance_id,
                       client_id=a.name, partition_assignment_strategy=[cls], session_timeout_ms=a.session_timeout_ms,
                       heartbeat_interval_ms=a.heartbeat_interval_ms, max_poll_interval_ms=a.max_poll_interval_ms,
-                      enable_auto_commit=False, auto_offset_reset="earliest")
+                      enable_auto_commit=False, auto_offset_reset="earliest",
+                      **({"metadata_max_age_ms": METADATA_MAX_AGE_MS} if a.pattern else {}))
+    topics = Topics(a.topic, a.partitions, a.pattern)
 
     def identity():
         g = c._coordinator._generation
         return g.generation_id, g.member_id or ""
-    app = App(a.broken, identity)
+    app = App(a.broken, identity, topics)
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_assigned(self, ps):
@@ -121,12 +152,15 @@ def run_kafka_python(a) -> None:
         gen, mid = identity()
         emit("commit_sent", generation=gen, member_id=mid)
         try:
-            c.commit({TopicPartition(a.topic, p): OffsetAndMetadata(0, "", -1) for p in sorted(app.owned)})
+            c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(0, "", -1) for p in sorted(app.owned)})
             return gen, mid, None
         except KafkaError as e:
             return gen, mid, type(e).__name__
-    c.subscribe([a.topic], listener=Listener())
-    loop(lambda: c.poll(timeout_ms=100), lambda: (*identity(), [tp.partition for tp in c.assignment()]),
+    if topics.pattern:
+        c.subscribe(pattern=topics.pattern, listener=Listener())
+    else:
+        c.subscribe([a.topic], listener=Listener())
+    loop(lambda: c.poll(timeout_ms=100), lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]),
          commit, c.close)
 
 
@@ -139,20 +173,22 @@ def run_confluent(a) -> None:
         "partition.assignment.strategy": a.assignor, "session.timeout.ms": a.session_timeout_ms,
         "heartbeat.interval.ms": a.heartbeat_interval_ms, "max.poll.interval.ms": a.max_poll_interval_ms,
         "auto.offset.reset": "earliest", "enable.auto.commit": False, "log_level": 2,
-        **({"group.instance.id": a.instance_id} if a.instance_id else {})})
+        **({"group.instance.id": a.instance_id} if a.instance_id else {}),
+        **({"topic.metadata.refresh.interval.ms": METADATA_MAX_AGE_MS} if a.pattern else {})})
+    topics = Topics(a.topic, a.partitions, a.pattern)
 
     def identity():
         try:
             return parse_group_metadata(c.consumer_group_metadata())
         except Exception:  # noqa: BLE001 - metadata unavailable: unknown
             return -1, ""
-    app = App(a.broken, identity)
+    app = App(a.broken, identity, topics)
 
     def commit():
         gen, mid = identity()
         emit("commit_sent", generation=gen, member_id=mid)
         try:
-            c.commit(offsets=[confluent_kafka.TopicPartition(a.topic, p, 0) for p in sorted(app.owned)],
+            c.commit(offsets=[confluent_kafka.TopicPartition(*topics.partition(p), 0) for p in sorted(app.owned)],
                      asynchronous=False)
             return gen, mid, None
         except confluent_kafka.KafkaException as e:
@@ -162,9 +198,10 @@ def run_confluent(a) -> None:
         msg = c.poll(0.1)
         if msg is not None and msg.error() is not None:
             emit("error", error=msg.error().name())
-    c.subscribe([a.topic], on_assign=lambda _, ps: app.callback("assign", ps),
+    c.subscribe([topics.pattern or a.topic], on_assign=lambda _, ps: app.callback("assign", ps),
                 on_revoke=lambda _, ps: app.callback("revoke", ps), on_lost=lambda _, ps: app.callback("lost", ps))
-    loop(poll, lambda: (*identity(), [tp.partition for tp in c.assignment()]), commit, c.close)
+    loop(poll, lambda: (*identity(), [topics.index(tp.topic, tp.partition) for tp in c.assignment()]), commit,
+         c.close)
 
 
 def loop(poll, sample, commit, close) -> None:
@@ -205,12 +242,14 @@ async def _aiokafka(a) -> None:
                          client_id=a.name, partition_assignment_strategy=(cls,),
                          session_timeout_ms=a.session_timeout_ms, heartbeat_interval_ms=a.heartbeat_interval_ms,
                          max_poll_interval_ms=a.max_poll_interval_ms, enable_auto_commit=False,
-                         auto_offset_reset="earliest")
+                         auto_offset_reset="earliest",
+                         **({"metadata_max_age_ms": METADATA_MAX_AGE_MS} if a.pattern else {}))
+    topics = Topics(a.topic, a.partitions, a.pattern)
 
     def identity():
         co = c._coordinator
         return (co.generation, co.member_id or "") if co is not None else (-1, "")
-    app = App(a.broken, identity)
+    app = App(a.broken, identity, topics)
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_assigned(self, ps):
@@ -220,7 +259,10 @@ async def _aiokafka(a) -> None:
             app.callback("revoke", ps)
 
     await c.start()
-    c.subscribe([a.topic], listener=Listener())
+    if topics.pattern:
+        c.subscribe(pattern=topics.pattern, listener=Listener())
+    else:
+        c.subscribe([a.topic], listener=Listener())
     commands, stalled, sampler = read_commands(), False, Sampler()
     emit("ready")
     while True:
@@ -238,7 +280,8 @@ async def _aiokafka(a) -> None:
             gen, mid = identity()
             emit("commit_sent", generation=gen, member_id=mid)
             try:
-                await c.commit({TopicPartition(a.topic, p): OffsetAndMetadata(0, "") for p in sorted(app.owned)})
+                await c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(0, "")
+                                for p in sorted(app.owned)})
                 error = None
             except KafkaError as e:
                 error = type(e).__name__
@@ -247,7 +290,7 @@ async def _aiokafka(a) -> None:
             await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
             continue
         await c.getmany(timeout_ms=100)
-        sampler(*identity(), [tp.partition for tp in c.assignment()])
+        sampler(*identity(), [topics.index(*tp) for tp in c.assignment()])
 
 
 def main(argv=None) -> None:
@@ -263,9 +306,13 @@ def main(argv=None) -> None:
     p.add_argument("--session-timeout-ms", type=int, default=6000)
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=9000)
+    p.add_argument("--partitions", type=int, default=1, help="each topic's partitions (with --pattern)")
+    p.add_argument("--pattern", action="store_true", help="subscribe to the topic and its siblings <topic>-g<k>")
     a = p.parse_args(argv)
     if a.assignor not in ASSIGNORS[a.client]:
         p.error(f"{a.client} has no assignor {a.assignor!r}; known: {', '.join(ASSIGNORS[a.client])}")
+    if a.pattern and (a.partitions < 1 or not re.fullmatch(r"[A-Za-z0-9_-]+", a.topic)):
+        p.error("--pattern needs --partitions >= 1 and a topic of letters, digits, '_' and '-'")
     {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka, "confluent-kafka": run_confluent}[a.client](a)
 
 
