@@ -168,3 +168,15 @@ def test_an_assignor_error_names_its_file_as_the_module_path(roundrobin):
     d = next(d for d in data["divergences"] if d["property"] == "assignor_answers")
     assert "(at kafka/coordinator/assignors/roundrobin.py:" in d["message"], d["message"]
     assert "site-packages" not in d["signature"] and "kafka coordinator assignors roundrobin py" in d["signature"]
+
+
+def test_the_copied_claims_mark_not_applicable_as_the_verdicts_read_it():
+    """roles/assignor/claims.py is copied into standalone scripts, so it keeps its own
+    NOT_APPLICABLE and imports nothing of groupcheck; the verdict writers read recording's."""
+    import ast
+
+    from groupcheck.conform import recording
+    from groupcheck.conform.roles.assignor import claims
+    assert claims.NOT_APPLICABLE == recording.NOT_APPLICABLE
+    tree = ast.parse(open(claims.__file__).read())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.level or "groupcheck" in (n.module or ""))]

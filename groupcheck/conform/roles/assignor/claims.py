@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ...recording import NOT_APPLICABLE
-
+NOT_APPLICABLE = "n/a"   # = recording.NOT_APPLICABLE; this module imports nothing of groupcheck: repro.py copies it into standalone scripts
 EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
 
 TP = tuple  # (topic, partition)
