@@ -18,6 +18,14 @@ coordinator loads the log), ``downgrade`` (a client closes and restarts as a cla
 a rolling downgrade, ``classic_world.py``). ``switches``: rules switched away from the reference, the
 coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
 the known-bug variants (properties/known_bugs/consumer_group.py).
+
+The record layer (issue 30, ``delivery_steps.py``): ``records`` turns it on: each partition a
+log of at most ``max_records`` records (``produce``), each client an application that polls
+and processes them, committing by ``commit_policy`` (``auto``: Kafka's default
+enable.auto.commit=true; ``sync-on-revoke``: commitSync in onPartitionsRevoked;
+``after-processing``: commitSync after each record; ``none``) and starting a partition with
+no committed offset at ``offset_reset`` (auto.offset.reset). Off (the default), the four
+fields keep their defaults, ``to_dict`` leaves them out, and every state is as before.
 """
 from __future__ import annotations
 
@@ -34,6 +42,10 @@ from .profiles import PROFILES
 FAULTS = ("lose_response", "session_timeout", "crash", "stall")
 OPERATIONS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover", "downgrade")
 ASSIGNORS = ("uniform", "range")
+COMMIT_POLICIES = ("auto", "sync-on-revoke", "after-processing", "none")
+OFFSET_RESETS = ("earliest", "latest")
+# the record fields and their defaults: with records off they keep these and to_dict omits them
+RECORD_DEFAULTS = {"max_records": 2, "commit_policy": "auto", "offset_reset": "earliest"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,11 @@ class ConsumerGroupScope:
     # ``upgrade`` (classic_world.py); ``migration_policy``: group.consumer.migration.policy
     classic: int = 0
     migration_policy: str = "bidirectional"
+    # the record layer (issue 30): off by default, and then every field below keeps its default
+    records: bool = False
+    max_records: int = 2                 # records per partition the run may produce (1..3)
+    commit_policy: str = "auto"          # COMMIT_POLICIES
+    offset_reset: str = "earliest"       # auto.offset.reset: OFFSET_RESETS
     known_profiles: ClassVar[dict] = {}
 
     @property
@@ -114,7 +131,26 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("migration_policy", f"{scope.migration_policy!r} is not one of {', '.join(POLICIES)}")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
+    _validate_records(scope, bad)
     return scope
+
+
+def _validate_records(scope: ConsumerGroupScope, bad) -> None:
+    """The record fields: set only with ``records`` on (so that omitting them from JSON while
+    off loses nothing), in range, and named from the known lists."""
+    if not scope.records:
+        for name, default in RECORD_DEFAULTS.items():
+            if getattr(scope, name) != default:
+                raise bad(name, "needs records: true")
+        return
+    if not 1 <= scope.max_records <= 3:
+        raise bad("max_records", f"{scope.max_records} is outside 1..3")
+    if scope.commit_policy not in COMMIT_POLICIES:
+        raise bad("commit_policy", f"unknown commit policy {scope.commit_policy!r}; known: {', '.join(COMMIT_POLICIES)}")
+    if scope.offset_reset not in OFFSET_RESETS:
+        raise bad("offset_reset", f"unknown offset reset {scope.offset_reset!r}; known: {', '.join(OFFSET_RESETS)}")
+    if scope.classic or "downgrade" in scope.operations:
+        raise bad("records", "the record layer runs without classic members (classic: 0, no downgrade)")
 
 
 def with_profile(scope: ConsumerGroupScope, profile: str) -> ConsumerGroupScope:
@@ -126,7 +162,13 @@ def with_profile(scope: ConsumerGroupScope, profile: str) -> ConsumerGroupScope:
 
 
 def to_dict(scope: ConsumerGroupScope) -> dict:
-    return scopes.to_dict(scope)
+    """The scope as JSON data; with records off the record fields are left out (they hold their
+    defaults then), so scopes written before the record layer read and write the same."""
+    d = scopes.to_dict(scope)
+    if not scope.records:
+        for name in ("records",) + tuple(RECORD_DEFAULTS):
+            del d[name]
+    return d
 
 
 _read = scopes.fields_of(ConsumerGroupScope)
@@ -137,5 +179,5 @@ def from_dict(d: dict) -> ConsumerGroupScope:
     return validate(ConsumerGroupScope(**_read(d, "scope")))
 
 
-__all__ = ["ASSIGNORS", "FAULTS", "OPERATIONS", "ConsumerGroupScope", "Rules", "from_dict", "to_dict", "validate",
+__all__ = ["ASSIGNORS", "COMMIT_POLICIES", "FAULTS", "OFFSET_RESETS", "OPERATIONS", "ConsumerGroupScope", "Rules", "from_dict", "to_dict", "validate",
            "with_profile"]
