@@ -16,8 +16,8 @@ good), ``roll`` (close and restart: a rolling bounce), ``subscription_change`` (
 subscribes to one more topic), ``topic_change`` (t0 gains a partition), ``failover`` (a new
 coordinator loads the log), ``downgrade`` (a client closes and restarts as a classic consumer:
 a rolling downgrade, ``classic_world.py``). ``switches``: rules switched away from the reference, the
-coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
-the known-bug variants (properties/known_bugs/consumer_group.py).
+coordinator's (``coordinator_update.SWITCHES``), the client's (``member.CLIENT_SWITCHES``) and the
+record layer's (``delivery_steps.SWITCHES``): the known-bug variants (properties/known_bugs/consumer_group.py).
 
 The record layer (issue 30, ``delivery_steps.py``): ``records`` turns it on: each partition a
 log of at most ``max_records`` records (``produce``), each client an application that polls
@@ -35,6 +35,7 @@ from typing import ClassVar
 from .. import scopes
 from ..scopes import ScopeError
 from .coordinator_update import SWITCHES
+from .delivery_steps import SWITCHES as DELIVERY_SWITCHES
 from .member import CLIENT_SWITCHES
 from .migration_state import MIGRATION_SWITCHES, POLICIES
 from .profiles import PROFILES
@@ -117,10 +118,12 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("operations", "subscription_change needs two topics (partitions: [n, m]) and names, not regex")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
+    known = tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES) + DELIVERY_SWITCHES
     for i, name in enumerate(scope.switches):
-        if name not in SWITCHES and name not in CLIENT_SWITCHES and name not in MIGRATION_SWITCHES:
-            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "
-                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES))}")
+        if name not in known:
+            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: {', '.join(known)}")
+        if name in DELIVERY_SWITCHES and not scope.records:
+            raise bad(f"switches[{i}]", f"{name} is a record-layer rule: it needs records: true")
     if not 0 <= scope.classic <= scope.members - scope.joiners:
         raise bad("classic", f"{scope.classic} is outside 0..{scope.members - scope.joiners} (the slots that start)")
     if (scope.classic or "downgrade" in scope.operations) and (

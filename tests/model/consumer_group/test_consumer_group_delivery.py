@@ -10,6 +10,8 @@ from dataclasses import replace
 
 import pytest
 
+from groupcheck.checker import bfs
+from groupcheck.model.consumer_group import MODEL
 from groupcheck.model.consumer_group.scope import ConsumerGroupScope as S
 from groupcheck.model.consumer_group.scope import from_dict, to_dict
 from groupcheck.model.scopes import ScopeError
@@ -44,3 +46,121 @@ def test_bad_record_fields_name_the_field(fields, message):
     with pytest.raises(ScopeError) as e:
         from_dict(fields)
     assert str(e.value).startswith(message)
+
+
+def test_a_record_layer_switch_needs_records():
+    with pytest.raises(ScopeError, match=r"scope.switches\[0\]: kafka-16460 is a record-layer rule: it needs records: true"):
+        from_dict({"switches": ["kafka-16460"]})
+    assert from_dict({"records": True, "switches": ["kafka-16460"]}).switches == ("kafka-16460",)
+
+
+# ---- the states ----
+
+def _go(scope, state, *moves):
+    """Take each move: a kind, or (kind, slot); the first enabled action that matches."""
+    for m in moves:
+        kind, slot = m if isinstance(m, tuple) else (m, None)
+        acts = [a for a in MODEL.actions(scope, state) if a.kind == kind and (slot is None or a.slot == slot)]
+        assert acts, (kind, slot, _kinds(scope, state))
+        state, _ = MODEL.step(scope, state, acts[0])
+    return state
+
+
+def _kinds(scope, state, slot=None):
+    return [a.kind for a in MODEL.actions(scope, state) if slot is None or a.slot == slot]
+
+
+def test_with_records_off_no_state_holds_a_log_or_an_application():
+    scope = S(partitions=(1,), operations=("roll",), faults=("crash",), budget=2)
+    state = MODEL.init_states(scope)[0]
+    assert state.logs is None and all(c.app is None for c in state.clients)
+    for kind in ("send", "handle", "deliver", "reconcile", "roll", "send", "handle", "restart", "send", "crash"):
+        state = _go(scope, state, kind)
+        assert state.logs is None and all(c.app is None for c in state.clients)
+        assert not {"poll", "process", "produce", "auto_commit"} & set(_kinds(scope, state))
+
+
+# two clients start together; C2's join is handled first, so it gets t0-0, then C1's join
+# makes the uniform assignor move t0-0 to C1 (m0.0, first in id order): C2 revokes it
+HANDOVER = (("send", 0), ("send", 1), ("handle", 1), ("deliver", 1), ("reconcile", 1), "produce", ("poll", 1),
+            ("process", 1), ("handle", 0), ("send", 1), ("handle", 1), ("deliver", 1))
+
+
+def test_the_reconciliation_with_a_revocation_runs_in_two_phases_around_its_commit():
+    scope = S(partitions=(1,), records=True, max_records=2)
+    state = _go(scope, MODEL.init_states(scope)[0], *HANDOVER)
+    c2 = state.clients[1]
+    assert c2.status == "RECONCILING" and c2.owned == 1 and c2.target == 0
+    # phase 1: pending revocation (unfetchable) before the commit of the positions is sent
+    state = _go(scope, state, ("reconcile", 1))
+    c2 = state.clients[1]
+    assert c2.status == "RECONCILING" and c2.owned == 1
+    cur, = c2.app.cursors
+    assert cur.revoking and cur.unfetchable and c2.app.waiting == "reconcile"
+    assert c2.app.commit.offsets == ((0, 1),) and c2.app.commit.generation == 1
+    # one connection: the heartbeat waits for the queued commit
+    assert _kinds(scope, state, 1) == ["commit_deliver"]
+    state = _go(scope, state, ("commit_deliver", 1))
+    assert state.logs[0].committed == 1 and state.clients[1].app.reply == ""
+    # phase 2: its answer read, onPartitionsRevoked; the cursor is gone
+    state = _go(scope, state, ("commit_read", 1))
+    c2 = state.clients[1]
+    assert c2.status == "ACKNOWLEDGING" and c2.owned == 0 and c2.app.cursors == () and c2.app.waiting == ""
+
+
+def test_the_reconciliation_waits_until_the_application_processed_what_poll_returned():
+    scope = S(partitions=(1,), records=True, max_records=2)
+    moves = tuple(m for m in HANDOVER if m != ("process", 1))
+    state = _go(scope, MODEL.init_states(scope)[0], *moves)
+    assert state.clients[1].status == "RECONCILING"
+    assert "reconcile" not in _kinds(scope, state, 1)
+    state = _go(scope, state, ("process", 1))
+    assert "reconcile" in _kinds(scope, state, 1)
+
+
+def test_after_processing_the_application_commits_before_it_polls_or_reconciles_again():
+    scope = S(partitions=(1,), records=True, max_records=2, commit_policy="after-processing")
+    state = _go(scope, MODEL.init_states(scope)[0], *HANDOVER[:-1])
+    state = _go(scope, state, "produce", ("deliver", 1))
+    assert state.clients[1].app.waiting == "commit"
+    assert "commit" in _kinds(scope, state, 1)
+    assert not {"poll", "reconcile"} & set(_kinds(scope, state, 1))
+    state = _go(scope, state, ("commit", 1))
+    assert state.logs[0].committed == 1 and state.clients[1].app.waiting == ""
+    assert {"poll", "reconcile"} <= set(_kinds(scope, state, 1))
+
+
+def test_a_removed_members_offset_fetch_is_refused():
+    """ConsumerGroup#validateOffsetFetch: an unknown member's OffsetFetch fails, so a zombie
+    never initialises a position (and never becomes the partition's fetcher)."""
+    scope = S(members=1, partitions=(1,), records=True, max_records=1, faults=("session_timeout",), budget=1)
+    state = _go(scope, MODEL.init_states(scope)[0], "send", "handle", "deliver", "reconcile")
+    assert "poll" in _kinds(scope, state)
+    state = _go(scope, state, "session_timeout")
+    assert state.clients[0].owned == 1 and "poll" not in _kinds(scope, state)
+
+
+def _broken(scope, prev, action, nxt, events):
+    out = []
+    for p in MODEL.properties:
+        if p.kind == "always":
+            msg = p.check(scope, nxt) if p.on == "state" else p.check(scope, prev, action, nxt, events)
+            if msg:
+                out.append(p.name)
+    return out
+
+
+def test_a_zombie_processes_after_the_fault_that_removed_it_and_no_duplicate_is_claimed():
+    """C1's session times out while it holds record 0; C2 takes t0-0 over from the committed
+    (none: earliest) offset and processes 0; then the zombie C1 processes 0 too. A fault
+    (the removal) came between: excused both ways."""
+    scope = S(partitions=(1,), records=True, max_records=1, commit_policy="sync-on-revoke",
+              faults=("session_timeout",), budget=1)
+    state = _go(scope, MODEL.init_states(scope)[0], ("send", 0), ("handle", 0), ("deliver", 0), ("reconcile", 0),
+                "produce", ("poll", 0), ("send", 1), ("session_timeout", 0), ("handle", 1), ("deliver", 1),
+                ("reconcile", 1), ("poll", 1), ("process", 1))
+    assert state.logs[0].done == 1 and state.logs[0].excused == 0
+    action = next(a for a in MODEL.actions(scope, state) if a.kind == "process" and a.slot == 0)
+    nxt, events = MODEL.step(scope, state, action)
+    assert _broken(scope, state, action, nxt, events) == []
+    assert nxt.logs[0].excused == 1     # what a zombie processes is excused for the next owner
