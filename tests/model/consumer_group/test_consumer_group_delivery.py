@@ -164,3 +164,35 @@ def test_a_zombie_processes_after_the_fault_that_removed_it_and_no_duplicate_is_
     nxt, events = MODEL.step(scope, state, action)
     assert _broken(scope, state, action, nxt, events) == []
     assert nxt.logs[0].excused == 1     # what a zombie processes is excused for the next owner
+
+
+# ---- pinned counts and the known bugs ----
+
+@pytest.mark.parametrize("name, states", [("records-auto", 34769), ("records-sync", 11108)])
+def test_the_record_scopes_hold_and_their_state_counts_are_pinned(name, states):
+    from groupcheck.protocols.consumer_group import reference_scopes
+    report = bfs(MODEL, reference_scopes()[name])
+    assert report.violation is None and report.complete
+    assert report.states == states
+
+
+def _shortest(key):
+    from groupcheck.properties.known_bugs.consumer_group import variant
+    v = variant(key)
+    return bfs(MODEL, v.buggy_scope()).violation
+
+
+def test_kafka_18641_auto_commits_a_record_the_application_never_processes():
+    """9 steps: C1 joins and gets t0-0, a record is produced, poll returns it, the background
+    auto-commit of position 1 is accepted, C1 crashes before processing it."""
+    violation = _shortest("KAFKA-18641")
+    assert violation.property == "no_record_lost" and len(violation.path) - 1 == 9
+    assert violation.message == "t0-0 offset 0 is below the committed offset 1 but no owner processed it"
+
+
+def test_kafka_16460_returns_a_record_of_a_partition_pending_revocation():
+    """13 steps: C2 owns t0-0 and hands it over to C1; with its commit before revocation in
+    flight it polls a record produced meanwhile (the partition was not paused)."""
+    violation = _shortest("KAFKA-16460")
+    assert violation.property == "fetch_stops_at_revocation" and len(violation.path) - 1 == 13
+    assert violation.message == "t0-0 was fetched from or processed by member 2 after its revocation started"
