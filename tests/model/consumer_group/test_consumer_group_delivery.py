@@ -6,7 +6,6 @@ caught by BFS with the reference passing the same scope.
 (Named ``_delivery``: ``test_consumer_group_records.py`` is about __consumer_offsets records.)"""
 from __future__ import annotations
 
-from dataclasses import replace
 
 import pytest
 
