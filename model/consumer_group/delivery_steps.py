@@ -27,9 +27,10 @@ Kafka's new consumer (``AsyncKafkaConsumer``, clients/.../consumer/internals/):
   or reconciles only after it, whatever the answer), and the auto-commit on close
   (``AsyncKafkaConsumer#close``).
 * faults that excuse a redelivery (``delivery.excuse``): a crash, the coordinator removing
-  the member (session or rebalance timeout), onPartitionsLost (a fence), a commit answered
-  UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH, a lost commit answer. STALE_MEMBER_EPOCH is not one:
-  the client's own rules avoid it.
+  the member (session or rebalance timeout; what its zombie processes after that too),
+  onPartitionsLost (a fence), a lost commit answer. A commit answered UNKNOWN_MEMBER_ID comes
+  from a removed member, already excused (excusing its partitions again would also excuse what
+  the next owner processed). STALE_MEMBER_EPOCH is not a fault: the client's own rules avoid it.
 """
 from __future__ import annotations
 
@@ -48,7 +49,6 @@ FAULTS = ("lose_commit_reply",)
 # what it does not model yet (KAFKA-16033: an epoch lag at the commit before revocation;
 # KAFKA-20332: a revoked cursor kept until its records are processed)
 SWITCHES = ("kafka-16460", "kafka-18641")
-FENCING = ("UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH")   # a commit from a member no longer current
 # App.waiting under policy after-processing: the application processed a record and owes its
 # commitSync before it polls again (``for record in poll(): process(record); commitSync()``);
 # not one of delivery.WAITING (the classic model has no use for it)
@@ -183,8 +183,6 @@ def _commit_now(scope, state: State, slot: int, c: Client, app, logs, req, profi
         return logs, (), ()
     error = _judge(scope, state, slot, c, req, profile, index)
     logs = d.apply_commit(logs, req, error)
-    if error in FENCING:
-        logs = d.excuse(logs, d.committed_mask(req))
     return (logs, (Commit(kind="commit", partitions=d.committed_mask(req), epoch=req.generation, error=error),),
             (answered(slot, req, error),))
 
@@ -228,13 +226,13 @@ def step(scope, state: State, action: Action, profile, index) -> tuple[State, tu
 
 def _read(scope, state: State, action: Action, profile, index):
     """The client reads its commit's answer (or loses it: the request times out and counts as
-    failed). A fencing answer or a lost one excuses; the reconciliation waiting for it goes on."""
+    failed, and excuses); the reconciliation waiting for it goes on."""
     s, c = action.slot, state.clients[action.slot]
     app, logs = c.app, state.logs
     lost = action.kind == "lose_commit_reply"
     error = "REQUEST_TIMED_OUT" if lost else app.reply
     app = app._replace(reply=None)
-    if lost or error in FENCING:
+    if lost:
         logs = d.excuse(logs, d.partitions(app))
     budget = state.budget - lost
     c = c._replace(app=app)

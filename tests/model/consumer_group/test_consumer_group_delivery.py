@@ -195,3 +195,69 @@ def test_kafka_16460_returns_a_record_of_a_partition_pending_revocation():
     violation = _shortest("KAFKA-16460")
     assert violation.property == "fetch_stops_at_revocation" and len(violation.path) - 1 == 13
     assert violation.message == "t0-0 was fetched from or processed by member 2 after its revocation started"
+
+
+def test_one_connection_and_no_close_or_reconcile_across_the_applications_work():
+    """close() waits for the application to process what poll returned; an interval commit
+    queued behind a heartbeat waits for it (one connection, in order); the reconciliation
+    waits for the client's own commit in flight."""
+    scope = S(partitions=(1,), records=True, max_records=2, operations=("roll",), budget=1)
+    state = _go(scope, MODEL.init_states(scope)[0], ("send", 0), ("send", 1), ("handle", 1), ("deliver", 1),
+                ("reconcile", 1), "produce", ("poll", 1))
+    assert state.clients[1].status == "ACKNOWLEDGING" and "roll" not in _kinds(scope, state, 1)
+    state = _go(scope, state, ("process", 1))
+    assert "roll" in _kinds(scope, state, 1)
+    state = _go(scope, state, ("send", 1), ("auto_commit", 1))
+    assert "commit_deliver" not in _kinds(scope, state, 1)
+    state = _go(scope, state, ("handle", 0), ("handle", 1))
+    assert "commit_deliver" in _kinds(scope, state, 1)
+    state = _go(scope, state, ("deliver", 1))
+    assert state.clients[1].status == "RECONCILING" and "reconcile" not in _kinds(scope, state, 1)
+    state = _go(scope, state, ("commit_deliver", 1), ("commit_read", 1))
+    assert "reconcile" in _kinds(scope, state, 1)
+
+
+def test_the_coordinator_removing_a_member_excuses_what_it_processed_and_the_fence_drops_its_cursors():
+    scope = S(members=1, partitions=(1,), records=True, max_records=1, faults=("session_timeout",), budget=1)
+    state = _go(scope, MODEL.init_states(scope)[0], "send", "handle", "deliver", "reconcile", "produce", "poll",
+                "process")
+    assert state.logs[0].done == 1 and state.logs[0].excused == 0
+    state = _go(scope, state, "session_timeout")
+    assert state.logs[0].excused == 1
+    state = _go(scope, state, "send", "handle", "deliver")      # UNKNOWN_MEMBER_ID: onPartitionsLost
+    assert state.clients[0].status == "JOINING" and state.clients[0].app.cursors == ()
+
+
+def test_onpartitionslost_drops_the_cursors_and_excuses_their_records():
+    from groupcheck.model.consumer_group.delivery_steps import follow
+    from groupcheck.model.consumer_group.member import Callback
+    from groupcheck.model.delivery import Cursor, Log, new_app
+    app = new_app()._replace(cursors=(Cursor(partition=0, position=2, processed=2, unfetchable=False, revoking=False),))
+    logs = (Log(end=2, committed=-1, base=0, fetcher=1, done=3, excused=0),)
+    app, logs = follow(app, logs, (Callback(kind="lost", partitions=1),))
+    assert app.cursors == () and logs[0].excused == 3
+
+
+def test_a_lost_commit_answer_spends_the_budget_and_excuses():
+    scope = S(members=1, partitions=(1,), records=True, max_records=1, faults=("lose_response",), budget=1)
+    state = _go(scope, MODEL.init_states(scope)[0], "send", "handle", "deliver", "reconcile", "produce", "poll",
+                "process", "auto_commit", "commit_deliver")
+    assert state.logs[0].committed == 1 and state.logs[0].excused == 0
+    state = _go(scope, state, "lose_commit_reply")
+    assert state.logs[0].excused == 1 and state.budget == 0 and state.clients[0].app.reply is None
+
+
+def test_a_stale_commit_before_revocation_is_retried_with_the_latest_positions_and_epoch():
+    """KAFKA-16033's fix (CommitRequestManager: "auto-commit before revocation should retry with
+    latest consumed offsets"): a hand-made phase 1 whose commit carries an older epoch."""
+    scope = S(partitions=(1,), records=True, max_records=2)
+    state = _go(scope, MODEL.init_states(scope)[0], *HANDOVER, ("reconcile", 1))
+    c2 = state.clients[1]
+    stale = c2.app._replace(commit=c2.app.commit._replace(generation=0, offsets=((0, 0),)))
+    state = state._replace(clients=(state.clients[0], c2._replace(app=stale)))
+    state = _go(scope, state, ("commit_deliver", 1))
+    assert state.clients[1].app.reply == "STALE_MEMBER_EPOCH" and state.logs[0].committed == -1
+    state = _go(scope, state, ("commit_read", 1))
+    c2 = state.clients[1]
+    assert c2.status == "RECONCILING" and c2.owned == 1 and c2.app.waiting == "reconcile"
+    assert c2.app.commit.generation == 1 and c2.app.commit.offsets == ((0, 1),)
