@@ -261,3 +261,24 @@ def test_a_stale_commit_before_revocation_is_retried_with_the_latest_positions_a
     c2 = state.clients[1]
     assert c2.status == "RECONCILING" and c2.owned == 1 and c2.app.waiting == "reconcile"
     assert c2.app.commit.generation == 1 and c2.app.commit.offsets == ((0, 1),)
+
+
+def test_itf_and_text_show_the_logs_and_applications_only_with_records():
+    from groupcheck.model.consumer_group.render import describe_action, describe_state, state_to_itf
+    scope = S(partitions=(1,), records=True, max_records=2)
+    state = MODEL.init_states(scope)[0]
+    for move in HANDOVER + (("reconcile", 1),):
+        kind, slot = move if isinstance(move, tuple) else (move, None)
+        action = next(a for a in MODEL.actions(scope, state) if a.kind == kind and (slot is None or a.slot == slot))
+        assert describe_action(scope, state, action)
+        state, _ = MODEL.step(scope, state, action)
+    itf = state_to_itf(scope, state)
+    assert itf["logs"]["#map"][0][0] == "t0-0" and "app" in itf["clients"][1]
+    text = describe_state(scope, state)
+    assert "t0-0 end 1 committed -1" in text and "app " in text
+    assert describe_action(scope, state, next(a for a in MODEL.actions(scope, state) if a.kind == "commit_deliver")) \
+        == "the coordinator handles C2's OffsetCommit (epoch 1)"
+    off = S(partitions=(1,))
+    plain = MODEL.init_states(off)[0]
+    assert "logs" not in state_to_itf(off, plain) and "app" not in state_to_itf(off, plain)["clients"][0]
+    assert "app " not in describe_state(off, plain)
