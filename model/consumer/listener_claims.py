@@ -104,8 +104,10 @@ def callbacks_before_join(scope: ConsumerScope, prev: State, action, nxt: State,
     onPartitionsLost on everything it owns (if anything) and rejoins owning nothing; an
     EAGER one calls onPartitionsRevoked on everything it owns, even nothing, and rejoins
     owning nothing; a COOPERATIVE one revokes exactly its partitions of unsubscribed
-    topics, if any. A JoinGroup retried within the same rebalance calls no listener."""
-    if action.kind != "join":
+    topics, if any. A JoinGroup retried within the same rebalance calls no listener. (With
+    records and auto-commit, onJoinPrepare first waits for its commit: the JoinGroup goes with
+    the ``join`` or ``commit_read`` step that finishes it.)"""
+    if action.kind not in ("join", "commit_read") or nxt.consumers[action.slot].awaiting != "JoinGroup":
         return None
     slot = action.slot
     c = prev.consumers[slot]
