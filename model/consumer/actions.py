@@ -17,6 +17,7 @@ set or dict, so a path of action indices replays identically.
 """
 from __future__ import annotations
 
+from ..delivery import COMMITTING
 from . import delivery_steps as records
 from .scope import ConsumerScope
 from .state import ASSIGNED, DOWN, EMPTY, IDLE, PREPARING, Action, Consumer, State
@@ -31,7 +32,7 @@ def unreachable(state: State, slot: int, member_id: int) -> bool:
 def _free(scope: ConsumerScope, c: Consumer) -> bool:
     """The group requests wait while an OffsetCommit is in flight or its answer is unread
     (one connection, requests in order; onJoinPrepare waits for its commit's answer)."""
-    return c.app is None or (c.app.commit is None and c.app.reply is None and not c.app.waiting)
+    return c.app is None or (c.app.commit is None and c.app.reply is None and c.app.waiting in ("", COMMITTING))
 
 
 def _receivable(scope: ConsumerScope, c: Consumer) -> bool:

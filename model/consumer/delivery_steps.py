@@ -4,7 +4,8 @@ has, what each does, and how the existing steps move cursors and logs. Only with
 ConsumerCoordinator (Kafka 3.9) applies them.
 
 * ``poll`` / ``process``: one record returned / processed (``delivery.poll``, ``delivery.process``).
-* ``commit`` (policy after-processing): commitSync() of the processed offsets, answered at once.
+* ``commit`` (policy after-processing): commitSync() of the processed offsets, answered at once;
+  the application owes it after each ``process`` (``COMMITTING``) and polls again only after it.
 * ``auto_commit`` (policy auto): ConsumerCoordinator.poll -> maybeAutoCommitOffsetsAsync, the
   positions (``allConsumed()``) as a message; only inside poll and only while the member is
   stable (``sendOffsetCommitRequest`` fails locally without ``generationIfStable()``).
@@ -68,6 +69,12 @@ def _current(group: Group, member_id: int, generation: int) -> bool:
     return group.member(member_id) is not None and generation == group.generation
 
 
+def zombie(state: State, c: Consumer) -> bool:
+    """The coordinator no longer counts the consumer as a member (removed by a timeout, or reset):
+    what it processes now is a fault's doing (``no_duplicate_without_failure`` does not judge it)."""
+    return state.group.member(c.member_id) is None
+
+
 def in_poll(scope: ConsumerScope, c: Consumer) -> bool:
     """Callbacks and the JoinGroup run inside poll(): with records, only once the application
     processed what the last poll returned. Always true without records."""
@@ -84,8 +91,7 @@ def actions(scope: ConsumerScope, state: State, slot: int) -> list[Action]:
     if not c.paused:
         out += [Action("poll", slot, x.partition) for x in app.cursors if delivery.can_poll(app, logs, x.partition)]
         out += [Action("process", slot, x.partition) for x in app.cursors if delivery.can_process(app, x.partition)]
-        if scope.commit_policy == delivery.AFTER_PROCESSING and any(
-                x.processed > logs[x.partition].committed for x in app.cursors):
+        if app.waiting == delivery.COMMITTING:
             out.append(Action("commit", slot))
         if (scope.commit_policy == AUTO and app.commit is None and app.reply is None and not app.waiting
                 and not c.outbox and delivery.in_poll(app) and _stable(c)
@@ -119,11 +125,15 @@ def _committed(slot: int, req: OffsetCommitReq, error: str) -> Event:
     return Event("offset_commit", slot, mask, error or NONE, commit=req)
 
 
-def _commit_now(state: State, slot: int, req: OffsetCommitReq | None) -> tuple[State, tuple[Event, ...]]:
+def _commit_now(state: State, slot: int, req: OffsetCommitReq | None, sent: bool = True) -> tuple[State, tuple[Event, ...]]:
     """A commitSync the client blocks on: judged by the coordinator in this step. A rejection
-    the application cannot avoid (not current, or REBALANCE_IN_PROGRESS) excuses."""
+    the application cannot avoid (not current, or REBALANCE_IN_PROGRESS) excuses, and so does
+    a commit the client fails itself (``sent`` false: ``sendOffsetCommitRequest`` finds no
+    ``generationIfStable()`` and throws RebalanceInProgressException / CommitFailedException)."""
     if req is None:
         return state, ()
+    if not sent:
+        return state._replace(logs=delivery.excuse(state.logs, delivery.committed_mask(req))), ()
     error = verdict(state.group, req.member, req.generation)
     logs = delivery.apply_commit(state.logs, req, error)
     if error and (error == REBALANCE_IN_PROGRESS or not _current(state.group, req.member, req.generation)):
@@ -139,16 +149,23 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
     c = state.consumers[slot]
     app = c.app
     if kind == "poll":
-        app, logs = delivery.poll(app, state.logs, p, c.member_id, scope.offset_reset)
+        # a zombie's OffsetFetch takes nothing over: the log keeps its fetcher
+        fetcher = state.logs[p].fetcher if zombie(state, c) else c.member_id
+        app, logs = delivery.poll(app, state.logs, p, fetcher, scope.offset_reset)
         return _set(state, slot, c._replace(app=app))._replace(logs=logs), ()
     if kind == "process":
         again = delivery.redelivered(state.logs[p], delivery.cursor(app, p).processed)
         app, logs, offset = delivery.process(app, state.logs, p)
+        if scope.commit_policy == delivery.AFTER_PROCESSING:
+            app = app._replace(waiting=delivery.COMMITTING)
+        if zombie(state, c):
+            logs = delivery.excuse_offset(logs, p, offset)
         note = f"offset {offset}" + (" again" if again else "")
         return _set(state, slot, c._replace(app=app))._replace(logs=logs), (Event("processed", slot, 1 << p, note),)
     if kind == "commit":
         req = delivery.commit_request(app, c.member_id, c.generation, delivery.MANUAL, processed=True)
-        return _commit_now(state, slot, req)
+        state = _set(state, slot, c._replace(app=app._replace(waiting="")))
+        return _commit_now(state, slot, req, sent=_stable(c))
     if kind == "auto_commit":
         req = delivery.commit_request(app, c.member_id, c.generation, delivery.INTERVAL, processed=False)
         return _set(state, slot, c._replace(app=app._replace(commit=req))), ()
@@ -245,7 +262,9 @@ def _listener(scope: ConsumerScope, prev: State, state: State, e: Event) -> tupl
             was = prev.consumers[e.slot]
             req = delivery.commit_request(app, was.member_id, was.generation, delivery.CALLBACK,
                                           processed=True, mask=e.partitions)
-            state, out = _commit_now(state, e.slot, req)
+            # onJoinPrepare and onJoinComplete run while the member is STABLE, unless it was reset
+            state, out = _commit_now(state, e.slot, req, sent=was.generation != NO_GENERATION
+                                     and was.member_id != NO_MEMBER)
         app = delivery.revoked(app, e.partitions)
     return _set(state, e.slot, state.consumers[e.slot]._replace(app=app)), out
 

@@ -247,6 +247,8 @@ def no_record_lost(scope: ConsumerScope, state: State) -> str | None:
 def no_duplicate_without_failure(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
     if nxt.logs is None or action.kind != "process" or scope.commit_policy == delivery.NONE:
         return None
+    if prev.group.member(prev.consumers[action.slot].member_id) is None:
+        return None     # a zombie (no longer a member) processes: a fault's doing (delivery_steps.zombie)
     return delivery.no_duplicate_without_failure(prev.logs, _holders(prev), _holders(nxt), scope.stride)
 
 
