@@ -225,3 +225,23 @@ def test_cooperative_auto_commit_redelivers_without_a_fault():
                           max_generation=3)
     v = bfs(MODEL, scope, symmetry=True).violation
     assert v.property == "no_duplicate_without_failure" and len(v.path) - 1 == 36
+
+
+def test_a_zombie_processing_is_excused_and_takes_nothing_over():
+    scope = replace(EAGER_AUTO, faults=("pause",), budget=1)
+    state = do(scope, _joined_alone(scope), ("join", 1), ("deliver", 1), ("receive", 1), ("deliver", 1),
+               ("pause", 0), ("session_timeout", 0))
+    assert state.group.member(1) is None                       # C1 (m1) is a zombie now
+    state = do(scope, state, ("resume", 0), ("produce", 0), ("poll", 0))
+    assert state.logs[0].fetcher == 1
+    state = do(scope, state, ("process", 0))
+    assert state.logs[0].done == 0b11 and state.logs[0].excused == 0b11
+
+
+def test_a_commit_the_client_fails_itself_sends_nothing_and_excuses():
+    scope = replace(COOP_AUTO, commit_policy="after-processing")
+    state = do(scope, _rebalance_requested(scope), ("commit", 0), ("join", 0), ("produce", 0), ("poll", 0),
+               ("process", 0))
+    assert state.consumers[0].status == "joining"              # a rebalance in progress: no generationIfStable()
+    state, events = MODEL.step(scope, state, next(a for a in MODEL.actions(scope, state) if a.kind == "commit"))
+    assert events == () and state.logs[0].committed == 1 and state.logs[0].excused == 0b11
