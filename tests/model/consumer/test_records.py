@@ -179,8 +179,11 @@ def test_after_processing_commits_before_the_next_poll():
     state = _joined_alone(scope)
     assert state.consumers[0].app.waiting == delivery.COMMITTING
     assert _kinds(scope, state, 0) == ["heartbeat", "commit"]
+    state = do(scope, state, ("produce", 0))
+    assert "poll" not in _kinds(scope, state, 0)               # polls again only after its commitSync
     state = do(scope, state, ("commit", 0))
     assert state.logs[0].committed == 1 and state.consumers[0].app.waiting == ""
+    assert "poll" in _kinds(scope, state, 0)
 
 
 def test_sync_on_revoke_commits_before_the_cursors_drop():
@@ -245,3 +248,40 @@ def test_a_commit_the_client_fails_itself_sends_nothing_and_excuses():
     assert state.consumers[0].status == "joining"              # a rebalance in progress: no generationIfStable()
     state, events = MODEL.step(scope, state, next(a for a in MODEL.actions(scope, state) if a.kind == "commit"))
     assert events == () and state.logs[0].committed == 1 and state.logs[0].excused == 0b11
+
+
+def test_a_zombies_offset_fetch_takes_nothing_over():
+    scope = replace(EAGER_AUTO, faults=("pause",), budget=1)
+    state = MODEL.init_states(scope)[0]
+    state = do(scope, state, ("join", 0), ("deliver", 0), ("receive", 0), ("deliver", 0), ("receive", 0),
+               ("deliver", 0), ("receive", 0),                                  # C1 owns t0-0, position unknown
+               ("join", 1), ("deliver", 1), ("receive", 1), ("deliver", 1), ("pause", 0), ("session_timeout", 0),
+               ("receive", 1), ("deliver", 1), ("receive", 1), ("poll", 1))    # C2 owns t0-0 and fetched
+    assert state.logs[0].fetcher == 2
+    state = do(scope, state, ("resume", 0), ("poll", 0))                     # zombie C1's OffsetFetch
+    assert state.consumers[0].app.cursors[0].position == 0 and state.logs[0].fetcher == 2
+
+
+def _prepare_answered(scope, error):
+    """C1 in onJoinPrepare, its commit delivered and answered ``error`` (set by hand)."""
+    state = do(scope, _rebalance_requested(scope), ("join", 0), ("commit_deliver", 0))
+    c = state.consumers[0]
+    return state._replace(consumers=(c._replace(app=c.app._replace(reply=error)),) + state.consumers[1:])
+
+
+def test_a_retriable_prepare_answer_commits_again_with_the_latest_positions():
+    state = do(COOP_AUTO, _prepare_answered(COOP_AUTO, "COORDINATOR_NOT_AVAILABLE"), ("produce", 0), ("poll", 0),
+               ("process", 0), ("commit_read", 0))
+    app = state.consumers[0].app
+    assert app.waiting == delivery.PREPARE and app.commit.offsets == ((0, 2),) and app.reply is None
+    assert state.consumers[0].outbox == ()
+
+
+def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():
+    state = _prepare_answered(EAGER_AUTO, "ILLEGAL_GENERATION")
+    state, events = MODEL.step(EAGER_AUTO, state, next(a for a in MODEL.actions(EAGER_AUTO, state)
+                                                       if a.kind == "commit_read"))
+    assert [e.kind for e in events] == ["fenced", "lost"]
+    c = state.consumers[0]
+    assert c.generation == -1 and c.awaiting == "JoinGroup" and c.app.cursors == ()
+    assert state.logs[0].excused == 0b1
