@@ -10,6 +10,7 @@ import pytest
 from groupcheck.checker import bfs
 from groupcheck.model import delivery
 from groupcheck.model.consumer import MODEL, Config, ConsumerScope, from_dict, to_dict
+from groupcheck.model.core import Step, check_step
 from groupcheck.model.scopes import ScopeError
 
 RANGE = (Config(("range",)),)
@@ -278,10 +279,12 @@ def test_a_retriable_prepare_answer_commits_again_with_the_latest_positions():
 
 
 def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():
-    state = _prepare_answered(EAGER_AUTO, "ILLEGAL_GENERATION")
-    state, events = MODEL.step(EAGER_AUTO, state, next(a for a in MODEL.actions(EAGER_AUTO, state)
-                                                       if a.kind == "commit_read"))
+    prev = _prepare_answered(EAGER_AUTO, "ILLEGAL_GENERATION")
+    action = next(a for a in MODEL.actions(EAGER_AUTO, prev) if a.kind == "commit_read")
+    state, events = MODEL.step(EAGER_AUTO, prev, action)
     assert [e.kind for e in events] == ["fenced", "lost"]
+    # lost_only_when_fenced and callbacks_before_join see the reset the answer made
+    assert check_step(MODEL, EAGER_AUTO, Step(prev=prev, action=action, index=0, next=state, events=events)) == []
     c = state.consumers[0]
     assert c.generation == -1 and c.awaiting == "JoinGroup" and c.app.cursors == ()
     assert state.logs[0].excused == 0b1
