@@ -13,25 +13,25 @@ takes the commits the step answered; ``revoked`` only drops cursors (the caller 
 with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask.
 """
 from .app import (apply_commit, assigned, can_poll, can_process, commit_request, committed_mask, cursor, deliver,
-                  excuse, held, in_poll, lost, mark_revoking, new_app, new_logs, partitions, poll, process, produce,
+                  excuse, excuse_offset, held, in_poll, lost, mark_revoking, new_app, new_logs, partitions, poll, process, produce,
                   redelivered, revoke_commit, revoked, start)
 from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revocation, killed_before_commit,
                      no_duplicate_without_failure, no_record_lost)
 from .render import app_itf, describe_app, describe_log, log_itf, logs_itf, offsets
 from .rules import REFERENCE, SWITCHES, Rules, rules
-from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
+from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
                     NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
                     Cursor, Log, OffsetCommitReq)
 
 __all__ = [
     "apply_commit", "assigned", "can_poll", "can_process", "commit_request", "committed_mask", "cursor", "deliver",
-    "excuse", "held", "in_poll", "lost", "mark_revoking", "new_app", "new_logs", "partitions", "poll", "process",
+    "excuse", "excuse_offset", "held", "in_poll", "lost", "mark_revoking", "new_app", "new_logs", "partitions", "poll", "process",
     "produce", "redelivered", "revoke_commit", "revoked", "start",
     "Holder", "commits_fenced_after_handover", "fetch_stops_at_revocation", "killed_before_commit",
     "no_duplicate_without_failure", "no_record_lost",
     "app_itf", "describe_app", "describe_log", "log_itf", "logs_itf", "offsets",
     "REFERENCE", "SWITCHES", "Rules", "rules",
-    "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
+    "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
     "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",
     "WAITING", "App", "Cursor", "Log", "OffsetCommitReq",
 ]

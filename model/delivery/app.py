@@ -11,7 +11,7 @@ processes what ``poll()`` returned, ``allConsumed()`` is every cursor's position
 from __future__ import annotations
 
 from ..partitions import bits
-from .state import (ACCEPTED, EARLIEST, NO_OFFSET, App, Cursor, Log, OffsetCommitReq)
+from .state import (ACCEPTED, COMMITTING, EARLIEST, NO_OFFSET, App, Cursor, Log, OffsetCommitReq)
 
 
 def new_logs(count: int) -> tuple[Log, ...]:
@@ -52,8 +52,9 @@ def partitions(app: App | None) -> int:
 
 def in_poll(app: App | None) -> bool:
     """The application is inside ``poll()``: it processed every record poll gave it (the
-    KafkaConsumer javadoc's requirement for auto-commit; rebalance callbacks run here)."""
-    return app is not None and all(c.processed == c.position for c in app.cursors)
+    KafkaConsumer javadoc's requirement for auto-commit; rebalance callbacks run here) and
+    owes no commitSync (``COMMITTING``: policy after-processing commits before polling again)."""
+    return app is not None and app.waiting != COMMITTING and all(c.processed == c.position for c in app.cursors)
 
 
 def held(app: App | None, p: int) -> int:
@@ -137,6 +138,12 @@ def excuse(logs: tuple[Log, ...], mask: int) -> tuple[Log, ...]:
     for p in bits(mask):
         logs = _set(logs, p, logs[p]._replace(excused=logs[p].excused | logs[p].done))
     return logs
+
+
+def excuse_offset(logs: tuple[Log, ...], p: int, offset: int) -> tuple[Log, ...]:
+    """A fault's doing processed ``offset`` of ``p`` (a zombie: a client the coordinator no longer
+    counts as a member processed it): its redelivery is excused."""
+    return _set(logs, p, logs[p]._replace(excused=logs[p].excused | 1 << offset))
 
 
 def lost(app: App, logs: tuple[Log, ...], mask: int) -> tuple[App, tuple[Log, ...]]:

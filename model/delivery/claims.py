@@ -32,7 +32,7 @@ def no_record_lost(logs: tuple[Log, ...], holders: Iterable[Holder], stride: int
     requirement is that you must consume all data returned from each call to poll(Duration)
     before any subsequent calls, or before closing the consumer. If you fail to do either of
     these, it is possible for the committed offset to get ahead of the consumed position, which
-    results in missing records. (KafkaConsumer javadoc, "Offsets and Consumer Position")
+    results in missing records. (Kafka's KafkaConsumer javadoc, "Offsets and Consumer Position")
 
     Every record from where the group started reading (``base``) to below the committed offset
     was processed by an owner, or is held by a live client that will process it."""
@@ -63,7 +63,7 @@ def _moves(prev: Iterable[Holder], holders: Iterable[Holder]) -> Iterator[tuple[
 def no_duplicate_without_failure(prev_logs: tuple[Log, ...], prev: Iterable[Holder],
                                  holders: Iterable[Holder], stride: int) -> str | None:
     """It is recommended that offsets should be committed in this callback to either Kafka or a
-    custom offset store to prevent duplicate data. (ConsumerRebalanceListener#onPartitionsRevoked)
+    custom offset store to prevent duplicate data. (Kafka's ConsumerRebalanceListener#onPartitionsRevoked)
     Used in this way Kafka provides what is often called "at-least-once" delivery guarantees, as
     each record will likely be delivered one time but in failure cases could be duplicated.
     (KafkaConsumer javadoc, "Manual Offset Control")
@@ -104,7 +104,7 @@ def commits_fenced_after_handover(prev_logs: tuple[Log, ...], answered: Iterable
 
 def fetch_stops_at_revocation(prev: Iterable[Holder], holders: Iterable[Holder], stride: int) -> str | None:
     """In eager rebalancing, it will always be called at the start of a rebalance and after the
-    consumer stops fetching data. (ConsumerRebalanceListener#onPartitionsRevoked) "we mark the
+    consumer stops fetching data. (Kafka's ConsumerRebalanceListener#onPartitionsRevoked) "we mark the
     partitions as "pending revocation," which stops the Fetcher from sending new fetches or
     returning data from previous fetches to the user." (ConsumerCoordinator
     #maybeMarkPartitionsPendingRevocation)

@@ -40,7 +40,8 @@ PURPOSES = (INTERVAL, REVOKE, CLOSE, CALLBACK, MANUAL)
 # App.waiting: a phase that waits for the answer of its commit
 PREPARE = "prepare"       # classic onJoinPrepare returned false until its auto-commit completes
 RECONCILE = "reconcile"   # KIP-848 reconciliation waits for the commit before revocation
-WAITING = ("", PREPARE, RECONCILE)
+COMMITTING = "commit"     # policy after-processing: the app processed a record and owes its commitSync
+WAITING = ("", PREPARE, RECONCILE, COMMITTING)
 
 
 class Log(NamedTuple):

@@ -67,6 +67,8 @@ def test_in_poll_and_held():
     assert d.in_poll(_app(_cur(position=2), _cur(p=1)))
     assert not d.in_poll(_app(_cur(position=2, processed=1)))
     assert not d.in_poll(None)
+    assert not d.in_poll(_app(_cur(position=2))._replace(waiting=d.COMMITTING))    # owes its commitSync
+    assert d.in_poll(_app(_cur(position=2))._replace(waiting=d.PREPARE))
     assert d.held(_app(_cur(position=3, processed=1)), 0) == 0b110
     assert d.held(_app(_cur(position=2)), 0) == 0 and d.held(None, 0) == 0 and d.held(_app(), 0) == 0
 
@@ -104,6 +106,10 @@ def test_lost_drops_and_excuses_only_owned_partitions():
 def test_excuse_marks_every_done_offset_of_the_mask():
     logs = (_log(done=0b101, excused=0b010), _log(done=0b1))
     assert d.excuse(logs, 0b01) == (_log(done=0b101, excused=0b111), _log(done=0b1))
+
+
+def test_excuse_offset_marks_one_offset():
+    assert d.excuse_offset((_log(done=0b11), _log()), 0, 1) == (_log(done=0b11, excused=0b10), _log())
 
 
 def test_mark_revoking_with_and_without_the_pause():
