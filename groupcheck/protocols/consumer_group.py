@@ -88,6 +88,21 @@ def out_of_reach(scope) -> dict[str, str]:
         far["downgrade_completes"] = "no downgrade operation in the scope"
     if sum(scope.partitions) < 2 or scope.members - scope.joiners < 1 or scope.members < 2:
         far["revocation_completes"] = "one partition or one member: nothing moves between members"
+    far.update(_records_out_of_reach(scope))
+    return far
+
+
+def _records_out_of_reach(scope) -> dict[str, str]:
+    """The record layer's witnesses a scope cannot reach."""
+    if not scope.records:
+        return {w: "records off" for w in ("sometimes_redelivered_after_crash", "sometimes_killed_before_commit",
+                                           "sometimes_handover_clean")}
+    far = {}
+    if "crash" not in scope.faults or scope.budget == 0:
+        far["sometimes_redelivered_after_crash"] = "no crash fault in the scope"
+        far["sometimes_killed_before_commit"] = "no crash fault in the scope"
+    if scope.members < 2 or scope.commit_policy == "none":
+        far["sometimes_handover_clean"] = "one member, or commit policy none: no handover starts at a commit"
     return far
 
 

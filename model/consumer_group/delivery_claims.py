@@ -17,6 +17,7 @@ from ..delivery import NONE, Holder
 from .delivery_steps import member_key, zombie
 from .member import running
 from .step import index
+from .world import HANDOVER_CLEAN, KILLED_BEFORE_COMMIT, REDELIVERED
 
 
 def _holders(state, zombies: bool = True) -> tuple[Holder, ...]:
@@ -64,5 +65,25 @@ for _mine, _shared in ((no_record_lost, delivery.no_record_lost),
     _mine.__doc__ = _shared.__doc__
 
 
+def sometimes_redelivered_after_crash(scope, state) -> str | None:
+    """Witness: a record was processed a second time and a fault (in the scopes that reach it, a
+    crash: KafkaConsumer javadoc, "in failure cases could be duplicated") excused it."""
+    return "a record was processed again after a fault" if state.marks & REDELIVERED else None
+
+
+def sometimes_killed_before_commit(scope, state) -> str | None:
+    """Witness: a process was killed (crash) after processing a record and before its offset was
+    committed: the interleaving kill -9 makes."""
+    return "a crash fell between processing and committing" if state.marks & KILLED_BEFORE_COMMIT else None
+
+
+def sometimes_handover_clean(scope, state) -> str | None:
+    """Witness: a partition changed hands and its new owner's OffsetFetch started it exactly after
+    the records processed before (ConsumerRebalanceListener: commit in onPartitionsRevoked "to
+    prevent duplicate data")."""
+    return "a new owner started right after what was processed" if state.marks & HANDOVER_CLEAN else None
+
+
 __all__ = ["commits_fenced_after_handover", "fetch_stops_at_revocation", "no_duplicate_without_failure",
-           "no_record_lost"]
+           "no_record_lost", "sometimes_handover_clean",
+           "sometimes_killed_before_commit", "sometimes_redelivered_after_crash"]

@@ -40,7 +40,8 @@ from ..delivery import (AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, INTERVAL, MANUA
 from .coordinator import offset_commit
 from .group import topic_partitions_of
 from .member import Commit, close, reconcile, running
-from .world import IN_GROUP, RECONCILING, Action, Client, Event, State, member_id
+from .world import (HANDOVER_CLEAN, IN_GROUP, KILLED_BEFORE_COMMIT, RECONCILING, REDELIVERED, Action, Client, Event,
+                    State, member_id)
 
 KINDS = ("poll", "process", "commit", "auto_commit", "commit_deliver", "commit_read")
 ENVIRONMENT = ("produce",)
@@ -194,12 +195,18 @@ def step(scope, state: State, action: Action, profile, index) -> tuple[State, tu
         return state._replace(logs=d.produce(state.logs, p)), (Event("produce", s, f"partition {p}"),)
     c = state.clients[s]
     app, logs, key = c.app, state.logs, member_key(s, c.incarnation)
-    data, note, extra = (), "", ()
+    data, note, extra, marks = (), "", (), state.marks
     if k == "poll":
+        fetching = d.cursor(app, p).position == d.NO_OFFSET
         app, logs = d.poll(app, logs, p, key, scope.offset_reset)
         note = f"partition {p} position {d.cursor(app, p).position}"
+        if fetching and _clean_handover(state.logs[p], logs[p], d.cursor(app, p).processed):
+            marks |= HANDOVER_CLEAN
     elif k == "process":
-        redelivered = d.redelivered(logs[p], d.cursor(app, p).processed)
+        offset = d.cursor(app, p).processed
+        redelivered = d.redelivered(logs[p], offset)
+        if logs[p].done >> offset & 1 and not redelivered:
+            marks |= REDELIVERED
         app, logs, offset = d.process(app, logs, p)
         note = f"partition {p} offset {offset}" + (" (again)" if redelivered else "")
         if zombie(state, s):    # after the fault that removed it: the next owner's redelivery is excused
@@ -221,7 +228,7 @@ def step(scope, state: State, action: Action, profile, index) -> tuple[State, tu
     else:   # commit_read, lose_commit_reply
         return _read(scope, state, action, profile, index)
     clients = state.clients[:s] + (c._replace(app=app),) + state.clients[s + 1:]
-    return state._replace(clients=clients, logs=logs), (Event(k, s, note, data),) + extra
+    return state._replace(clients=clients, logs=logs, marks=marks), (Event(k, s, note, data),) + extra
 
 
 def _read(scope, state: State, action: Action, profile, index):
@@ -322,9 +329,22 @@ def follow(app, logs, callbacks):
     return app, logs
 
 
-def crashed(state: State, c: Client):
-    """The process dies: its application and cursors are gone, and their records excused."""
-    return d.excuse(state.logs, d.partitions(c.app)) if c.app is not None else state.logs
+def _clean_handover(before, after, start: int) -> bool:
+    """An OffsetFetch by a member other than the partition's last fetcher started it exactly
+    after what was processed: every record from ``base`` below ``start`` done, none above."""
+    if before.fetcher in (0, after.fetcher) or after.committed != start:
+        return False
+    below = ((1 << start) - 1) & ~((1 << after.base) - 1)
+    return after.done & below == below and after.done >> start == 0
+
+
+def crashed(state: State, c: Client) -> State:
+    """The process dies: its application and cursors are gone, and their records excused
+    (the witness KILLED_BEFORE_COMMIT when it held processed records not committed yet)."""
+    if c.app is None:
+        return state
+    marks = state.marks | (KILLED_BEFORE_COMMIT if d.killed_before_commit(state.logs, c.app) else 0)
+    return state._replace(logs=d.excuse(state.logs, d.partitions(c.app)), marks=marks)
 
 
 def zombie(state: State, slot: int) -> bool:

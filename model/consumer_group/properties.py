@@ -463,4 +463,7 @@ PROPERTIES = (
     Property("no_duplicate_without_failure", "always", delivery_claims.no_duplicate_without_failure, on="step"),
     Property("commits_fenced_after_handover", "always", delivery_claims.commits_fenced_after_handover, on="step"),
     Property("fetch_stops_at_revocation", "always", delivery_claims.fetch_stops_at_revocation, on="step"),
+    Property("sometimes_redelivered_after_crash", "sometimes", delivery_claims.sometimes_redelivered_after_crash),
+    Property("sometimes_killed_before_commit", "sometimes", delivery_claims.sometimes_killed_before_commit),
+    Property("sometimes_handover_clean", "sometimes", delivery_claims.sometimes_handover_clean),
 )

@@ -306,7 +306,7 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=0, target=0, reply=None, sent=None, stalled=False)
         if scope.records:
-            state = state._replace(logs=delivery.crashed(state, c))
+            state = delivery.crashed(state, c)
             clients[s] = clients[s]._replace(app=None)
     elif k == "lose_response":
         # the request times out: HeartbeatRequestManager#onFailure resets the heartbeat state

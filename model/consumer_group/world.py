@@ -87,8 +87,12 @@ LOST_RECOVERED = 2   # a heartbeat at the member's previous epoch was accepted (
 STATIC_KEPT = 4      # a static member's next incarnation took its assignment over without a bump
 UPGRADED_ONLINE = 8    # a classic group with members became a consumer group (fromClassicGroup)
 DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic group (convertToClassicGroup)
+# the record layer's witnesses (delivery_steps.py)
+REDELIVERED = 32           # a record was processed again, a fault having excused it
+KILLED_BEFORE_COMMIT = 64  # a process crashed holding processed records whose offsets were not committed
+HANDOVER_CLEAN = 128       # a new owner's OffsetFetch started it right after the records processed before
 
 
-__all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
+__all__ = ["HANDOVER_CLEAN", "KILLED_BEFORE_COMMIT", "REDELIVERED", "DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
            "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "SentFields",
            "State", "Handled", "member_id", "slot_of"]

@@ -167,12 +167,17 @@ def test_a_zombie_processes_after_the_fault_that_removed_it_and_no_duplicate_is_
 
 # ---- pinned counts and the known bugs ----
 
-@pytest.mark.parametrize("name, states", [("records-auto", 34769), ("records-sync", 11108)])
-def test_the_record_scopes_hold_and_their_state_counts_are_pinned(name, states):
+@pytest.mark.parametrize("name, states", [("records-auto", 38686), ("records-sync", 11108)])
+def test_the_record_scopes_hold_reach_their_witnesses_and_their_state_counts_are_pinned(name, states):
+    from groupcheck.protocols import get
     from groupcheck.protocols.consumer_group import reference_scopes
-    report = bfs(MODEL, reference_scopes()[name])
+    scope = reference_scopes()[name]
+    report = bfs(MODEL, scope)
     assert report.violation is None and report.complete
     assert report.states == states
+    far = get("consumer-group").out_of_reach(scope)
+    assert [w for w, hit in report.witnessed.items() if not hit and w not in far] == []
+    assert report.witnessed["sometimes_handover_clean"]
 
 
 def _shortest(key):
