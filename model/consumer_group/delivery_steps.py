@@ -23,8 +23,8 @@ Kafka's new consumer (``AsyncKafkaConsumer``, clients/.../consumer/internals/):
   reconciliation anyway".
 * atomic commits (the client blocks; judged in the step that makes them): ``commitSync`` in
   onPartitionsRevoked (policy sync-on-revoke), after each record (after-processing, action
-  ``commit``: the application owes it from ``process`` on, ``OWES_COMMIT``, and polls, closes
-  or reconciles only after it, whatever the answer), and the auto-commit on close
+  ``commit``: the application owes it from ``process`` on, ``delivery.COMMITTING``, and polls,
+  closes or reconciles only after it, whatever the answer), and the auto-commit on close
   (``AsyncKafkaConsumer#close``).
 * faults that excuse a redelivery (``delivery.excuse``): a crash, the coordinator removing
   the member (session or rebalance timeout; what its zombie processes after that too),
@@ -50,10 +50,6 @@ FAULTS = ("lose_commit_reply",)
 # what it does not model yet (KAFKA-16033: an epoch lag at the commit before revocation;
 # KAFKA-20332: a revoked cursor kept until its records are processed)
 SWITCHES = ("kafka-16460", "kafka-18641")
-# App.waiting under policy after-processing: the application processed a record and owes its
-# commitSync before it polls again (``for record in poll(): process(record); commitSync()``);
-# not one of delivery.WAITING (the classic model has no use for it)
-OWES_COMMIT = "commit"
 
 
 def rules_of(scope) -> Rules:
@@ -97,14 +93,15 @@ def may_send(c: Client) -> bool:
 
 def may_reconcile(scope, c: Client) -> bool:
     """maybeReconcile(canCommit): only from the application's poll (every record it was given
-    processed), with no commit of its own under way."""
+    processed, no commitSync owed), with no commit of its own under way (a reconciliation
+    waiting for its commit has one)."""
     app = c.app
-    return app is not None and d.in_poll(app) and app.waiting == "" and _idle_commit(app)
+    return app is not None and d.in_poll(app) and _idle_commit(app)
 
 
 def may_close(c: Client) -> bool:
     """close() runs between the application's batches, with no commit under way."""
-    return c.app is None or (d.in_poll(c.app) and c.app.waiting == "" and _idle_commit(c.app))
+    return c.app is None or (d.in_poll(c.app) and _idle_commit(c.app))
 
 
 def _behind(app, logs) -> bool:
@@ -129,14 +126,13 @@ def actions(scope, state: State, slot: int, c: Client) -> list[Action]:
         return out
     live = running(c) and not c.stalled
     fetch = _offset_fetch_ok(state, slot, c)
-    polling = app.waiting != OWES_COMMIT
     for cur in app.cursors if live else ():
         p = cur.partition
-        if polling and d.can_poll(app, logs, p) and (cur.position != d.NO_OFFSET or fetch):
+        if d.can_poll(app, logs, p) and (cur.position != d.NO_OFFSET or fetch):
             out.append(Action("poll", slot, p))
         if d.can_process(app, p):
             out.append(Action("process", slot, p))
-    if live and app.waiting == OWES_COMMIT:
+    if live and app.waiting == d.COMMITTING:
         out.append(Action("commit", slot))
     member = live and c.status in IN_GROUP and _idle_commit(app) and app.waiting == ""
     if (member and scope.commit_policy == AUTO and (d.in_poll(app) or not rules_of(scope).commit_only_in_poll)
@@ -212,7 +208,7 @@ def step(scope, state: State, action: Action, profile, index) -> tuple[State, tu
         if zombie(state, s):    # after the fault that removed it: the next owner's redelivery is excused
             logs = d.excuse(logs, 1 << p)
         if scope.commit_policy == AFTER_PROCESSING:
-            app = app._replace(waiting=OWES_COMMIT)
+            app = app._replace(waiting=d.COMMITTING)
     elif k == "commit":
         req = d.commit_request(app, key, c.epoch, MANUAL, processed=True)
         logs, data, extra = _commit_now(scope, state, s, c, app, logs, req, profile, index)
@@ -381,6 +377,6 @@ def canonical_logs(state: State):
     return tuple(out)
 
 
-__all__ = ["ENVIRONMENT", "OWES_COMMIT", "SWITCHES", "FAULTS", "KINDS", "actions", "canonical_logs", "close_step", "crashed", "faults", "follow",
+__all__ = ["ENVIRONMENT", "SWITCHES", "FAULTS", "KINDS", "actions", "canonical_logs", "close_step", "crashed", "faults", "follow",
            "init", "may_close", "may_reconcile", "may_send", "member_key", "produced", "reconcile_step", "removed",
            "rules_of", "started", "step", "zombie"]
