@@ -288,3 +288,19 @@ def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():
     c = state.consumers[0]
     assert c.generation == -1 and c.awaiting == "JoinGroup" and c.app.cursors == ()
     assert state.logs[0].excused == 0b1
+
+
+def test_the_record_layer_is_shown_only_in_records_scopes():
+    plain = ConsumerScope()
+    itf = MODEL.view.state_to_itf(plain, MODEL.init_states(plain)[0])
+    assert "logs" not in itf and all("app" not in c for c in itf["consumers"])
+    state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
+    itf = MODEL.view.state_to_itf(EAGER_AUTO, state)
+    assert itf["logs"] == {"#map": [["t0-0", {"end": 2, "committed": -1, "base": 0, "fetcher": 1,
+                                              "done": {"#set": [0]}, "excused": {"#set": []}}]]}
+    assert itf["consumers"][0]["app"]["cursors"] == {"#map": [["t0-0", {"position": 2, "processed": 1,
+                                                                         "unfetchable": False, "revoking": False}]]}
+    text = MODEL.view.describe_state(EAGER_AUTO, state)
+    assert "app t0-0@1/2" in text and text.endswith("t0-0 end 2 committed -1 base 0 done {0} excused {}")
+    poll = next(a for a in MODEL.actions(EAGER_AUTO, state) if a.kind == "process")
+    assert MODEL.view.describe_action(EAGER_AUTO, state, poll) == "C1 (m1): process t0-0"
