@@ -113,6 +113,19 @@ VARIANTS += (
         "returning data from previous fetches to the user\" (ConsumerCoordinator"
         "#maybeMarkPartitionsPendingRevocation, EAGER only).",
     ),
+    with_behaviour(
+        key="KAFKA-9741", title="a commit from onPartitionsRevoked carries the previous generation (ConsumerGroupMetadata)",
+        behaviour=replace(REF, delivery=("kafka-9741",)),
+        scope=ConsumerScope(partitions=(2,), faults=(), budget=0, max_generation=3, records=True, max_records=1,
+                            commit_policy="sync-on-revoke"),
+        expect="no_duplicate_without_failure",
+        doc="Before 2.5.0 (apache/kafka#8325, \"Update ConsumerGroupMetadata before calling "
+        "onPartitionsRevoked()\") ConsumerCoordinator#onJoinComplete updated groupMetadata after the "
+        "cooperative revocation callback, so a transactional application committing there with "
+        "consumer.groupMetadata() sent the previous generation: ILLEGAL_GENERATION while the member is "
+        "current, and the next owner reprocesses what it had processed (the model treats the "
+        "TxnOffsetCommit as an OffsetCommit: the coordinator validates both with validateOffsetCommit).",
+    ),
 )
 
 
