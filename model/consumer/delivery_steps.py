@@ -125,18 +125,22 @@ def _committed(slot: int, req: OffsetCommitReq, error: str) -> Event:
     return Event("offset_commit", slot, mask, error or NONE, commit=req)
 
 
-def _commit_now(state: State, slot: int, req: OffsetCommitReq | None, sent: bool = True) -> tuple[State, tuple[Event, ...]]:
+def _commit_now(state: State, slot: int, req: OffsetCommitReq | None, sent: bool = True,
+                generation: int | None = None) -> tuple[State, tuple[Event, ...]]:
     """A commitSync the client blocks on: judged by the coordinator in this step. A rejection
-    the application cannot avoid (not current, or REBALANCE_IN_PROGRESS) excuses, and so does
-    a commit the client fails itself (``sent`` false: ``sendOffsetCommitRequest`` finds no
-    ``generationIfStable()`` and throws RebalanceInProgressException / CommitFailedException)."""
+    the application cannot avoid (the member is not current, or REBALANCE_IN_PROGRESS) excuses,
+    and so does a commit the client fails itself (``sent`` false: ``sendOffsetCommitRequest``
+    finds no ``generationIfStable()`` and throws RebalanceInProgressException /
+    CommitFailedException). ``generation``: the member's own, when the request carries another
+    (kafka-9741's stale ConsumerGroupMetadata): a rejection of it is the client's own doing."""
     if req is None:
         return state, ()
     if not sent:
         return state._replace(logs=delivery.excuse(state.logs, delivery.committed_mask(req))), ()
     error = verdict(state.group, req.member, req.generation)
     logs = delivery.apply_commit(state.logs, req, error)
-    if error and (error == REBALANCE_IN_PROGRESS or not _current(state.group, req.member, req.generation)):
+    own = req.generation if generation is None else generation
+    if error and (error == REBALANCE_IN_PROGRESS or not _current(state.group, req.member, own)):
         logs = delivery.excuse(logs, delivery.committed_mask(req))
     return state._replace(logs=logs), (_committed(slot, req, error),)
 
@@ -257,14 +261,18 @@ def _listener(scope: ConsumerScope, prev: State, state: State, e: Event) -> tupl
         app = app if e.kind == "fenced" else None
     elif e.kind == "assigned":
         app = delivery.assigned(app, e.partitions)
+        if not rules(scope.behaviour.delivery).metadata_before_revoke:    # kafka-9741: updated last
+            app = app._replace(meta_generation=state.consumers[e.slot].generation)
     else:   # revoked: a commitSync in the callback, with the member's identity before the step
         if scope.commit_policy == delivery.SYNC_ON_REVOKE:
             was = prev.consumers[e.slot]
-            req = delivery.commit_request(app, was.member_id, was.generation, delivery.CALLBACK,
+            # kafka-9741: the commit carries consumer.groupMetadata(), not yet updated by onJoinComplete
+            meta = was.generation if rules(scope.behaviour.delivery).metadata_before_revoke else app.meta_generation
+            req = delivery.commit_request(app, was.member_id, meta, delivery.CALLBACK,
                                           processed=True, mask=e.partitions)
             # onJoinPrepare and onJoinComplete run while the member is STABLE, unless it was reset
             state, out = _commit_now(state, e.slot, req, sent=was.generation != NO_GENERATION
-                                     and was.member_id != NO_MEMBER)
+                                     and was.member_id != NO_MEMBER, generation=was.generation)
         app = delivery.revoked(app, e.partitions)
     return _set(state, e.slot, state.consumers[e.slot]._replace(app=app)), out
 

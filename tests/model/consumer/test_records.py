@@ -288,3 +288,35 @@ def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():
     c = state.consumers[0]
     assert c.generation == -1 and c.awaiting == "JoinGroup" and c.app.cursors == ()
     assert state.logs[0].excused == 0b1
+
+
+def test_the_record_layer_is_shown_only_in_records_scopes():
+    plain = ConsumerScope()
+    itf = MODEL.view.state_to_itf(plain, MODEL.init_states(plain)[0])
+    assert "logs" not in itf and all("app" not in c for c in itf["consumers"])
+    state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
+    itf = MODEL.view.state_to_itf(EAGER_AUTO, state)
+    assert itf["logs"] == {"#map": [["t0-0", {"end": 2, "committed": -1, "base": 0, "fetcher": 1,
+                                              "done": {"#set": [0]}, "excused": {"#set": []}}]]}
+    assert itf["consumers"][0]["app"]["cursors"] == {"#map": [["t0-0", {"position": 2, "processed": 1,
+                                                                         "unfetchable": False, "revoking": False}]]}
+    text = MODEL.view.describe_state(EAGER_AUTO, state)
+    assert "app t0-0@1/2" in text and text.endswith("t0-0 end 2 committed -1 base 0 done {0} excused {}")
+    poll = next(a for a in MODEL.actions(EAGER_AUTO, state) if a.kind == "process")
+    assert MODEL.view.describe_action(EAGER_AUTO, state, poll) == "C1 (m1): process t0-0"
+
+
+def test_kafka_9741_commits_from_the_revoke_callback_with_the_previous_generation():
+    from groupcheck.model.core import replay
+    scope = ConsumerScope(partitions=(2,), records=True, max_records=1, commit_policy="sync-on-revoke", faults=(),
+                          budget=0, max_generation=3)
+    buggy = replace(scope, profile="custom", behaviour=replace(scope.behaviour, delivery=("kafka-9741",)))
+    assert bfs(MODEL, scope, symmetry=True).violation is None
+    v = bfs(MODEL, buggy, symmetry=True).violation
+    assert v.property == "no_duplicate_without_failure" and len(v.path) - 1 == 36
+    _, steps = replay(MODEL, buggy, v.path)
+    (step, event), = [(s, e) for s in steps for e in s.events if e.kind == "offset_commit"]
+    member = step.next.consumers[event.slot]
+    # the one field the rule writes: the callback's commit carries the generation before onJoinComplete's
+    assert event.note == "ILLEGAL_GENERATION" and event.commit.generation == member.generation - 1
+    assert step.next.group.member(member.member_id) is not None     # a current member: no fault excuses it
