@@ -36,7 +36,7 @@ def _capped(scope) -> type:
 
 def test_every_reference_scope_has_a_machine():
     assert set(SCOPES) == {"join-leave", "lost-response", "timeouts", "stall", "static-roll", "range-subscription",
-                           "regex-failover", "online-upgrade", "online-downgrade"}
+                           "regex-failover", "online-upgrade", "online-downgrade", "records-auto", "records-sync"}
 
 
 TestJoinLeave = _capped(SCOPES["join-leave"])
@@ -48,6 +48,8 @@ TestRangeSubscription = _capped(SCOPES["range-subscription"])
 TestRegexFailover = _capped(SCOPES["regex-failover"])
 TestOnlineUpgrade = _capped(SCOPES["online-upgrade"])
 TestOnlineDowngrade = _capped(SCOPES["online-downgrade"])
+TestRecordsAuto = _capped(SCOPES["records-auto"])
+TestRecordsSync = _capped(SCOPES["records-sync"])
 
 
 def _hunt(scope, expected: set[str], *, steps: int, shrink: bool):

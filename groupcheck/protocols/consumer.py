@@ -57,6 +57,13 @@ def reference_scopes() -> dict[str, object]:
         "kip-429-text": replace(ConsumerScope(partitions=(1, 1), budget=1, faults=(),
                                               operations=("delete_topic", "subscription_change")),
                                 profile="kip-429", behaviour=PROFILES["kip-429"]),
+        # the record layer (issue 30): a cooperative group committing in onPartitionsRevoked, and
+        # an eager one auto-committing (onJoinPrepare's commit and its pending-revocation pause),
+        # each with a crash between processing and committing
+        "records-coop": ConsumerScope(partitions=(1,), faults=("crash",), budget=1, max_generation=3, records=True,
+                                      max_records=1, commit_policy="sync-on-revoke"),
+        "records-eager-auto": ConsumerScope(plan=(rng,), partitions=(1,), faults=("crash",), budget=1,
+                                            max_generation=3, records=True, max_records=1, commit_policy="auto"),
     }
 
 
@@ -64,8 +71,9 @@ def scope_text(scope) -> str:
     d = to_dict(scope)
     plan = " > ".join("+".join(stage["assignors"]) for stage in d["plan"])
     start = ", from a stable group" if d["start"] == "stable" else ""
+    records = f", records ({d['commit_policy']}, {d['max_records']} per partition)" if d.get("records") else ""
     return (f"{d['members']} members, partitions {d['partitions']}, gen<={d['max_generation']}, "
-            f"budget {d['budget']}, {plan}{start}")
+            f"budget {d['budget']}, {plan}{start}{records}")
 
 
 def plan_stage(text: str) -> dict:

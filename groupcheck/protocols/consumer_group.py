@@ -50,6 +50,13 @@ def reference_scopes() -> dict[str, object]:
         # both directions: a classic consumer and a consumer-protocol one; the latter may close and
         # restart classic (a rolling downgrade): its leave converts the group back to a classic group
         "online-downgrade": S(classic=1, partitions=(1,), operations=("downgrade",), budget=1),
+        # the record layer (issue 30), auto-commit (Kafka's default): a member joins (a handover with
+        # the commit before revocation, two phases), or a crash: no record lost, none twice without a fault
+        "records-auto": S(partitions=(1,), records=True, max_records=1, joiners=1, operations=("join",),
+                          faults=("crash",), budget=1),
+        # the record layer, commitSync in onPartitionsRevoked: two members start together, the
+        # uniform assignor's tie-break moves the partition from the first one handled
+        "records-sync": S(partitions=(1,), records=True, max_records=1, commit_policy="sync-on-revoke"),
     }
 
 
@@ -60,6 +67,8 @@ def scope_text(scope) -> str:
         extra += f", {scope.classic} classic (policy {scope.migration_policy})"
     changes = ",".join(scope.faults + scope.operations) or "none"
     switched = f", switches {','.join(scope.switches)}" if scope.switches else ""
+    if scope.records:
+        extra += f", records (max {scope.max_records}, commit {scope.commit_policy}, reset {scope.offset_reset})"
     return (f"{scope.members} members, partitions {list(scope.partitions)}, {scope.assignor}, {subs}{extra}, "
             f"faults/operations {changes}, budget {scope.budget}, epoch<{scope.max_epoch}, {scope.profile}{switched}")
 
@@ -79,6 +88,21 @@ def out_of_reach(scope) -> dict[str, str]:
         far["downgrade_completes"] = "no downgrade operation in the scope"
     if sum(scope.partitions) < 2 or scope.members - scope.joiners < 1 or scope.members < 2:
         far["revocation_completes"] = "one partition or one member: nothing moves between members"
+    far.update(_records_out_of_reach(scope))
+    return far
+
+
+def _records_out_of_reach(scope) -> dict[str, str]:
+    """The record layer's witnesses a scope cannot reach."""
+    if not scope.records:
+        return {w: "records off" for w in ("sometimes_redelivered_after_crash", "sometimes_killed_before_commit",
+                                           "sometimes_handover_clean")}
+    far = {}
+    if "crash" not in scope.faults or scope.budget == 0:
+        far["sometimes_redelivered_after_crash"] = "no crash fault in the scope"
+        far["sometimes_killed_before_commit"] = "no crash fault in the scope"
+    if scope.members < 2 or scope.commit_policy == "none":
+        far["sometimes_handover_clean"] = "one member, or commit policy none: no handover starts at a commit"
     return far
 
 

@@ -17,8 +17,10 @@ set or dict, so a path of action indices replays identically.
 """
 from __future__ import annotations
 
+from ..delivery import COMMITTING
+from . import delivery_steps as records
 from .scope import ConsumerScope
-from .state import ASSIGNED, DOWN, EMPTY, IDLE, PREPARING, Action, State
+from .state import ASSIGNED, DOWN, EMPTY, IDLE, PREPARING, Action, Consumer, State
 
 
 def unreachable(state: State, slot: int, member_id: int) -> bool:
@@ -27,20 +29,33 @@ def unreachable(state: State, slot: int, member_id: int) -> bool:
     return c.status == DOWN or c.paused or c.member_id != member_id
 
 
+def _free(scope: ConsumerScope, c: Consumer) -> bool:
+    """The group requests wait while an OffsetCommit is in flight or its answer is unread
+    (one connection, requests in order; onJoinPrepare waits for its commit's answer)."""
+    return c.app is None or (c.app.commit is None and c.app.reply is None and c.app.waiting in ("", COMMITTING))
+
+
+def _receivable(scope: ConsumerScope, c: Consumer) -> bool:
+    """A SyncGroup response is handled inside poll() (onJoinComplete's callbacks)."""
+    return c.inbox[0].kind != "SyncGroupResponse" or records.in_poll(scope, c)
+
+
 def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
     out: list[Action] = []
     faults, ops = scope.faults, scope.operations
     budget = state.budget > 0
+    rec = scope.records
     for slot, c in enumerate(state.consumers):
         if c.status == DOWN:
             out.append(Action("restart", slot))
             continue
         if not c.paused:
-            if c.inbox:
+            if c.inbox and (not rec or _receivable(scope, c)):
                 out.append(Action("receive", slot))
-            if c.status == IDLE and not c.awaiting and not c.outbox:
+            if (c.status == IDLE and not c.awaiting and not c.outbox
+                    and (not rec or _free(scope, c) and records.in_poll(scope, c))):
                 out.append(Action("join", slot))
-            if c.status == ASSIGNED and not c.awaiting and not c.outbox:
+            if c.status == ASSIGNED and not c.awaiting and not c.outbox and (not rec or _free(scope, c)):
                 out.append(Action("heartbeat", slot))
             if c.metadata != state.metadata:
                 out.append(Action("refresh_metadata", slot))
@@ -56,12 +71,14 @@ def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
             out.append(Action("lose_response", slot))
         if budget and "timeout" in faults and c.awaiting == "SyncGroup" and not c.paused:
             out.append(Action("timeout", slot))
-        if c.config + 1 < len(scope.plan) and not c.paused:
+        if c.config + 1 < len(scope.plan) and not c.paused and (not rec or records.in_poll(scope, c)):
             out.append(Action("bounce", slot))
         if budget and "subscription_change" in ops and len(scope.partitions) > 1 and not c.paused:
             for t in range(len(scope.partitions)):
                 if c.subscribed != 1 << t:
                     out.append(Action("subscription_change", slot, t))
+        if rec:
+            out += records.actions(scope, state, slot)
     group = state.group
     for m in group.members:
         if unreachable(state, m.slot, m.member_id):
@@ -77,4 +94,6 @@ def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
                 out.append(Action("delete_topic", arg=t))
         if "delete_group" in ops and group.status == EMPTY and not group.members:
             out.append(Action("delete_group"))
+    if scope.records:
+        out += records.produce_actions(scope, state)
     return tuple(out)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..delivery import OffsetCommitReq
 from .selection import select_protocol, supports
 from .state import (
     COMPLETING, DEAD, EMPTY, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL, MEMBER_ID_REQUIRED,
@@ -29,6 +30,7 @@ class Event(NamedTuple):
     slot: int = -1
     partitions: int = 0
     note: str = ""
+    commit: OffsetCommitReq | None = None   # an ``offset_commit`` event's request (records only)
 
 
 def new_group() -> Group:

@@ -73,10 +73,14 @@ def lost_only_when_fenced(scope: ConsumerScope, prev: State, action, nxt: State,
     slot = action.slot
     alive = existing(nxt.partitions, scope.stride)
     reset = False
-    if action.kind == "join":
+    if action.kind in ("join", "commit_read"):
+        # with records, reading a commit's answer may reset the member (UNKNOWN_MEMBER_ID,
+        # ILLEGAL_GENERATION) and finish onJoinPrepare in the same step
         c = prev.consumers[slot]
-        reset = c.generation == NO_GENERATION or c.member_id == NO_MEMBER
-        if reset and nxt.consumers[slot].owned:
+        reset = (c.generation == NO_GENERATION or c.member_id == NO_MEMBER
+                 or any(e.kind == "fenced" and e.slot == slot for e in events))
+        joined = action.kind == "join" or nxt.consumers[slot].awaiting == "JoinGroup"
+        if reset and joined and nxt.consumers[slot].owned:
             return (f"C{slot + 1} rejoined after a reset still claiming "
                     f"{show(nxt.consumers[slot].owned, scope.stride)}")
     for e in events:
@@ -104,8 +108,10 @@ def callbacks_before_join(scope: ConsumerScope, prev: State, action, nxt: State,
     onPartitionsLost on everything it owns (if anything) and rejoins owning nothing; an
     EAGER one calls onPartitionsRevoked on everything it owns, even nothing, and rejoins
     owning nothing; a COOPERATIVE one revokes exactly its partitions of unsubscribed
-    topics, if any. A JoinGroup retried within the same rebalance calls no listener."""
-    if action.kind != "join":
+    topics, if any. A JoinGroup retried within the same rebalance calls no listener. (With
+    records and auto-commit, onJoinPrepare first waits for its commit: the JoinGroup goes with
+    the ``join`` or ``commit_read`` step that finishes it.)"""
+    if action.kind not in ("join", "commit_read") or nxt.consumers[action.slot].awaiting != "JoinGroup":
         return None
     slot = action.slot
     c = prev.consumers[slot]
@@ -113,7 +119,8 @@ def callbacks_before_join(scope: ConsumerScope, prev: State, action, nxt: State,
     after = nxt.consumers[slot].owned
     if not c.needs_join_prepare:
         expected, owns = [], c.owned
-    elif c.generation == NO_GENERATION or c.member_id == NO_MEMBER:
+    elif (c.generation == NO_GENERATION or c.member_id == NO_MEMBER
+          or any(e.kind == "fenced" and e.slot == slot for e in events)):   # reset by a commit's answer
         if not scope.behaviour.fenced_clears_owned and c.owned:
             return None        # KAFKA-12983's profile: lost_only_when_fenced judges it
         expected, owns = ([("lost", c.owned)] if c.owned else []), 0

@@ -11,6 +11,7 @@ holds, or a message naming the broken clause. Words used below:
 """
 from __future__ import annotations
 
+from .. import delivery
 from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
 from ..partitions import count, existing, show
@@ -220,6 +221,52 @@ def sometimes_zombie(scope: ConsumerScope, state: State) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- the record claims (issue 30)
+
+def _holders(state: State) -> tuple[delivery.Holder, ...]:
+    """Each consumer as the record claims see it: live while its process runs (paused too)."""
+    return tuple(delivery.Holder(member=c.member_id, live=c.status != DOWN, app=c.app) for c in state.consumers)
+
+
+def _shared(claim):
+    """``check.__doc__ = claim.__doc__``: the wrapper quotes what the shared claim quotes."""
+    def wrap(check):
+        check.__doc__ = claim.__doc__
+        return check
+    return wrap
+
+
+@_shared(delivery.no_record_lost)
+def no_record_lost(scope: ConsumerScope, state: State) -> str | None:
+    if state.logs is None:
+        return None
+    return delivery.no_record_lost(state.logs, _holders(state), scope.stride)
+
+
+@_shared(delivery.no_duplicate_without_failure)
+def no_duplicate_without_failure(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    if nxt.logs is None or action.kind != "process" or scope.commit_policy == delivery.NONE:
+        return None
+    if prev.group.member(prev.consumers[action.slot].member_id) is None:
+        return None     # a zombie (no longer a member) processes: a fault's doing (delivery_steps.zombie)
+    return delivery.no_duplicate_without_failure(prev.logs, _holders(prev), _holders(nxt), scope.stride)
+
+
+@_shared(delivery.commits_fenced_after_handover)
+def commits_fenced_after_handover(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    if nxt.logs is None:
+        return None
+    answered = [(e.commit, "" if e.note == NONE else e.note) for e in events if e.kind == "offset_commit"]
+    return delivery.commits_fenced_after_handover(prev.logs, answered, scope.stride) if answered else None
+
+
+@_shared(delivery.fetch_stops_at_revocation)
+def fetch_stops_at_revocation(scope: ConsumerScope, prev: State, action, nxt: State, events) -> str | None:
+    if nxt.logs is None or action.kind not in ("poll", "process"):
+        return None
+    return delivery.fetch_stops_at_revocation(_holders(prev), _holders(nxt), scope.stride)
+
+
 PROPERTIES = (
     Property("no_double_ownership", "always", no_double_ownership),
     Property("fenced_commits_rejected", "always", fenced_commits_rejected),
@@ -241,4 +288,8 @@ PROPERTIES = (
     Property("sticky_balanced", "always", sticky_balanced),
     Property("sometimes_settled", "sometimes", sometimes_settled),
     Property("sometimes_zombie", "sometimes", sometimes_zombie),
+    Property("no_record_lost", "always", no_record_lost),
+    Property("no_duplicate_without_failure", "always", no_duplicate_without_failure, on="step"),
+    Property("commits_fenced_after_handover", "always", commits_fenced_after_handover, on="step"),
+    Property("fetch_stops_at_revocation", "always", fetch_stops_at_revocation, on="step"),
 )

@@ -1,8 +1,9 @@
 """Readable views of consumer-group states and actions: ITF values and one-line text."""
 from __future__ import annotations
 
+from .. import delivery
 from ..itf import itf_map, itf_set
-from ..partitions import existing, names, show
+from ..partitions import existing, name as name_of, names, show
 from .scope import ConsumerScope
 from .state import Action, State
 
@@ -45,7 +46,8 @@ def state_to_itf(scope: ConsumerScope, state: State) -> dict:
     }
     consumers = []
     for c in state.consumers:
-        consumers.append({
+        record = {"app": delivery.app_itf(c.app, scope.stride)} if scope.records else {}
+        consumers.append({**record,
             "status": c.status, "config": c.config, "member_id": _member(c.member_id),
             "generation": c.generation, "owned": itf_set(names(c.owned, scope.stride)),
             "subscribed": itf_set(f"t{t}" for t in range(len(scope.partitions)) if c.subscribed >> t & 1),
@@ -53,9 +55,12 @@ def state_to_itf(scope: ConsumerScope, state: State) -> dict:
             "outbox": [_message(scope, m) for m in c.outbox],
             "inbox": [_message(scope, m) for m in c.inbox],
         })
-    return {"group": group, "consumers": consumers,
-            "partitions": itf_map((f"t{t}", n) for t, n in enumerate(state.partitions)),
-            "budget": state.budget, "calm": state.calm, "calm_from": state.calm_from}
+    out = {"group": group, "consumers": consumers,
+           "partitions": itf_map((f"t{t}", n) for t, n in enumerate(state.partitions)),
+           "budget": state.budget, "calm": state.calm, "calm_from": state.calm_from}
+    if scope.records:    # the record layer (model/delivery), only in records scopes
+        out["logs"] = delivery.logs_itf(state.logs, scope.stride, existing(state.partitions, scope.stride))
+    return out
 
 
 def _brief(scope: ConsumerScope, msg) -> str:
@@ -117,6 +122,10 @@ def describe_action(scope: ConsumerScope, state: State, action: Action) -> str:
         return f"{name} toggles its subscription to t{action.arg}"
     if k in ("add_partition", "delete_topic"):
         return f"{k.replace('_', ' ')} t{action.arg}"
+    if k in ("poll", "process"):
+        return f"{name}: {k} {name_of(action.arg, scope.stride)}"
+    if k == "produce":
+        return f"produce a record to {name_of(action.arg, scope.stride)}"
     if k == "bounce":
         cfg = scope.plan[state.consumers[s].config + 1]
         return f"{name} is bounced onto {list(cfg.assignors)}"
@@ -130,6 +139,8 @@ def _consumer_line(scope: ConsumerScope, state: State, slot: int) -> str:
     if c.outbox:
         parts.append(f"sending {_brief(scope, c.outbox[0])}")
     parts.append("inbox " + (", ".join(_brief(scope, m) for m in c.inbox) or "empty"))
+    if scope.records and c.app is not None:
+        parts.append("app " + delivery.describe_app(c.app, scope.stride))
     return f"{who(state, slot)}: " + "; ".join(parts)
 
 
@@ -140,7 +151,11 @@ def describe_state(scope: ConsumerScope, state: State) -> str:
     members = ", ".join(f"{_member(m.member_id)} {show(m.assignment, scope.stride)}" for m in g.members)
     group = (f"group {g.status}, generation {g.generation}, leader {_member(g.leader) or 'none'}, "
              f"protocol {g.protocol or 'none'}, members {members or 'none'}")
-    return "\n".join([group] + [_consumer_line(scope, state, s) for s in range(len(state.consumers))])
+    lines = [group] + [_consumer_line(scope, state, s) for s in range(len(state.consumers))]
+    if scope.records:
+        alive = existing(state.partitions, scope.stride)
+        lines += [delivery.describe_log(p, log, scope.stride) for p, log in enumerate(state.logs) if alive >> p & 1]
+    return "\n".join(lines)
 
 
 def owners(scope: ConsumerScope, state: State) -> dict[str, tuple[str, ...]]:

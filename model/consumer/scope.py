@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .. import scopes
+from .. import delivery, scopes
 from ..scopes import ScopeError
 
 from ..assignors import COOPERATIVE, AssignorConfigError, rebalance_protocol
@@ -58,6 +58,9 @@ class Behaviour:
     # A consumer ignores a SyncGroup response it is no longer waiting for (its
     # connection was reset when the request timed out).
     apply_late_sync: bool = False
+    # Known record-layer bugs put back (``model.delivery.SWITCHES`` names, e.g. "kafka-14196");
+    # records scopes only. Empty: the reference rules.
+    delivery: tuple[str, ...] = ()
 
 
 PROFILES: dict[str, Behaviour] = {
@@ -86,6 +89,12 @@ class ConsumerScope:
     # "empty": every consumer starts unjoined; "stable": the group has formed and
     # settled (reached by the protocol's own steps, no faults), generation included
     start: str = "empty"
+    # The record layer (issue 30, ``model/delivery``): partition logs, fetch positions,
+    # processing and offset commits. Off: every state has ``logs=None``, ``app=None``.
+    records: bool = False
+    max_records: int = 2             # records per partition the run may produce (1..3)
+    commit_policy: str = "auto"      # delivery.POLICIES: auto | sync-on-revoke | after-processing | none
+    offset_reset: str = "earliest"   # auto.offset.reset without a committed offset: earliest | latest
     known_profiles: ClassVar[dict[str, Behaviour]] = PROFILES     # for scopes.profile_label
 
     @property
@@ -134,11 +143,40 @@ def validate(scope: ConsumerScope) -> ConsumerScope:
         raise bad("profile", f"unknown profile {scope.profile!r}; known: {', '.join(PROFILES)}")
     if scope.behaviour.claim_resolution not in RESOLUTION_RULES:
         raise bad("behaviour.claim_resolution", f"unknown rule; known: {', '.join(RESOLUTION_RULES)}")
+    _validate_records(scope, bad)
     return scope
 
 
+RECORD_DEFAULTS = {"max_records": 2, "commit_policy": "auto", "offset_reset": "earliest"}
+"""The record fields besides ``records``, at their defaults: what a scope without records has."""
+
+
+def _validate_records(scope: ConsumerScope, bad) -> None:
+    """The record layer's fields: set only with ``records: true``, each in range."""
+    if not scope.records:
+        for name, default in RECORD_DEFAULTS.items():
+            if getattr(scope, name) != default:
+                raise bad(name, "needs records: true")
+        if scope.behaviour.delivery:
+            raise bad("behaviour.delivery", "needs records: true")
+        return
+    if not 1 <= scope.max_records <= 3:
+        raise bad("max_records", f"{scope.max_records} is outside 1..3")
+    scopes.check_names("commit_policy", (scope.commit_policy,), delivery.POLICIES, "commit policy")
+    scopes.check_names("offset_reset", (scope.offset_reset,), delivery.RESETS, "offset reset")
+    scopes.check_names("behaviour.delivery", scope.behaviour.delivery, tuple(delivery.SWITCHES), "delivery switch")
+
+
 def to_dict(scope: ConsumerScope) -> dict:
-    return scopes.to_dict(scope)
+    """The scope as JSON; without records the record fields are left out (and an empty
+    ``behaviour.delivery`` always), so every scope written before them reads the same."""
+    d = scopes.to_dict(scope)
+    if not d["behaviour"]["delivery"]:
+        del d["behaviour"]["delivery"]
+    if not scope.records:
+        for name in ("records", *RECORD_DEFAULTS):
+            del d[name]
+    return d
 
 
 _read = scopes.scope_reader(ConsumerScope, PROFILES, {

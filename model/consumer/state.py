@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..delivery import App, Log
+
 # Group states (GroupCoordinator, classic protocol).
 EMPTY = "Empty"
 PREPARING = "PreparingRebalance"
@@ -156,6 +158,9 @@ class Consumer(NamedTuple):
     # REBALANCE_IN_PROGRESS) skips it. True again after onJoinComplete and after a reset
     # (resetStateAndRejoin, the KAFKA-12983 fix).
     needs_join_prepare: bool = True
+    # the application and its SubscriptionState (``model.delivery``); None without records
+    # (``scope.records``) and while the process is down
+    app: App | None = None
 
 
 class State(NamedTuple):
@@ -166,6 +171,7 @@ class State(NamedTuple):
     budget: int                     # faults and operations still allowed
     calm: int                       # liveness monitor: assignments since the last disturbance
     calm_from: int                  # the group generation at the last disturbance
+    logs: tuple[Log, ...] | None = None   # per partition bit (``model.delivery``); None without records
 
 
 class Action(NamedTuple):

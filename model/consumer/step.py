@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..core import NotSettled
-from . import client, coordinator as gc
+from .. import delivery
+from . import client, coordinator as gc, delivery_steps as records
 from .coordinator import Event, Outcome
 from .actions import actions, unreachable
 from .properties import quiescent
@@ -28,13 +29,15 @@ BUDGETED = frozenset({"crash", "pause", "lose_response", "timeout", "subscriptio
                       "add_partition", "delete_topic", "delete_group"})
 ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "crash", "restart",
                 "pause", "resume", "lose_response", "timeout", "bounce", "subscription_change",
-                "add_partition", "delete_topic", "delete_group", "session_timeout", "rebalance_timeout")
+                "add_partition", "delete_topic", "delete_group", "session_timeout", "rebalance_timeout",
+                *records.KINDS)   # the record kinds last: swarm testing draws for the others as before
 
 
 def fresh_consumer(scope: ConsumerScope, config: int, metadata: int) -> Consumer:
     return Consumer(status=IDLE, config=config, member_id=NO_MEMBER, generation=NO_GENERATION, owned=0, user_data=0,
                     subscribed=scope.all_topics, joined=scope.all_topics, paused=False, metadata=metadata, snapshot=-1,
-                    awaiting="", outbox=(), inbox=(), needs_join_prepare=True)
+                    awaiting="", outbox=(), inbox=(), needs_join_prepare=True,
+                    app=delivery.new_app() if scope.records else None)
 
 
 PROGRESS = ("receive", "deliver", "join")
@@ -43,7 +46,7 @@ PROGRESS = ("receive", "deliver", "join")
 def init_states(scope: ConsumerScope) -> tuple[State, ...]:
     consumers = tuple(fresh_consumer(scope, 0, 0) for _ in range(scope.members))
     state = State(group=gc.new_group(), consumers=consumers, partitions=scope.partitions, metadata=0,
-                  budget=scope.budget, calm=0, calm_from=0)
+                  budget=scope.budget, calm=0, calm_from=0, logs=records.new_logs(scope) if scope.records else None)
     if scope.start == "stable":
         state = _settle(scope, state)
     return (state,)
@@ -163,7 +166,7 @@ def _carries_old_subscription(c: Consumer) -> bool:
 
 def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
     kind, slot = action.kind, action.slot
-    before = state.group
+    prev, before = state, state.group
     # a subscription change reaches the coordinator only with the next JoinGroup: the
     # delivery of one built before the change is when that disturbance lands
     stale_join = kind == "deliver" and _carries_old_subscription(state.consumers[slot])
@@ -172,6 +175,8 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
     if kind == "receive":
         h = client.receive(scope, state, slot)
         state, events, assigned = _set(state, slot, h.consumer), h.events, h.assigned
+    elif kind == "join" and scope.records:
+        state, events = records.join(scope, state, slot)
     elif kind == "join":
         h = client.join(scope, state, slot)
         state, events = _set(state, slot, h.consumer), h.events
@@ -211,8 +216,12 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
         stragglers = tuple(m.member_id for m in state.group.members
                            if not m.joined and unreachable(state, m.slot, m.member_id))
         state, events = _broker(state, gc.rebalance_timeout(state.group, stragglers))
+    elif kind in records.KINDS:
+        state, events = records.step(scope, state, action)
     else:
         raise ValueError(f"unknown action kind {kind!r}")
+    if scope.records:
+        state, events = records.settle(scope, prev, state, action, events)
     if kind in BUDGETED:
         state = state._replace(budget=state.budget - 1)
     if kind in DISTURBING or stale_join or any(e.kind in ("member_added", "member_removed") for e in events):

@@ -216,13 +216,13 @@ def can_reconcile(c: Client, rules: ClientRules = ClientRules()) -> bool:
                                        and c.target != c.owned)
 
 
-def reconcile(c: Client, commit_error: str) -> tuple[Client, tuple]:
+def reconcile(c: Client, commit_error: str, commit: bool = True) -> tuple[Client, tuple]:
     """maybeReconcile: commit (the coordinator's answer ``commit_error``; the reconciliation
     goes on either way), onPartitionsRevoked(owned - target), onPartitionsAssigned(target -
     owned), then ACKNOWLEDGING (a stale reconciliation under ``kafka-16375`` leaves the client
-    JOINING)."""
+    JOINING). ``commit`` False: the record layer made its commits itself (delivery_steps.py)."""
     revoked, added = c.owned & ~c.target, c.target & ~c.owned
-    callbacks = _commit(c, commit_error)
+    callbacks = _commit(c, commit_error) if commit else ()
     callbacks += ((Callback(kind="revoked", partitions=revoked),) if revoked else ())
     callbacks += ((Callback(kind="assigned", partitions=added),) if added else ())
     status = ACKNOWLEDGING if c.status == RECONCILING else c.status
@@ -231,11 +231,12 @@ def reconcile(c: Client, commit_error: str) -> tuple[Client, tuple]:
     return c._replace(status=status, owned=c.target, sent=sent), callbacks
 
 
-def close(c: Client, commit_error: str, for_good: bool) -> tuple[Client, tuple]:
+def close(c: Client, commit_error: str, for_good: bool, commit: bool = True) -> tuple[Client, tuple]:
     """close(): commit (auto-commit), then leaveGroup: onPartitionsRevoked (epoch > 0) or
     onPartitionsLost (epoch <= 0) of what it owns, then LEAVING. ``for_good``: the process
-    will not restart (``sub`` -1 marks it so that ``after_send`` ends UNSUBSCRIBED)."""
-    callbacks = _commit(c, commit_error)
+    will not restart (``sub`` -1 marks it so that ``after_send`` ends UNSUBSCRIBED).
+    ``commit`` False: the record layer made its commit itself (delivery_steps.py)."""
+    callbacks = _commit(c, commit_error) if commit else ()
     if c.owned:
         callbacks += (Callback(kind="revoked" if c.epoch > 0 else "lost", partitions=c.owned),)
     out = c._replace(status=LEAVING, owned=0, target=0, sub=-1 if for_good else c.sub, stalled=False)

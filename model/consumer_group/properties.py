@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from ..core import Property
 from . import classic_world as classic
+from . import delivery_claims
 from ..epochs import Fenced, MemberAssignment, validate_member_epoch
 from .group import Group, group_state, mask_of, topics_mask
 from .member import running
@@ -457,4 +458,12 @@ PROPERTIES = (
     Property("rolling_bounce_completes", "sometimes", rolling_bounce_completes),
     Property("migration_completes", "sometimes", migration_completes),
     Property("downgrade_completes", "sometimes", downgrade_completes),
+    # the record layer (issue 30, delivery_claims.py): None while scope.records is off
+    Property("no_record_lost", "always", delivery_claims.no_record_lost),
+    Property("no_duplicate_without_failure", "always", delivery_claims.no_duplicate_without_failure, on="step"),
+    Property("commits_fenced_after_handover", "always", delivery_claims.commits_fenced_after_handover, on="step"),
+    Property("fetch_stops_at_revocation", "always", delivery_claims.fetch_stops_at_revocation, on="step"),
+    Property("sometimes_redelivered_after_crash", "sometimes", delivery_claims.sometimes_redelivered_after_crash),
+    Property("sometimes_killed_before_commit", "sometimes", delivery_claims.sometimes_killed_before_commit),
+    Property("sometimes_handover_clean", "sometimes", delivery_claims.sometimes_handover_clean),
 )

@@ -1,6 +1,7 @@
 """Readable views of consumer-group states and actions: ITF values and one-line text."""
 from __future__ import annotations
 
+from .. import delivery
 from ..epochs.rounds import has_slot
 from ..itf import itf_set
 from .classic_clients import _mask
@@ -28,6 +29,12 @@ def name(scope: ConsumerGroupScope, slot: int) -> str:
     return f"C{slot + 1}"
 
 
+def _stride(scope) -> int:
+    """The partitions of t0: the record layer names bit b t{b // stride}-{b % stride} (right for
+    the one-topic record scopes)."""
+    return sum(1 for t, _ in index(scope) if t == "t0")
+
+
 def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
     g = state.group
     members = [{"member_id": m.member_id, "instance_id": m.instance_id or "", "state": m.state, "epoch": m.epoch,
@@ -47,6 +54,8 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
         if c.reply is not None:
             d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
                           "assignment": "null" if c.reply.assignment is None else _text(scope, c.reply.assignment)}
+        if scope.records:
+            d["app"] = delivery.app_itf(c.app, _stride(scope))
         clients.append(d)
     out = {
         "group": {"state": "DEAD" if g.dead else group_state(g), "group_epoch": g.group_epoch,
@@ -56,6 +65,8 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
     }
     if state.classic is not None:
         out["classic"] = _classic_group(scope, state.classic)
+    if state.logs is not None:
+        out["logs"] = delivery.logs_itf(state.logs, _stride(scope))
     return out
 
 
@@ -124,6 +135,8 @@ def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> 
         return f"{who} restarts as a classic consumer"
     if k == "restart":
         return f"{who} restarts on the consumer protocol"
+    if k in _RECORD_TEXT:
+        return _RECORD_TEXT[k](scope, who, c, action)
     if k == "classic_send":
         kind = {"rejoining": "JoinGroup", "syncing": "SyncGroup"}.get(c.status, "Heartbeat")
         return f"{who} (classic, generation {c.generation}) sends {kind}"
@@ -132,6 +145,18 @@ def describe_action(scope: ConsumerGroupScope, state: State, action: Action) -> 
     if k == "classic_expire":
         return f"the session of classic member {member_id(s, action.arg)} times out"
     return f"{who} {k.replace('_', ' ')}"
+
+
+_RECORD_TEXT = {
+    "produce": lambda scope, who, c, a: f"a producer appends a record to {_text(scope, 1 << a.arg)[1:-1]}",
+    "poll": lambda scope, who, c, a: f"{who}'s application polls {_text(scope, 1 << a.arg)[1:-1]}",
+    "process": lambda scope, who, c, a: f"{who}'s application processes a record of {_text(scope, 1 << a.arg)[1:-1]}",
+    "commit": lambda scope, who, c, a: f"{who}'s application commits what it processed (commitSync)",
+    "auto_commit": lambda scope, who, c, a: f"{who}'s auto-commit sends the positions (OffsetCommit)",
+    "commit_deliver": lambda scope, who, c, a: f"the coordinator handles {who}'s OffsetCommit (epoch {c.app.commit.generation})",
+    "commit_read": lambda scope, who, c, a: f"{who} reads the OffsetCommit answer ({c.app.reply or 'accepted'})",
+    "lose_commit_reply": lambda scope, who, c, a: f"{who}'s OffsetCommit answer is lost",
+}
 
 
 def describe_event(scope: ConsumerGroupScope, event) -> str | None:
@@ -160,7 +185,10 @@ def describe_state(scope: ConsumerGroupScope, state: State) -> str:
                          f"{c.generation}, owns {_text(scope, c.owned)}")
             continue
         lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, owns "
-                     f"{_text(scope, c.owned)}, target {_text(scope, c.target)}" + (", stalled" if c.stalled else ""))
+                     f"{_text(scope, c.owned)}, target {_text(scope, c.target)}" + (", stalled" if c.stalled else "")
+                     + (f"; app {delivery.describe_app(c.app, _stride(scope))}" if scope.records else ""))
+    for p, log in enumerate(state.logs or ()):
+        lines.append("  " + delivery.describe_log(p, log, _stride(scope)))
     return "\n".join(lines)
 
 

@@ -16,8 +16,16 @@ good), ``roll`` (close and restart: a rolling bounce), ``subscription_change`` (
 subscribes to one more topic), ``topic_change`` (t0 gains a partition), ``failover`` (a new
 coordinator loads the log), ``downgrade`` (a client closes and restarts as a classic consumer:
 a rolling downgrade, ``classic_world.py``). ``switches``: rules switched away from the reference, the
-coordinator's (``coordinator_update.SWITCHES``) and the client's (``member.CLIENT_SWITCHES``):
-the known-bug variants (properties/known_bugs/consumer_group.py).
+coordinator's (``coordinator_update.SWITCHES``), the client's (``member.CLIENT_SWITCHES``) and the
+record layer's (``delivery_steps.SWITCHES``): the known-bug variants (properties/known_bugs/consumer_group.py).
+
+The record layer (issue 30, ``delivery_steps.py``): ``records`` turns it on: each partition a
+log of at most ``max_records`` records (``produce``), each client an application that polls
+and processes them, committing by ``commit_policy`` (``auto``: Kafka's default
+enable.auto.commit=true; ``sync-on-revoke``: commitSync in onPartitionsRevoked;
+``after-processing``: commitSync after each record; ``none``) and starting a partition with
+no committed offset at ``offset_reset`` (auto.offset.reset). Off (the default), the four
+fields keep their defaults, ``to_dict`` leaves them out, and every state is as before.
 """
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ from typing import ClassVar
 from .. import scopes
 from ..scopes import ScopeError
 from .coordinator_update import SWITCHES
+from .delivery_steps import SWITCHES as DELIVERY_SWITCHES
 from .member import CLIENT_SWITCHES
 from .migration_state import MIGRATION_SWITCHES, POLICIES
 from .profiles import PROFILES
@@ -34,6 +43,10 @@ from .profiles import PROFILES
 FAULTS = ("lose_response", "session_timeout", "crash", "stall")
 OPERATIONS = ("join", "leave", "roll", "subscription_change", "topic_change", "failover", "downgrade")
 ASSIGNORS = ("uniform", "range")
+COMMIT_POLICIES = ("auto", "sync-on-revoke", "after-processing", "none")
+OFFSET_RESETS = ("earliest", "latest")
+# the record fields and their defaults: with records off they keep these and to_dict omits them
+RECORD_DEFAULTS = {"max_records": 2, "commit_policy": "auto", "offset_reset": "earliest"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,11 @@ class ConsumerGroupScope:
     # ``upgrade`` (classic_world.py); ``migration_policy``: group.consumer.migration.policy
     classic: int = 0
     migration_policy: str = "bidirectional"
+    # the record layer (issue 30): off by default, and then every field below keeps its default
+    records: bool = False
+    max_records: int = 2                 # records per partition the run may produce (1..3)
+    commit_policy: str = "auto"          # COMMIT_POLICIES
+    offset_reset: str = "earliest"       # auto.offset.reset: OFFSET_RESETS
     known_profiles: ClassVar[dict] = {}
 
     @property
@@ -100,10 +118,12 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("operations", "subscription_change needs two topics (partitions: [n, m]) and names, not regex")
     if not 0 <= scope.budget <= 4:
         raise bad("budget", f"{scope.budget} is outside 0..4")
+    known = tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES) + DELIVERY_SWITCHES
     for i, name in enumerate(scope.switches):
-        if name not in SWITCHES and name not in CLIENT_SWITCHES and name not in MIGRATION_SWITCHES:
-            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: "
-                      f"{', '.join(tuple(SWITCHES) + tuple(CLIENT_SWITCHES) + tuple(MIGRATION_SWITCHES))}")
+        if name not in known:
+            raise bad(f"switches[{i}]", f"unknown switch {name!r}; known: {', '.join(known)}")
+        if name in DELIVERY_SWITCHES and not scope.records:
+            raise bad(f"switches[{i}]", f"{name} is a record-layer rule: it needs records: true")
     if not 0 <= scope.classic <= scope.members - scope.joiners:
         raise bad("classic", f"{scope.classic} is outside 0..{scope.members - scope.joiners} (the slots that start)")
     if (scope.classic or "downgrade" in scope.operations) and (
@@ -114,7 +134,26 @@ def validate(scope: ConsumerGroupScope) -> ConsumerGroupScope:
         raise bad("migration_policy", f"{scope.migration_policy!r} is not one of {', '.join(POLICIES)}")
     if not 2 <= scope.max_epoch <= 30:
         raise bad("max_epoch", f"{scope.max_epoch} is outside 2..30")
+    _validate_records(scope, bad)
     return scope
+
+
+def _validate_records(scope: ConsumerGroupScope, bad) -> None:
+    """The record fields: set only with ``records`` on (so that omitting them from JSON while
+    off loses nothing), in range, and named from the known lists."""
+    if not scope.records:
+        for name, default in RECORD_DEFAULTS.items():
+            if getattr(scope, name) != default:
+                raise bad(name, "needs records: true")
+        return
+    if not 1 <= scope.max_records <= 3:
+        raise bad("max_records", f"{scope.max_records} is outside 1..3")
+    if scope.commit_policy not in COMMIT_POLICIES:
+        raise bad("commit_policy", f"unknown commit policy {scope.commit_policy!r}; known: {', '.join(COMMIT_POLICIES)}")
+    if scope.offset_reset not in OFFSET_RESETS:
+        raise bad("offset_reset", f"unknown offset reset {scope.offset_reset!r}; known: {', '.join(OFFSET_RESETS)}")
+    if scope.classic or "downgrade" in scope.operations:
+        raise bad("records", "the record layer runs without classic members (classic: 0, no downgrade)")
 
 
 def with_profile(scope: ConsumerGroupScope, profile: str) -> ConsumerGroupScope:
@@ -126,7 +165,13 @@ def with_profile(scope: ConsumerGroupScope, profile: str) -> ConsumerGroupScope:
 
 
 def to_dict(scope: ConsumerGroupScope) -> dict:
-    return scopes.to_dict(scope)
+    """The scope as JSON data; with records off the record fields are left out (they hold their
+    defaults then), so scopes written before the record layer read and write the same."""
+    d = scopes.to_dict(scope)
+    if not scope.records:
+        for name in ("records",) + tuple(RECORD_DEFAULTS):
+            del d[name]
+    return d
 
 
 _read = scopes.fields_of(ConsumerGroupScope)
@@ -137,5 +182,5 @@ def from_dict(d: dict) -> ConsumerGroupScope:
     return validate(ConsumerGroupScope(**_read(d, "scope")))
 
 
-__all__ = ["ASSIGNORS", "FAULTS", "OPERATIONS", "ConsumerGroupScope", "Rules", "from_dict", "to_dict", "validate",
+__all__ = ["ASSIGNORS", "COMMIT_POLICIES", "FAULTS", "OFFSET_RESETS", "OPERATIONS", "ConsumerGroupScope", "Rules", "from_dict", "to_dict", "validate",
            "with_profile"]

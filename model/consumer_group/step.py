@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from ..epochs.rounds import add_slot, drop_slot, has_slot, response_read
 from . import classic_world as classic
+from . import delivery_steps as delivery
 from . import failover as _failover
 from .coordinator import (Cluster, Config, heartbeat, offset_commit, rebalance_timeout, resolve_regexes,
                           session_timeout)
@@ -44,7 +45,10 @@ OPERATION_KINDS = ("join", "leave", "roll", "subscription_change", "topic_change
 BUDGETED = frozenset(FAULT_KINDS + OPERATION_KINDS)
 PROGRESS = ("send", "handle", "deliver", "reconcile", "restart", "expire", "rebalance_timeout", "resume", "resolve",
             "classic_send", "classic_deliver", "classic_expire")
-ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS + ("upgrade",)
+# the record layer's steps (scope.records, delivery_steps.py): progress, the producer, a fault
+PROGRESS += delivery.KINDS
+BUDGETED |= frozenset(delivery.FAULTS)
+ACTION_KINDS = PROGRESS + FAULT_KINDS + OPERATION_KINDS + ("upgrade",) + delivery.ENVIRONMENT + delivery.FAULTS
 
 
 # ---- the scope's fixed pieces ----
@@ -100,7 +104,8 @@ def init_states(scope: ConsumerGroupScope) -> tuple[State, ...]:
     if scope.classic:   # classic consumers holding a classic group (classic_world.py)
         group, held, first_slots = classic.init(scope, GROUP_ID, index(scope), topics)
         clients = tuple(first_slots) + clients[scope.classic:]
-    return (State(group=group, topics=topics, clients=clients, budget=scope.budget, calm=0, beaten=0, classic=held),)
+    state = State(group=group, topics=topics, clients=clients, budget=scope.budget, calm=0, beaten=0, classic=held)
+    return (delivery.init(scope, index(scope), state) if scope.records else state,)
 
 
 # ---- actions ----
@@ -115,15 +120,19 @@ def actions(scope: ConsumerGroupScope, state: State) -> tuple[Action, ...]:
     for s, c in enumerate(state.clients):
         if classic.is_classic(c):
             continue
-        if running(c) and _idle(c):
+        if running(c) and _idle(c) and (not scope.records or delivery.may_send(c)):
             out.append(Action("send", s))
         if c.request is not None:
             out.append(Action("handle", s))
         if c.reply is not None:
             out.append(Action("deliver", s))
-        if can_reconcile(c, rules):
+        if can_reconcile(c, rules) and (not scope.records or delivery.may_reconcile(scope, c)):
             out.append(Action("reconcile", s))
+        if scope.records:
+            out += delivery.actions(scope, state, s, c)
     out += _upkeep(scope, state)
+    if scope.records:
+        out += delivery.produced(scope, state, index(scope))
     if scope.classic or "downgrade" in scope.operations:
         out += classic.actions(scope, state)
     if state.budget > 0:
@@ -176,7 +185,9 @@ def _budgeted(scope: ConsumerGroupScope, state: State) -> list[Action]:
             out.append(Action("stall", s))
         if c.status == DOWN and c.incarnation < 0 and "join" in ops:
             out.append(Action("join", s))
-        quiet = c.status in IN_GROUP and _idle(c)
+        quiet = c.status in IN_GROUP and _idle(c) and (not scope.records or delivery.may_close(c))
+        if scope.records:
+            out += delivery.faults(scope, state, s, c)
         if quiet and "leave" in ops:
             out.append(Action("leave", s))
         if quiet and "roll" in ops:
@@ -223,6 +234,8 @@ def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[Stat
         return _expire(scope, state, action)
     if k in ("resolve", "failover"):
         return _coordinator(scope, state, action)
+    if k in delivery.KINDS + delivery.ENVIRONMENT + delivery.FAULTS:
+        return delivery.step(scope, state, action, profile_of(scope), index(scope))
     if k in classic.ACTION_KINDS:
         nxt, events = classic.step(scope, state, action, index(scope), tuple(topic(i) for i in range(len(scope.partitions))))
         if k == "classic_send":     # a request of this round, like a heartbeat
@@ -243,11 +256,17 @@ def _step(scope: ConsumerGroupScope, state: State, action: Action) -> tuple[Stat
     if k == "deliver":
         clients[s], callbacks = on_response(c, c.reply, rules)
         nxt = state._replace(clients=tuple(clients))
+        if scope.records and callbacks:     # a fence or a fatal error: onPartitionsLost
+            app, logs = delivery.follow(c.app, state.logs, callbacks)
+            clients[s] = clients[s]._replace(app=app)
+            nxt = nxt._replace(clients=tuple(clients), logs=logs)
         if has_slot(nxt.wedged, s) and (converged(nxt, s) or clients[s].status not in IN_GROUP):
             nxt = nxt._replace(wedged=drop_slot(nxt.wedged, s))
         calm, beaten, fresh = _monitor(nxt, s, clients, can_reconcile(clients[s], rules)
                                        or clients[s].status == ACKNOWLEDGING)
         return nxt._replace(calm=calm, beaten=beaten, fresh=fresh), (Event("deliver", s, clients[s].status, callbacks),)
+    if k == "reconcile" and scope.records:
+        return delivery.reconcile_step(scope, state, s, profile_of(scope), index(scope))
     if k == "reconcile":
         error = _commit(scope, state, s, c)
         clients[s], callbacks = reconcile(c, error)
@@ -268,18 +287,27 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     c = clients[s]
     topics = dict(state.topics)
     wedged = state.wedged
-    callbacks = ()
+    callbacks = extra = ()
     downgrading = state.downgrading
     if k == "restart" and has_slot(downgrading, s):     # back as a classic consumer (classic_world.py)
         clients[s] = classic.restart(c.incarnation + 1)
         downgrading = drop_slot(downgrading, s)
     elif k == "restart" or k == "join":
         clients[s] = new_client(c.incarnation + 1, sub=c.sub)
+        if scope.records:
+            clients[s] = delivery.started(clients[s])
+    elif k in ("leave", "roll") and scope.records:
+        clients[s], logs, callbacks, extra = delivery.close_step(scope, state, s, k == "leave", profile_of(scope),
+                                                                 index(scope))
+        state = state._replace(logs=logs)
     elif k in ("leave", "roll", "downgrade"):
         clients[s], callbacks = close(c, _commit(scope, state, s, c), for_good=k == "leave")
         downgrading = add_slot(downgrading, s) if k == "downgrade" else downgrading
     elif k == "crash":
         clients[s] = c._replace(status=DOWN, epoch=0, owned=0, target=0, reply=None, sent=None, stalled=False)
+        if scope.records:
+            state = delivery.crashed(state, c)
+            clients[s] = clients[s]._replace(app=None)
     elif k == "lose_response":
         # the request times out: HeartbeatRequestManager#onFailure resets the heartbeat state
         clients[s] = c._replace(reply=None, sent=None)
@@ -295,7 +323,7 @@ def _disturb(scope: ConsumerGroupScope, state: State, clients: list, action: Act
     budget = state.budget - (k in BUDGETED)
     nxt = state._replace(clients=tuple(clients), topics=tuple(sorted(topics.items())), budget=budget,
                          calm=0, beaten=0, fresh=0, wedged=wedged, downgrading=downgrading)
-    return nxt, (Event(k, s, "", callbacks),)
+    return nxt, (Event(k, s, "", callbacks),) + extra
 
 
 def _handle(scope: ConsumerGroupScope, state: State, s: int):
@@ -355,6 +383,8 @@ def _expire(scope: ConsumerGroupScope, state: State, action: Action):
     else:
         out = session_timeout(state.group, mid, profile_of(scope))
     nxt = state._replace(group=out.group, calm=0, beaten=0, fresh=0, budget=state.budget - (action.kind in BUDGETED))
+    if scope.records:
+        nxt = nxt._replace(logs=delivery.removed(state, nxt, s, inc))
     return nxt, (Event(action.kind, s, mid, Handled(request=None, response=None, records=out.records, events=out.events)),)
 
 
@@ -396,7 +426,10 @@ def _client_key(c: Client) -> tuple:
     r = c.request
     if r is not None:
         r = r._replace(member_id="", instance_id=None if r.instance_id is None else "i")
-    return c._replace(request=r, incarnation=c.incarnation >= 0)
+    app = c.app
+    if app is not None and app.commit is not None:     # the commit's member is the client's incarnation
+        app = app._replace(commit=app.commit._replace(member=0))
+    return c._replace(request=r, incarnation=c.incarnation >= 0, app=app)
 
 
 def canonical(scope: ConsumerGroupScope, state: State):
@@ -416,7 +449,7 @@ def canonical(scope: ConsumerGroupScope, state: State):
                   for s, c in enumerate(state.clients))
     head = tuple(getattr(g, name) for name in _GROUP_FIELDS)
     return (head, slots, state.beaten, state.fresh, state.wedged, state.topics, state.budget, state.calm,
-            state.marks, state.classic, state.downgrading)
+            state.marks, state.classic, state.downgrading, delivery.canonical_logs(state))
 
 
 def within_bounds(scope: ConsumerGroupScope, state: State) -> bool:

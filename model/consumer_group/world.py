@@ -8,6 +8,11 @@ fence; a restart (crash, roll) is a new incarnation with a new id. Each client h
 heartbeat request or response in flight (ConsumerHeartbeatRequestManager sends one at a
 time). The record log is not kept: each step's records travel in its events and
 ``replay_gives_live_state`` checks them against the group. Everything is a NamedTuple.
+
+With the record layer on (``scope.records``, ``delivery_steps.py``) each partition also has a
+data log (``State.logs``: end, committed offset, what was processed) and each running client an
+application (``Client.app``: a cursor per owned partition, its offset commit in flight); off,
+both stay None in every state, so the state space is the same.
 """
 from __future__ import annotations
 
@@ -57,6 +62,7 @@ class Client(NamedTuple):
     request: Optional[ConsumerGroupHeartbeat]
     reply: Optional[Reply]
     stalled: bool = False      # the application stopped polling (no reconciliation, no callbacks)
+    app: object = None         # the record layer (scope.records): its application, a delivery App; None off or DOWN
 
 
 class State(NamedTuple):
@@ -73,6 +79,7 @@ class State(NamedTuple):
     # is then dead), or the classic members' metadata of a consumer group; None: neither
     classic: object = None
     downgrading: int = 0       # slots that closed to restart as classic consumers (operation downgrade)
+    logs: object = None        # the record layer (scope.records): one delivery Log per partition index; None off
 
 
 REVOKED = 1          # a member revoked partitions and the coordinator saw it (UNREVOKED -> not)
@@ -80,8 +87,12 @@ LOST_RECOVERED = 2   # a heartbeat at the member's previous epoch was accepted (
 STATIC_KEPT = 4      # a static member's next incarnation took its assignment over without a bump
 UPGRADED_ONLINE = 8    # a classic group with members became a consumer group (fromClassicGroup)
 DOWNGRADED_ONLINE = 16  # a consumer group with classic members became a classic group (convertToClassicGroup)
+# the record layer's witnesses (delivery_steps.py)
+REDELIVERED = 32           # a record was processed again, a fault having excused it
+KILLED_BEFORE_COMMIT = 64  # a process crashed holding processed records whose offsets were not committed
+HANDOVER_CLEAN = 128       # a new owner's OffsetFetch started it right after the records processed before
 
 
-__all__ = ["DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
+__all__ = ["HANDOVER_CLEAN", "KILLED_BEFORE_COMMIT", "REDELIVERED", "DOWNGRADED_ONLINE", "UPGRADED_ONLINE", "ACKNOWLEDGING", "DOWN", "FATAL", "IN_GROUP", "JOINING", "LEAVING", "LOST_RECOVERED", "RECONCILING",
            "REVOKED", "STABLE", "STATIC_KEPT", "UNSUBSCRIBED", "Action", "Client", "Event", "Reply", "SentFields",
            "State", "Handled", "member_id", "slot_of"]

@@ -96,5 +96,38 @@ VARIANTS: tuple[Variant, ...] = (
 )
 
 
+# the record layer (issue 30): one partition, one record, auto-commit, EAGER (range)
+RECORDS_EAGER_AUTO = ConsumerScope(partitions=(1,), plan=(Config(("range",)),), faults=(), budget=0, max_generation=3,
+                                   records=True, max_records=1, commit_policy="auto")
+
+VARIANTS += (
+    with_behaviour(
+        key="KAFKA-14196", title="records of partitions pending revocation returned during onJoinPrepare's commit",
+        behaviour=replace(REF, delivery=("kafka-14196",)),
+        scope=RECORDS_EAGER_AUTO,
+        expect="fetch_stops_at_revocation",
+        doc="Kafka 3.2.0-3.2.2 (fixed 3.2.3/3.3.0, apache/kafka#12603): onJoinPrepare's auto-commit became "
+        "asynchronous in 3.2.0 without marking the owned partitions pending revocation, so poll() "
+        "kept returning their records while the commit was in flight; the fix's comment: \"we mark the "
+        "partitions as \"pending revocation,\" which stops the Fetcher from sending new fetches or "
+        "returning data from previous fetches to the user\" (ConsumerCoordinator"
+        "#maybeMarkPartitionsPendingRevocation, EAGER only).",
+    ),
+    with_behaviour(
+        key="KAFKA-9741", title="a commit from onPartitionsRevoked carries the previous generation (ConsumerGroupMetadata)",
+        behaviour=replace(REF, delivery=("kafka-9741",)),
+        scope=ConsumerScope(partitions=(2,), faults=(), budget=0, max_generation=3, records=True, max_records=1,
+                            commit_policy="sync-on-revoke"),
+        expect="no_duplicate_without_failure",
+        doc="Before 2.5.0 (apache/kafka#8325, \"Update ConsumerGroupMetadata before calling "
+        "onPartitionsRevoked()\") ConsumerCoordinator#onJoinComplete updated groupMetadata after the "
+        "cooperative revocation callback, so a transactional application committing there with "
+        "consumer.groupMetadata() sent the previous generation: ILLEGAL_GENERATION while the member is "
+        "current, and the next owner reprocesses what it had processed (the model treats the "
+        "TxnOffsetCommit as an OffsetCommit: the coordinator validates both with validateOffsetCommit).",
+    ),
+)
+
+
 def variant(key: str) -> Variant:
     return lookup(VARIANTS, key, "no known-bug variant")

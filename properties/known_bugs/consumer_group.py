@@ -92,6 +92,30 @@ VARIANTS: tuple[Variant, ...] = (
         "leaves': removing the last member bumped the group epoch and wrote no target-assignment metadata, so "
         "the EMPTY group kept groupEpoch > assignmentEpoch. Here both members leave.",
     ),
+    # the record layer (issue 30, scope records; model/consumer_group/delivery_steps.py)
+    _variant(
+        key="KAFKA-18641", title="the auto-commit commits positions of records the application has not processed",
+        switches=("kafka-18641",), scope=S(members=1, partitions=(1,), records=True, max_records=1, faults=("crash",),
+                                           budget=1),
+        expect="no_record_lost",
+        doc="apache/kafka PR #18737 (4.0.0): the new consumer's background thread auto-committed allConsumed(), "
+        "the fetch positions, while the application still held records poll() had returned; the fix commits "
+        "only from the application's poll (every record returned before processed). Here C1 polls record 0, "
+        "the interval auto-commit of offset 1 is accepted, and C1 crashes before processing it: the next "
+        "owner starts at 1 and record 0 is never processed.",
+    ),
+    _variant(
+        key="KAFKA-16460", title="records of a partition pending revocation reach the application",
+        switches=("kafka-16460",), scope=S(partitions=(1,), records=True, max_records=2),
+        expect="fetch_stops_at_revocation",
+        doc="apache/kafka PR #17777 (4.0.0): the reconciliation marked the revoked partitions pending "
+        "revocation (markPendingRevocationToPauseFetching) only after the commit before revocation completed, "
+        "so fetches of them went on while the commit was in flight; the records returned then are processed "
+        "again by the next owner, which starts at the committed offset. Here C2 hands t0-0 over to C1 "
+        "(the uniform assignor's tie-break), sends its commit before revocation, and polls a record produced "
+        "meanwhile.",
+        also=("no_duplicate_without_failure",), hunt_steps=30,
+    ),
 )
 
 

@@ -1,7 +1,7 @@
 """The model's layering, read from the source (``ast``) of every module under ``model/``.
 
-* Shared layer: ``core``, ``itf``, ``scopes``, ``partitions``, ``epochs``, ``assignors``, ``wire``;
-  every package may import it. ``epochs`` imports no protocol package.
+* Shared layer: ``core``, ``itf``, ``scopes``, ``partitions``, ``epochs``, ``assignors``, ``wire``, ``delivery``;
+  every package may import it. ``epochs`` and ``delivery`` import no protocol package.
 * Protocol packages: ``consumer``, ``consumer_group``, ``streams_classic``, ``streams_group``.
   None imports a sibling, except that the two epoch protocols (``consumer_group``,
   ``streams_group``) import the classic ``consumer`` model: their KIP-848 / KIP-1071 migration
@@ -16,7 +16,7 @@ from pathlib import Path
 
 MODEL = Path(__file__).resolve().parents[2] / "model"
 
-SHARED = {"core", "itf", "scopes", "partitions", "epochs", "assignors", "wire"}
+SHARED = {"core", "itf", "scopes", "partitions", "epochs", "assignors", "wire", "delivery"}
 PROTOCOLS = {"consumer", "consumer_group", "streams_classic", "streams_group"}
 
 ALLOWED_PROTOCOL_IMPORTS = {

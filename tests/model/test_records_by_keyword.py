@@ -21,7 +21,7 @@ def _checked_files():
 def test_the_record_classes_are_found_with_their_fields_in_order():
     classes = record_classes()
     consumer = classes[(("model", "consumer", "state"), "Consumer")]
-    assert len(consumer) == 15 and consumer[:3] == ("status", "config", "member_id")
+    assert len(consumer) == 16 and consumer[:3] == ("status", "config", "member_id")
     assert classes[(("model", "epochs", "world"), "Action")] == ("kind", "slot", "arg")
     member = classes[(("model", "consumer_group", "group"), "Member")]   # a dataclass
     assert member[0] == "member_id" and len(member) > MAX_POSITIONAL

@@ -1,0 +1,37 @@
+"""The record layer (issue 30): partition logs, the application's fetch positions and
+processing, offset commits, and the claims ``no_record_lost``, ``no_duplicate_without_failure``,
+``commits_fenced_after_handover`` and ``fetch_stops_at_revocation``.
+
+Shared by the classic and KIP-848 consumer models, which hold it as optional state
+(``records: true`` in their scopes). Pure and protocol-neutral: the models pass members,
+generations or epochs and the coordinator's verdicts. See README.md beside this file.
+
+Against the design (``i30_design.md`` §1.1/§2), the API differs in three places: the claims
+take ``Holder(member, live, app)`` (the app, not its cursors: ``held`` reads them), the step
+claims compare the holders of two states (no action needed) and ``commits_fenced_after_handover``
+takes the commits the step answered; ``revoked`` only drops cursors (the caller commits first
+with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask.
+"""
+from .app import (apply_commit, assigned, can_poll, can_process, commit_request, committed_mask, cursor, deliver,
+                  excuse, excuse_offset, held, in_poll, lost, mark_revoking, new_app, new_logs, partitions, poll, process, produce,
+                  redelivered, revoke_commit, revoked, start)
+from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revocation, killed_before_commit,
+                     no_duplicate_without_failure, no_record_lost)
+from .render import app_itf, describe_app, describe_log, log_itf, logs_itf, offsets
+from .rules import REFERENCE, SWITCHES, Rules, rules
+from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
+                    NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
+                    Cursor, Log, OffsetCommitReq)
+
+__all__ = [
+    "apply_commit", "assigned", "can_poll", "can_process", "commit_request", "committed_mask", "cursor", "deliver",
+    "excuse", "excuse_offset", "held", "in_poll", "lost", "mark_revoking", "new_app", "new_logs", "partitions", "poll", "process",
+    "produce", "redelivered", "revoke_commit", "revoked", "start",
+    "Holder", "commits_fenced_after_handover", "fetch_stops_at_revocation", "killed_before_commit",
+    "no_duplicate_without_failure", "no_record_lost",
+    "app_itf", "describe_app", "describe_log", "log_itf", "logs_itf", "offsets",
+    "REFERENCE", "SWITCHES", "Rules", "rules",
+    "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
+    "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",
+    "WAITING", "App", "Cursor", "Log", "OffsetCommitReq",
+]
