@@ -1,0 +1,81 @@
+"""The record judge (roles/consumer_client/claims_records.py) on recorded histories, no
+broker: JSON fixtures in tests/conform/records/ written as a worker and the harness write
+them (a clean handover, a duplicate a SIGKILL excuses, an unexcused duplicate, a loss, a
+zombie commit accepted, processing after the revoke callback)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from groupcheck.conform.roles.consumer_client.claims_records import PROPERTIES, judge
+
+HERE = Path(__file__).parent / "records"
+
+
+def _judge(name: str):
+    data = json.loads((HERE / f"{name}.json").read_text())
+    return judge(data["events"], policy=data["policy"])
+
+
+def test_a_clean_handover_holds_every_claim():
+    j = _judge("clean")
+    assert j.violated() == []
+    assert all(j.results[p].checks for p in ("no_record_lost", "fetch_stops_at_revocation",
+                                            "commits_fenced_after_handover"))
+    assert j.tally.counts() == {"lost": 0, "duplicated": 0, "duplicated_excused": 0, "duplicated_unexcused": 0,
+                                "unconsumed": 0}
+
+
+def test_a_duplicate_after_sigkill_is_excused_and_counted():
+    j = _judge("dup_after_kill")
+    assert j.violated() == []
+    assert j.results["no_duplicate_without_failure"].checks == 1
+    assert j.tally.duplicated == [(0, 1, "kill c1")]
+
+
+def test_a_duplicate_without_a_fault_is_a_violation():
+    j = _judge("dup_unexcused")
+    assert j.violated() == ["no_duplicate_without_failure"]
+    assert j.tally.counts()["duplicated_unexcused"] == 2
+    assert "processed 0:0 again (first by c1)" in j.results["no_duplicate_without_failure"].violations[0][2]
+
+
+def test_a_commit_ahead_of_processing_loses_a_record():
+    j = _judge("loss")
+    assert j.violated() == ["no_record_lost"]
+    assert j.tally.lost == [(0, 1)]
+    assert j.results["no_record_lost"].violations[0][2] == \
+        "partition 0 offset 1 is below the committed offset 3 but no owner processed it"
+
+
+def test_a_zombie_commit_accepted_after_the_handover_is_a_violation():
+    j = _judge("zombie_commit")
+    assert "commits_fenced_after_handover" in j.violated()
+    assert "accepted after c2 was assigned it" in j.results["commits_fenced_after_handover"].violations[0][2]
+    # the stall excuses c2's redelivery of offset 0
+    assert j.tally.duplicated == [(0, 0, "stall c1")]
+
+
+def test_processing_after_the_revoke_callback_breaks_fetch_stops_at_revocation():
+    j = _judge("after_revoke")
+    assert j.violated() == ["fetch_stops_at_revocation"]
+    assert j.tally.counts()["unconsumed"] == 2      # offset 1 was processed by a non-owner: not done
+
+
+def test_policy_none_does_not_judge_duplicates_but_counts_them():
+    data = json.loads((HERE / "dup_unexcused.json").read_text())
+    j = judge(data["events"], policy="none")
+    assert j.violated() == [] and j.tally.counts()["duplicated"] == 2
+    assert j.results["no_duplicate_without_failure"].verdict() == "not exercised"
+
+
+def test_an_unknown_policy_is_refused():
+    with pytest.raises(ValueError, match="unknown commit policy 'sometimes'"):
+        judge([], policy="sometimes")
+
+
+def test_the_claims_are_the_issues_four():
+    assert PROPERTIES == ("no_record_lost", "no_duplicate_without_failure", "commits_fenced_after_handover",
+                          "fetch_stops_at_revocation")
