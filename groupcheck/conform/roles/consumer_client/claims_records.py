@@ -29,7 +29,10 @@ OffsetFetch). ``judge`` replays them in time order and restates each claim over 
 The model's ``done`` counts only processing by the owner of the time; so does this judge
 (``processed`` by a non-owner breaks ``fetch_stops_at_revocation`` and adds nothing).
 ``tally`` counts lost and duplicated records (with and without an excusing fault) for
-the results table.
+the results table. The log end is the larger of the broker's ListOffsets answer and what
+the harness's producer was told it wrote (``produced``): Tansu 0.6.0 answers ListOffsets
+LATEST short of its log after a batch of several records (its end is the last batch's base
+offset + 1), so a note says when the broker's end is below what was produced.
 """
 from __future__ import annotations
 
@@ -57,6 +60,7 @@ class Tally:
     lost: list = field(default_factory=list)              # (partition, offset)
     duplicated: list = field(default_factory=list)        # (partition, offset, excused_by or None)
     unconsumed: list = field(default_factory=list)        # at or above committed, never processed
+    notes: list = field(default_factory=list)             # what the broker said that cannot be
 
     def counts(self) -> dict:
         excused = sum(1 for d in self.duplicated if d[2])
@@ -75,7 +79,7 @@ class RecordJudgement:
     def summary(self) -> dict:
         return {p: {"verdict": r.verdict(), "checks": r.checks, "violations": len(r.violations),
                     "first": None if not r.violations else r.violations[0][2]}
-                for p, r in self.results.items()} | {"tally": self.tally.counts()}
+                for p, r in self.results.items()} | {"tally": self.tally.counts(), "notes": self.tally.notes}
 
 
 def _fault(logs: dict, owned: set, cause: str, excuses: dict) -> None:
@@ -98,6 +102,7 @@ def judge(events: list[dict], *, policy: str) -> RecordJudgement:
     owned: dict[str, set] = {}
     sent_at: dict[str, float] = {}
     excuses: dict[tuple, str] = {}
+    produced: dict[int, int] = {}                  # partition -> the producer's end offset
     final = None
     for i, ev in enumerate(events):
         kind, t, m = ev["kind"], ev.get("t", 0.0), ev.get("member")
@@ -124,10 +129,12 @@ def judge(events: list[dict], *, policy: str) -> RecordJudgement:
                 _judge_commit(res["commits_fenced_after_handover"], i, t, ev, m, sent_at.pop(m), logs)
         elif kind == "processed":
             _judge_processed(res, i, t, ev, m, owned.get(m, set()), logs, excuses, tally, policy)
+        elif kind == "produced":
+            produced[ev["partition"]] = max(produced.get(ev["partition"], 0), ev["offset"] + 1)
         elif kind == "offsets":
             final = ev
     if final is not None:
-        _judge_final(res["no_record_lost"], len(events) - 1, final, logs, tally)
+        _judge_final(res["no_record_lost"], len(events) - 1, final, produced, logs, tally)
     return RecordJudgement(res, tally)
 
 
@@ -162,11 +169,16 @@ def _judge_commit(r: Result, i, t, ev, m, sent: float, logs) -> None:
                                        f"accepted after {log.assigned_to} was assigned it"))
 
 
-def _judge_final(r: Result, i, final: dict, logs, tally) -> None:
+def _judge_final(r: Result, i, final: dict, produced: dict, logs, tally) -> None:
     """no_record_lost over the final ListOffsets / OffsetFetch (held records: none, every
     worker has stopped by then)."""
     committed = {int(p): o for p, o in (final.get("committed") or {}).items()}
-    for p, end in sorted((int(p), e) for p, e in (final.get("end") or {}).items()):
+    ends = {int(p): e for p, e in (final.get("end") or {}).items()}
+    for p in sorted(set(ends) | set(produced)):
+        if ends.get(p, 0) < produced.get(p, 0):
+            tally.notes.append(f"partition {p}: ListOffsets said end {ends.get(p, 0)}, "
+                               f"the producer wrote up to {produced[p]}")
+        end = max(ends.get(p, 0), produced.get(p, 0))
         log = logs.get(p, Log())
         top = committed.get(p, -1)
         for o in range(end):
