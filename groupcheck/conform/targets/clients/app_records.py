@@ -10,7 +10,8 @@ tells the harness, as JSON lines (``worker.emit``), what it did with each:
   "commit", "auto": true, ...}`` for an auto-commit the client reports (kafka-python's
   ``default_offset_commit_callback``, confluent-kafka's ``on_commit``; aiokafka reports
   none: the final OffsetFetch shows them);
-* ``{"kind": "held", "partition", "offset"}`` after a ``hold`` command: the application
+* ``{"kind": "hold_asked"}`` when a ``hold`` command is read, and ``{"kind": "held",
+  "partition", "offset"}`` after it: the application
   processed one more record and now blocks before committing it (it polls no more), so
   the harness's SIGKILL lands between processing and committing.
 
@@ -84,6 +85,12 @@ class Records:
         gen, mid = self.identity()
         self.emit("processed", partition=partition, offset=offset, member_id=mid, generation=gen)
         self.processed[partition] = offset + 1
+
+    def ask_hold(self) -> None:
+        """The ``hold`` command: hold at the next record; ``hold_asked`` tells the harness it
+        may now produce that record."""
+        self.hold_asked = True
+        self.emit("hold_asked")
 
     def hold(self, partition: int, offset: int) -> None:
         self.hold_asked, self.held = False, True

@@ -12,8 +12,8 @@ subscription matches (``<topic>-g<k>``, created with CreateTopics), so the group
 partitions grow by as many as the first topic has. With ``Settings.commit_policy`` the
 members process records (``app_records.py``): ``produce`` writes numbered records through
 the harness's one producer (``records_io.py``; a ``produced`` event per record), ``hold``
-makes a member process one more record and block before committing it (the op returns
-once its ``held`` line came), and ``offsets`` records the broker's final end and
+makes a member process one more record and block before committing it (a ``kill`` of it
+waits for its ``held`` line), and ``offsets`` records the broker's final end and
 committed offsets after every worker stopped. Events are the same dicts as the mock target's
 (``librdkafka/client.py``), with ``t`` seconds since the group started, sorted by time
 (the workers stamp their lines with the wall clock of this machine).
@@ -77,6 +77,7 @@ class Worker:
     sample: dict = field(default_factory=dict)   # its latest (generation, member_id, assignment)
     sample_wall: float = 0.0         # when the worker took it
     fresh_after: float = 0.0         # a settle trusts only samples taken after this (resume, SIGCONT)
+    hold_from: int | None = None     # asked to hold: its count of held lines then
 
 
 class ProcessGroup:
@@ -176,20 +177,33 @@ class ProcessGroup:
         for p, offset, value in self.producer.produce(count):
             self.record("produced", partition=p, offset=offset, value=value)
 
-    def hold(self, name: str, bound_s: float = 30.0) -> None:
-        """Make ``name`` process one more record and block before committing it; return once
-        it said so (ValueError if it did not within ``bound_s``: nothing to process)."""
+    def hold(self, name: str) -> None:
+        """Ask ``name`` to process one more record and block before committing it (returns
+        once it took the command); it holds at its next record (a later ``produce`` may
+        bring it). A ``kill`` of it waits
+        for its ``held`` line first."""
         if not self.settings.commit_policy:
             raise ValueError("hold needs members that process records (a commit policy)")
         w = self._running(name)
-        seen = len([e for e in self.events if e["kind"] == "held" and e.get("member") == name])
+        w.hold_from, asked = len(self._held(name)), len(self._held(name, "hold_asked"))
         self._send(w, "hold")
-        end = time.monotonic() + min(bound_s, self.settings.op_bound_s)
-        while time.monotonic() < end and not self.past_deadline():
-            if len([e for e in self.events if e["kind"] == "held" and e.get("member") == name]) > seen:
-                return
+        end = time.monotonic() + 30
+        while len(self._held(name, "hold_asked")) <= asked:     # it reads commands between polls
+            if time.monotonic() >= end or self.past_deadline():
+                raise ValueError(f"{name} did not take the hold command within 30 s")
             time.sleep(0.05)
-        raise ValueError(f"{name} held no record within {bound_s:.0f} s (nothing left to process?)")
+
+    def _held(self, name: str, kind: str = "held") -> list[dict]:
+        return [e for e in self.events if e["kind"] == kind and e.get("member") == name]
+
+    def _await_held(self, w: "Worker", bound_s: float = 30.0) -> None:
+        """Wait until ``w`` said it holds (ValueError after ``bound_s``: nothing reached it)."""
+        end = time.monotonic() + min(bound_s, self.settings.op_bound_s)
+        while len(self._held(w.name)) <= w.hold_from:
+            if time.monotonic() >= end or self.past_deadline():
+                raise ValueError(f"{w.name} held no record within {bound_s:.0f} s (nothing to process?)")
+            time.sleep(0.05)
+        w.hold_from = None
 
     def final_offsets(self) -> None:
         """Record the broker's end and committed offsets (call once every worker stopped)."""
@@ -226,6 +240,8 @@ class ProcessGroup:
     def signal(self, name: str, what: str) -> None:
         """``kill`` (SIGKILL), ``sigstop``, ``sigcont`` the member's process."""
         w = self._running(name)
+        if what == "kill" and w.hold_from is not None:
+            self._await_held(w)           # the SIGKILL lands between processing and committing
         if what == "kill":
             self._kill(w)
             w.closed = True

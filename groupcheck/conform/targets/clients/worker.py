@@ -289,7 +289,7 @@ def loop(poll, sample, commit, close, records: Records | None = None) -> None:
             gen, mid, error = commit()
             emit("commit", generation=gen, member_id=mid, error=error)
         elif cmd == "hold" and records is not None:
-            records.hold_asked = True
+            records.ask_hold()
         if not stalled:
             poll()
             sampler(*sample())
@@ -370,7 +370,7 @@ async def _aiokafka(a) -> None:
                 error = type(e).__name__
             emit("commit", generation=gen, member_id=mid, error=error)
         elif cmd == "hold" and records is not None:
-            records.hold_asked = True
+            records.ask_hold()
         if stalled or (records is not None and records.held):
             await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
             continue

@@ -1,0 +1,51 @@
+"""Records with real clients on Tansu (issue 30): the harness produces numbered records,
+workers process and commit them by a policy, and claims_records judges what happened.
+A broken application that commits a record before processing it must lose a record
+under a SIGKILL after ``hold``; the same scenario with a correct after-processing
+application loses none and redelivers only what the SIGKILL excuses. Watchdogs only."""
+from __future__ import annotations
+
+import pytest
+
+from groupcheck.conform.roles.consumer_client import campaign_broker as campaign
+from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
+from groupcheck.conform.roles.consumer_client.scenarios_broker import records_named
+from groupcheck.conform.targets.clients.broker import Broker
+
+SCENARIOS = {name: sc for name, sc, _ in records_named()}
+
+
+@pytest.fixture(scope="module")
+def broker():
+    b = Broker().open()
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def _settings(target: str, policy: str):
+    s = campaign.parse_target(target)
+    s.commit_policy, s.partitions = policy, 2
+    return s
+
+
+def test_commits_before_processing_loses_a_record_under_a_kill(broker):
+    run = run_scenario(SCENARIOS["records-kill-after-hold"],
+                       _settings("commits-before-processing:kafka-python:range", "after-processing"), broker)
+    assert run.error is None, run.error
+    assert "no_record_lost" in run.records.violated(), run.records.summary()
+    assert len(run.records.tally.lost) == 1
+    good = run_scenario(SCENARIOS["records-kill-after-hold"], _settings("kafka-python:range", "after-processing"),
+                        broker)
+    assert good.error is None and good.records.violated() == [], good.records.summary()
+    counts = good.records.tally.counts()
+    assert counts["lost"] == 0 and counts["duplicated"] == counts["duplicated_excused"] == 1, counts
+    assert good.records.results["no_record_lost"].checks >= 8
+
+
+def test_a_handover_with_sync_on_revoke_neither_loses_nor_duplicates(broker):
+    run = run_scenario(SCENARIOS["records-join"], _settings("confluent-kafka:range", "sync-on-revoke"), broker)
+    assert run.error is None and run.records.violated() == [], run.records.summary()
+    assert run.records.tally.counts()["duplicated"] == 0
+    assert [e for e in run.events if e["kind"] == "commit" and not e["auto"] and e["error"] is None]
