@@ -90,3 +90,43 @@ def test_the_log_end_is_what_was_produced_when_the_broker_answers_short():
     assert j.tally.lost == [(0, 1)]
     assert j.results["no_record_lost"].checks == 3
     assert j.tally.notes == ["partition 0: ListOffsets said end 2, the producer wrote up to 3"]
+
+
+def test_a_target_names_its_commit_policy():
+    from groupcheck.conform.roles.consumer_client import campaign_broker as campaign
+    s = campaign.parse_target("kafka-python:range+static+sync-on-revoke")
+    assert (s.client, s.assignor, s.static, s.commit_policy) == ("kafka-python", "range", True, "sync-on-revoke")
+    assert campaign.parse_target("aiokafka:range").commit_policy is None
+    b = campaign.parse_target("commits-before-processing:kafka-python:range+after-processing")
+    assert (b.broken, b.commit_policy) == ("commits-before-processing", "after-processing")
+    with pytest.raises(ValueError, match="commits-before-processing needs \\+after-processing"):
+        campaign.parse_target("commits-before-processing:kafka-python:range+auto")
+    with pytest.raises(ValueError, match="kafkajs: the Node worker does not process records"):
+        campaign.parse_target("kafkajs:roundrobin+auto")
+
+
+def test_the_report_sums_the_record_claims_and_tallies():
+    from types import SimpleNamespace
+
+    from groupcheck.conform.roles.consumer_client.claims import PROPERTIES as GROUP
+    from groupcheck.conform.roles.consumer_client.claims import judge as judge_group
+    from groupcheck.conform.roles.consumer_client.report import Report
+    report = Report(target="t", settings={}, properties=GROUP + PROPERTIES)
+    for name in ("dup_after_kill", "loss"):
+        data = json.loads((HERE / f"{name}.json").read_text())
+        group = judge_group(data["events"], cooperative=False, partitions=1, max_poll_interval_ms=9000)
+        report.add(SimpleNamespace(judgement=group, records=judge(data["events"], policy=data["policy"]),
+                                   rounds=[], error=None))
+    j = report.to_json()
+    assert j["properties"]["no_record_lost"]["violated"] == 1 and j["properties"]["no_record_lost"]["held"] == 1
+    assert j["records"] == {"notes": [], "lost": 1, "duplicated": 1, "duplicated_excused": 1,
+                            "duplicated_unexcused": 0, "unconsumed": 0}
+    assert "records: 1 lost, 1 processed twice (1 after a fault, 0 without), 0 never consumed" in report.text()
+
+
+def test_the_regression_template_reads_the_record_judgement():
+    from groupcheck.conform.roles.consumer_client.campaign_broker import REGRESSION
+    text = REGRESSION.format(prop="no_record_lost", target="t", scenario="[]", settings="{}", observed="''",
+                             name="x", message="m", client="")
+    assert "run.records.summary() if run.records else {}" in text
+    compile(text, "regression", "exec")
