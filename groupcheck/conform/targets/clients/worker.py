@@ -136,7 +136,7 @@ class Sampler:
 
 
 def run_kafka_python(a) -> None:
-    from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+    from kafka import AsyncConsumerRebalanceListener, ConsumerRebalanceListener, KafkaConsumer, TopicPartition
     from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
     from kafka.coordinator.assignors.range import RangePartitionAssignor
     from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -162,14 +162,14 @@ def run_kafka_python(a) -> None:
         try:
             c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "", -1) for p, o in offsets.items()})
             return None
-        except KafkaError as e:
+        except Exception as e:  # noqa: BLE001 - any failure (a callback swallows it) is its error line
             return type(e).__name__
 
     def auto_committed(offsets, res) -> None:
         if records is not None:
             records.auto_committed({topics.index(tp.topic, tp.partition): om.offset for tp, om in offsets.items()},
                                    type(res).__name__ if isinstance(res, Exception) else None)
-    app = App(a.broken, identity, topics, records, commit_offsets)
+    app = App(a.broken, identity, topics, records)      # RecordsListener commits on revoke
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_assigned(self, ps):
@@ -179,6 +179,29 @@ def run_kafka_python(a) -> None:
             app.callback("revoke", ps)
 
         def on_partitions_lost(self, ps):
+            app.callback("lost", ps)
+
+    class RecordsListener(AsyncConsumerRebalanceListener):
+        """kafka-python 3 refuses a blocking commit in a synchronous listener (RuntimeError
+        "Cannot block on net.run() from the IO thread itself", swallowed by the coordinator
+        with the rebalance going on): an application that commits on revoke awaits
+        ``commit_async``'s future in an async listener, as the error message says."""
+        async def on_partitions_assigned(self, ps):
+            app.callback("assign", ps)
+
+        async def on_partitions_revoked(self, ps):
+            app.callback("revoke", ps)
+            if app.to_commit:
+                gen, mid = records.begin(app.to_commit)
+                try:
+                    await c.commit_async({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "", -1)
+                                          for p, o in app.to_commit.items()})
+                    error = None
+                except Exception as e:  # noqa: BLE001 - any failure is its error line
+                    error = type(e).__name__
+                records.end(gen, mid, app.to_commit, error)
+
+        async def on_partitions_lost(self, ps):
             app.callback("lost", ps)
 
     def commit():
@@ -192,7 +215,7 @@ def run_kafka_python(a) -> None:
     if topics.pattern:
         c.subscribe(pattern=topics.pattern, listener=Listener())
     else:
-        c.subscribe([a.topic], listener=Listener())
+        c.subscribe([a.topic], listener=Listener() if records is None else RecordsListener())
 
     def poll():
         if records is None:
@@ -328,7 +351,7 @@ async def _aiokafka(a) -> None:
         try:
             await c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "") for p, o in offsets.items()})
             error = None
-        except KafkaError as e:
+        except Exception as e:  # noqa: BLE001 - any failure is its error line
             error = type(e).__name__
         records.end(gen, mid, offsets, error)
 
