@@ -25,8 +25,9 @@ def broker():
 
 
 def _settings(target: str, policy: str):
-    s = campaign.parse_target(target)
-    s.commit_policy, s.partitions = policy, 2
+    s = campaign.parse_target(f"{target}+{policy}")
+    assert s.commit_policy == policy
+    s.partitions = 2
     return s
 
 
@@ -44,8 +45,11 @@ def test_commits_before_processing_loses_a_record_under_a_kill(broker):
     assert good.records.results["no_record_lost"].checks >= 8
 
 
-def test_a_handover_with_sync_on_revoke_neither_loses_nor_duplicates(broker):
-    run = run_scenario(SCENARIOS["records-join"], _settings("confluent-kafka:range", "sync-on-revoke"), broker)
+@pytest.mark.parametrize("client", ["confluent-kafka:range", "kafka-python:range"])
+def test_a_handover_with_sync_on_revoke_neither_loses_nor_duplicates(client, broker):
+    """kafka-python: the worker's async listener (a synchronous one may not block on a
+    commit in kafka-python 3: 6 records were processed twice per handover)."""
+    run = run_scenario(SCENARIOS["records-join"], _settings(client, "sync-on-revoke"), broker)
     assert run.error is None and run.records.violated() == [], run.records.summary()
     assert run.records.tally.counts()["duplicated"] == 0
     assert [e for e in run.events if e["kind"] == "commit" and not e["auto"] and e["error"] is None]
