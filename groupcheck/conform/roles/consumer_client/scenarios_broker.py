@@ -62,6 +62,12 @@ def records_named() -> list[tuple[str, list[dict], str]]:
                           {"op": "wait", "seconds": 2}] + _join("c2") + [{"op": "produce", "count": 2},
                                                                           {"op": "wait", "seconds": 3}],
          "a second member joins: the first hands a partition over (its commits decide where the new owner starts)"),
+        ("records-join-while-producing", [{"op": "join", "member": "c1"}, {"op": "produce", "count": 2},
+                                          {"op": "settle", "max_s": 60}, {"op": "join", "member": "c2"}]
+         + [op for _ in range(4) for op in ({"op": "produce", "count": 1}, {"op": "wait", "seconds": 1})]
+         + [{"op": "settle", "max_s": 60}, {"op": "produce", "count": 1}, {"op": "wait", "seconds": 3}],
+         "a second member joins while records keep coming: records returned during the rebalance (between a "
+         "commit before it and the revocation) must be committed by someone before the new owner starts"),
         ("records-kill-after-hold", _join("c1", "c2") + [
             {"op": "produce", "count": 2}, {"op": "wait", "seconds": 2}, {"op": "hold", "member": "c1"},
             {"op": "produce", "count": 2}, {"op": "kill", "member": "c1"}, {"op": "settle", "max_s": 60},
