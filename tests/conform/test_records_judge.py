@@ -101,8 +101,8 @@ def test_a_target_names_its_commit_policy():
     assert (b.broken, b.commit_policy) == ("commits-before-processing", "after-processing")
     with pytest.raises(ValueError, match="commits-before-processing needs \\+after-processing"):
         campaign.parse_target("commits-before-processing:kafka-python:range+auto")
-    with pytest.raises(ValueError, match="kafkajs: the Node worker does not process records"):
-        campaign.parse_target("kafkajs:roundrobin+auto")
+    with pytest.raises(ValueError, match="sync-on-revoke: not applicable: kafkajs 2.2.4 has no rebalance listener"):
+        campaign.parse_target("kafkajs:roundrobin+sync-on-revoke")
 
 
 def test_the_report_sums_the_record_claims_and_tallies():

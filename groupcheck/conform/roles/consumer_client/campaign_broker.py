@@ -60,10 +60,9 @@ def known_targets() -> list[str]:
     return [f"{c}:{a}" for c, names in ASSIGNORS.items() for a in names]
 
 
-# kafkajs 2.2.4's consumer.run has no rebalance listener the application commits in, and
-# its worker (adapters/node/consumer-worker.js) does not process records yet.
-NO_RECORDS = {"kafkajs": "kafkajs: the Node worker does not process records yet (and kafkajs 2.2.4 has no "
-                         "revoke callback, so sync-on-revoke is not applicable to it)"}
+# A commit policy a client cannot express: not applicable, with the reason (a usage error).
+NOT_APPLICABLE_POLICIES = {("kafkajs", "sync-on-revoke"): "not applicable: kafkajs 2.2.4 has no rebalance listener "
+                                                          "(consumer.run takes none) for the application to commit in"}
 
 
 def parse_target(target: str) -> Settings:
@@ -81,8 +80,8 @@ def parse_target(target: str) -> Settings:
         raise OptionError(f"unknown client {client!r}; known: {', '.join(ASSIGNORS)}")
     if assignor not in ASSIGNORS[client]:
         raise OptionError(f"{client} has no assignor {assignor!r}; known: {', '.join(ASSIGNORS[client])}")
-    if client in NO_RECORDS and policy:
-        raise OptionError(f"target {target}+{policy}: {NO_RECORDS[client]}")
+    if (client, policy) in NOT_APPLICABLE_POLICIES:
+        raise OptionError(f"target {target}+{policy}: {NOT_APPLICABLE_POLICIES[client, policy]}")
     if broken == "commits-before-processing" and policy != "after-processing":
         raise OptionError(f"target {target!r}: commits-before-processing needs +after-processing")
     if client in NODE_CLIENTS and (static or broken):
