@@ -5,12 +5,15 @@ under a SIGKILL after ``hold``; the same scenario with a correct after-processin
 application loses none and redelivers only what the SIGKILL excuses. Watchdogs only."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from groupcheck.conform.roles.consumer_client import campaign_broker as campaign
 from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
 from groupcheck.conform.roles.consumer_client.scenarios_broker import records_named
 from groupcheck.conform.targets.clients.broker import Broker
+from groupcheck.conform.targets.clients.group import NODE_WORKER
 
 SCENARIOS = {name: sc for name, sc, _ in records_named()}
 
@@ -53,3 +56,17 @@ def test_a_handover_with_sync_on_revoke_neither_loses_nor_duplicates(client, bro
     assert run.error is None and run.records.violated() == [], run.records.summary()
     assert run.records.tally.counts()["duplicated"] == 0
     assert [e for e in run.events if e["kind"] == "commit" and not e["auto"] and e["error"] is None]
+
+
+NODE_READY = shutil.which("node") is not None and (NODE_WORKER.parent / "node_modules" / "kafkajs").is_dir()
+
+
+@pytest.mark.skipif(not NODE_READY, reason="kafkajs needs node and adapters/node/node_modules (npm ci --prefix adapters/node)")
+def test_kafkajs_after_processing_redelivers_only_the_killed_members_held_record(broker):
+    run = run_scenario(SCENARIOS["records-kill-after-hold"], _settings("kafkajs:roundrobin", "after-processing"),
+                       broker)
+    assert run.error is None and run.records.violated() == [], run.records.summary()
+    counts = run.records.tally.counts()
+    assert counts["lost"] == 0 and counts["duplicated"] == counts["duplicated_excused"] == 1, counts
+    held = [e for e in run.events if e["kind"] == "held"]
+    assert len(held) == 1 and held[0]["member"] == "c1"
