@@ -54,7 +54,8 @@
 //   the COMMIT_OFFSETS instrumentation event (`commit` with auto true); `none` never
 //   commits. `hold` (answered `hold_asked`) makes the next eachMessage process its
 //   message, say `held` and never return (the runner, heartbeats included, waits: the
-//   harness's SIGKILL follows). sync-on-revoke is refused: kafkajs has no rebalance
+//   harness's SIGKILL follows). The `commit` command commits what was processed of what
+//   it owns, one partition per OffsetCommit. sync-on-revoke is refused: kafkajs has no rebalance
 //   listener the application could commit in.
 'use strict'
 
@@ -196,7 +197,7 @@ async function main() {
     emit('commit', { generation, member_id: memberId, error })
   }
 
-  const records = { holdAsked: false }
+  const records = { holdAsked: false, processed: new Map() }   // partition -> next offset to process
   async function commitRecord(partition, next) {
     const [generation, memberId] = identity()
     const offsets = { [partition]: next }
@@ -235,6 +236,12 @@ async function main() {
         stalled = false
         if (released) released()
       }
+      if (cmd === 'commit' && a.commitPolicy) {       // records: commit what was processed, not offset 0
+        for (const [partition, next] of [...records.processed].sort((x, y) => x[0] - y[0])) {
+          if (owned.has(partition)) await commitRecord(partition, next)
+        }
+        return
+      }
       if (cmd === 'commit') return commit()
       if (cmd === 'hold' && a.commitPolicy) {
         records.holdAsked = true
@@ -265,6 +272,7 @@ async function main() {
       const offset = Number(message.offset)
       const [generation, memberId] = identity()
       emit('processed', { partition, offset, member_id: memberId, generation })
+      records.processed.set(partition, offset + 1)
       if (records.holdAsked) {
         records.holdAsked = false
         emit('held', { partition, offset })

@@ -57,3 +57,13 @@ def test_a_failed_commit_is_its_error_line():
     assert lines[-1] == ("commit", {"generation": 3, "member_id": "m-1", "offsets": {"2": 9},
                                     "error": "CommitFailedError", "auto": False})
     assert r.sync_commit(lambda offsets: 1 / 0, {}) is None      # nothing to commit: no request
+
+
+def test_the_harness_commit_command_commits_what_was_processed_not_offset_zero():
+    r, lines = _records("auto")
+    r.record(1, 4, lambda offsets: None)
+    r.record(0, 2, lambda offsets: None)
+    sent = []
+    r.commit_processed(lambda offsets: sent.append(offsets))
+    assert sent == [{0: 3, 1: 5}]
+    assert lines[-1][1]["offsets"] == {"0": 3, "1": 5}

@@ -130,3 +130,13 @@ def test_the_regression_template_reads_the_record_judgement():
                              name="x", message="m", client="")
     assert "run.records.summary() if run.records else {}" in text
     compile(text, "regression", "exec")
+
+
+def test_walks_with_records_produce_after_every_operation_but_waits_and_settles():
+    from groupcheck.conform.roles.consumer_client.scenarios import validate
+    from groupcheck.conform.roles.consumer_client.scenarios_broker import with_records
+    walk = [{"op": "join", "member": "c1"}, {"op": "wait", "seconds": 1}, {"op": "kill", "member": "c1"},
+            {"op": "settle", "max_s": 60}]
+    out = with_records(walk)
+    assert [op["op"] for op in out] == ["join", "produce", "wait", "kill", "produce", "settle"]
+    assert validate(out, 1) == out

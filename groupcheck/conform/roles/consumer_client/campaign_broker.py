@@ -6,7 +6,8 @@
 ``adapters/node/consumer-worker.js``) ...), ``+static`` for static membership (every member's
 group.instance.id is its name), ``+POLICY`` for members that process the harness's
 records and commit by that policy (``+auto``, ``+sync-on-revoke``, ``+after-processing``,
-``+none``; judged by ``claims_records.py`` too), and a broken application's prefix for
+``+none``; the record scenarios, then walks with a record produced after each operation;
+judged by ``claims_records.py`` too), and a broken application's prefix for
 the judge's self-test (``skips-revoke:kafka-python:range``,
 ``commits-before-processing:kafka-python:range+after-processing``). The broker is Tansu, started and
 stopped here, unless ``options.bootstrap`` names one. Scenarios: the named ones
@@ -34,7 +35,7 @@ from ...judgements import judged
 from .runner_broker import run_scenario, settle_budget
 from .claims import PROPERTIES
 from .claims_records import POLICIES, PROPERTIES as RECORD_PROPERTIES
-from .scenarios_broker import named, records_named
+from .scenarios_broker import named, records_named, with_records
 from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
 
 ASSIGNORS = {**PYTHON_ASSIGNORS, **NODE_CLIENTS}
@@ -153,8 +154,9 @@ def _scenarios(options: Options, settings: Settings, report: Report):
     seed = options.seed
     while count < options.scenarios:
         count += 1
-        yield f"seed {seed}", seed, from_model(seed, options.members, options.partitions, settings.assignor,
-                                               options.max_ops, processes=True)
+        walk = from_model(seed, options.members, options.partitions, settings.assignor, options.max_ops,
+                          processes=True)
+        yield f"seed {seed}", seed, with_records(walk) if settings.commit_policy else walk
         seed += 1
 
 

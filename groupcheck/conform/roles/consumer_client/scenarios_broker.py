@@ -54,6 +54,17 @@ def named(s: Settings) -> list[tuple[str, list[dict] | None, str]]:
             for n, sc, why in out]
 
 
+def with_records(ops: list[dict]) -> list[dict]:
+    """A consumer-model walk for members that process records: one record per partition
+    produced after every operation but a wait or a settle, so each fault meets records."""
+    out: list[dict] = []
+    for op in ops:
+        out.append(op)
+        if op["op"] not in ("wait", "settle"):
+            out.append({"op": "produce", "count": 1})
+    return out
+
+
 def records_named() -> list[tuple[str, list[dict], str]]:
     """The record scenarios (members with a commit policy, issue 30): (name, scenario, why).
     Two partitions suit them: each member of two owns one."""

@@ -64,6 +64,11 @@ class Records:
         self.emit("commit", generation=gen, member_id=mid, offsets={str(p): o for p, o in offsets.items()},
                   error=error, auto=auto)
 
+    def commit_processed(self, commit) -> str | None:
+        """The harness's ``commit`` command with records on: commitSync of what was processed
+        (not offset 0, which would rewind the group and fake a redelivery)."""
+        return self.sync_commit(commit, dict(sorted(self.processed.items())))
+
     def auto_committed(self, offsets: dict[int, int], error: str | None) -> None:
         """An auto-commit the client reported."""
         self.end(*self.identity(), offsets, error, auto=True)

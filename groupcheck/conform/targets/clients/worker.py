@@ -105,7 +105,7 @@ class App:
              owned_before=sorted(before), owned_after=sorted(self.owned))
         if self.records is not None and kind == "revoke":
             self.to_commit = self.records.revoked(parts)
-            if self.commit_offsets is not None:       # else (aiokafka) the async listener commits
+            if self.commit_offsets is not None:       # else an async listener commits (aiokafka, kafka-python)
                 self.records.sync_commit(self.commit_offsets, self.to_commit)
         elif self.records is not None and kind == "lost":
             self.records.lost(parts)
@@ -228,7 +228,8 @@ def run_kafka_python(a) -> None:
             for r in batch:
                 if records.record(topics.index(tp.topic, tp.partition), r.offset, commit_offsets):
                     return
-    loop(poll, lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]), commit, c.close, records)
+    loop(poll, lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]), commit, c.close, records,
+         commit_offsets)
 
 
 def run_confluent(a) -> None:
@@ -290,11 +291,12 @@ def run_confluent(a) -> None:
     c.subscribe([topics.pattern or a.topic], on_assign=lambda _, ps: app.callback("assign", ps),
                 on_revoke=lambda _, ps: app.callback("revoke", ps), on_lost=lambda _, ps: app.callback("lost", ps))
     loop(poll, lambda: (*identity(), [topics.index(tp.topic, tp.partition) for tp in c.assignment()]), commit,
-         c.close, records)
+         c.close, records, commit_offsets)
 
 
-def loop(poll, sample, commit, close, records: Records | None = None) -> None:
-    """Poll until told to close; obey stall / resume / commit / hold."""
+def loop(poll, sample, commit, close, records: Records | None = None, commit_offsets=None) -> None:
+    """Poll until told to close; obey stall / resume / commit / hold (with records, ``commit``
+    commits what was processed through ``commit_offsets``)."""
     commands, stalled, sampler = read_commands(), False, Sampler()
     emit("ready")
     while True:
@@ -308,6 +310,8 @@ def loop(poll, sample, commit, close, records: Records | None = None) -> None:
             return
         if cmd in ("stall", "resume"):
             stalled = cmd == "stall"
+        elif cmd == "commit" and records is not None:
+            records.commit_processed(commit_offsets)
         elif cmd == "commit":
             gen, mid, error = commit()
             emit("commit", generation=gen, member_id=mid, error=error)
@@ -382,6 +386,8 @@ async def _aiokafka(a) -> None:
             return
         if cmd in ("stall", "resume"):
             stalled = cmd == "stall"
+        elif cmd == "commit" and records is not None:
+            await commit_offsets(dict(sorted(records.processed.items())))
         elif cmd == "commit":
             gen, mid = identity()
             emit("commit_sent", generation=gen, member_id=mid)
