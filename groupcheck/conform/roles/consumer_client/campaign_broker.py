@@ -212,7 +212,8 @@ def run(target: str, options: Options, progress=print) -> Report:
 def _campaign(target, options: Options, settings: Settings, broker, out: Path, progress) -> Report:
     settings_d = asdict(settings)
     report = Report(target=target, settings={**settings_d, "broker": broker.name}, title=TITLE,
-                    properties=PROPERTIES + (RECORD_PROPERTIES if settings.commit_policy else ()))
+                    properties=PROPERTIES + (RECORD_PROPERTIES if settings.commit_policy else ()),
+                    width=30 if settings.commit_policy else 24)
     start = time.monotonic()
     deadline = start + options.max_seconds
     ledger = Ledger()

@@ -97,7 +97,8 @@ class Report:
             r = self.records
             lines.append(f"records: {r['lost']} lost, {r['duplicated']} processed twice ({r['duplicated_excused']} "
                          f"after a fault, {r['duplicated_unexcused']} without), {r['unconsumed']} never consumed")
-            lines += [f"  broker: {n}" for n in r["notes"]]
+            if r["notes"]:
+                lines.append(f"  broker: {len(r['notes'])} notes, e.g. {r['notes'][0]} (all in verdict.json)")
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
             if "judgement" in d:
