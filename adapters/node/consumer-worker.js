@@ -7,6 +7,7 @@
 //   node adapters/node/consumer-worker.js --client kafkajs --assignor roundrobin
 //        --bootstrap HOST:PORT --group G --topic T --name c1
 //        [--session-timeout-ms N] [--heartbeat-interval-ms N] [--max-poll-interval-ms N]
+//        [--commit-policy auto|after-processing|none]
 //
 // kafkajs 2.2.4 is EAGER only, ships one assigner (roundRobin, protocol name
 // "RoundRobinAssigner"; there is no range), and has no group.instance.id (its
@@ -46,6 +47,16 @@
 //   (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS ...), found along the
 //   `cause` chain of its retrier's wrapper.
 // * wall: performance.timeOrigin + performance.now() (sub-millisecond), not Date.now().
+// * records (--commit-policy, issue 30; worker.py's app_records.py for the others): each
+//   message eachMessage is given is processed (`processed` line), then under
+//   after-processing committed (consumer.commitOffsets of offset + 1, `commit_sent` /
+//   `commit` lines); `auto` is consumer.run's autoCommit (interval 1 s), reported from
+//   the COMMIT_OFFSETS instrumentation event (`commit` with auto true); `none` never
+//   commits. `hold` (answered `hold_asked`) makes the next eachMessage process its
+//   message, say `held` and never return (the runner, heartbeats included, waits: the
+//   harness's SIGKILL follows). The `commit` command commits what was processed of what
+//   it owns, one partition per OffsetCommit. sync-on-revoke is refused: kafkajs has no rebalance
+//   listener the application could commit in.
 'use strict'
 
 const readline = require('readline')
@@ -75,7 +86,7 @@ function parseArgs(argv) {
   const names = { '--client': 'client', '--assignor': 'assignor', '--bootstrap': 'bootstrap', '--group': 'group',
     '--topic': 'topic', '--name': 'name', '--instance-id': 'instanceId', '--broken': 'broken',
     '--session-timeout-ms': 'sessionTimeoutMs', '--heartbeat-interval-ms': 'heartbeatIntervalMs',
-    '--max-poll-interval-ms': 'maxPollIntervalMs' }
+    '--max-poll-interval-ms': 'maxPollIntervalMs', '--commit-policy': 'commitPolicy' }
   for (let i = 0; i < argv.length; i += 2) {
     const key = names[argv[i]]
     if (!key || i + 1 >= argv.length) usage(`unknown or incomplete argument ${JSON.stringify(argv[i])}`)
@@ -88,6 +99,12 @@ function parseArgs(argv) {
   if (!ASSIGNORS[a.assignor]) usage(`kafkajs has no assignor ${JSON.stringify(a.assignor)}; known: roundrobin`)
   if (a.instanceId) usage('kafkajs 2.2.4 has no group.instance.id (static membership)')
   if (a.broken) usage('no broken kafkajs application is built')
+  if (a.commitPolicy === 'sync-on-revoke') {
+    usage('sync-on-revoke is not applicable to kafkajs 2.2.4: it has no rebalance listener to commit in')
+  }
+  if (a.commitPolicy && !['auto', 'after-processing', 'none'].includes(a.commitPolicy)) {
+    usage(`unknown commit policy ${JSON.stringify(a.commitPolicy)}`)
+  }
   return a
 }
 
@@ -180,6 +197,20 @@ async function main() {
     emit('commit', { generation, member_id: memberId, error })
   }
 
+  const records = { holdAsked: false, processed: new Map() }   // partition -> next offset to process
+  async function commitRecord(partition, next) {
+    const [generation, memberId] = identity()
+    const offsets = { [partition]: next }
+    emit('commit_sent', { generation, member_id: memberId, offsets })
+    let error = null
+    try {
+      await consumer.commitOffsets([{ topic: a.topic, partition, offset: String(next) }])
+    } catch (e) {
+      error = errorType(e)
+    }
+    emit('commit', { generation, member_id: memberId, offsets, error, auto: false })
+  }
+
   async function close() {
     clearInterval(sampler)
     stalled = false
@@ -205,7 +236,17 @@ async function main() {
         stalled = false
         if (released) released()
       }
+      if (cmd === 'commit' && a.commitPolicy) {       // records: commit what was processed, not offset 0
+        for (const [partition, next] of [...records.processed].sort((x, y) => x[0] - y[0])) {
+          if (owned.has(partition)) await commitRecord(partition, next)
+        }
+        return
+      }
       if (cmd === 'commit') return commit()
+      if (cmd === 'hold' && a.commitPolicy) {
+        records.holdAsked = true
+        emit('hold_asked')
+      }
     })
   })
   lines.on('close', () => { queue = queue.then(close) })   // the harness went away
@@ -213,7 +254,32 @@ async function main() {
   await consumer.connect()
   await consumer.subscribe({ topics: [a.topic], fromBeginning: true })
   emit('ready')
-  await consumer.run({ autoCommit: false, eachMessage: async () => {} })
+  if (!a.commitPolicy) {
+    await consumer.run({ autoCommit: false, eachMessage: async () => {} })
+    return
+  }
+  consumer.on(consumer.events.COMMIT_OFFSETS, ({ payload }) => {
+    const offsets = {}
+    for (const t of payload.topics) {
+      if (t.topic === a.topic) for (const p of t.partitions) offsets[p.partition] = Number(p.offset)
+    }
+    emit('commit', { generation: payload.groupGenerationId, member_id: payload.memberId, offsets,
+      error: null, auto: true })
+  })
+  await consumer.run({ autoCommit: a.commitPolicy === 'auto', autoCommitInterval: 1000,
+    eachMessage: async ({ topic, partition, message }) => {
+      if (topic !== a.topic) return
+      const offset = Number(message.offset)
+      const [generation, memberId] = identity()
+      emit('processed', { partition, offset, member_id: memberId, generation })
+      records.processed.set(partition, offset + 1)
+      if (records.holdAsked) {
+        records.holdAsked = false
+        emit('held', { partition, offset })
+        await new Promise(() => {})             // blocked before committing, until SIGKILL
+      }
+      if (a.commitPolicy === 'after-processing') await commitRecord(partition, offset + 1)
+    } })
 }
 
 main().catch(e => {

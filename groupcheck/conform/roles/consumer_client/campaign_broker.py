@@ -4,8 +4,12 @@
 ``CLIENT:ASSIGNOR`` (``kafka-python:cooperative-sticky``, ``aiokafka:range``,
 ``confluent-kafka:range``, ``kafkajs:roundrobin`` (a Node process,
 ``adapters/node/consumer-worker.js``) ...), ``+static`` for static membership (every member's
-group.instance.id is its name), and a broken application's prefix for the judge's
-self-test (``skips-revoke:kafka-python:range``). The broker is Tansu, started and
+group.instance.id is its name), ``+POLICY`` for members that process the harness's
+records and commit by that policy (``+auto``, ``+sync-on-revoke``, ``+after-processing``,
+``+none``; the record scenarios, then walks with a record produced after each operation;
+judged by ``claims_records.py`` too), and a broken application's prefix for
+the judge's self-test (``skips-revoke:kafka-python:range``,
+``commits-before-processing:kafka-python:range+after-processing``). The broker is Tansu, started and
 stopped here, unless ``options.bootstrap`` names one. Scenarios: the named ones
 (``scenarios.py``) first, then projected consumer-model walks, up to
 ``options.scenarios``. Every distinct divergence (claim and signature, ``dedupe.py``) is
@@ -29,7 +33,9 @@ from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
 from . import repro
 from ...judgements import judged
 from .runner_broker import run_scenario, settle_budget
-from .scenarios_broker import named
+from .claims import PROPERTIES
+from .claims_records import POLICIES, PROPERTIES as RECORD_PROPERTIES
+from .scenarios_broker import named, records_named, with_records
 from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
 
 ASSIGNORS = {**PYTHON_ASSIGNORS, **NODE_CLIENTS}
@@ -55,8 +61,15 @@ def known_targets() -> list[str]:
     return [f"{c}:{a}" for c, names in ASSIGNORS.items() for a in names]
 
 
+# A commit policy a client cannot express: not applicable, with the reason (a usage error).
+NOT_APPLICABLE_POLICIES = {("kafkajs", "sync-on-revoke"): "not applicable: kafkajs 2.2.4 has no rebalance listener "
+                                                          "(consumer.run takes none) for the application to commit in"}
+
+
 def parse_target(target: str) -> Settings:
-    """Settings for ``[broken:]CLIENT:ASSIGNOR[+static]``; OptionError names what is wrong."""
+    """Settings for ``[broken:]CLIENT:ASSIGNOR[+static][+POLICY]``; OptionError names what is wrong."""
+    policy = next((p for p in POLICIES if target.endswith("+" + p)), None)
+    target = target[:-len(policy) - 1] if policy else target
     body, static = (target[:-len("+static")], True) if target.endswith("+static") else (target, False)
     parts = body.split(":")
     broken = parts.pop(0) if len(parts) == 3 else None
@@ -68,6 +81,10 @@ def parse_target(target: str) -> Settings:
         raise OptionError(f"unknown client {client!r}; known: {', '.join(ASSIGNORS)}")
     if assignor not in ASSIGNORS[client]:
         raise OptionError(f"{client} has no assignor {assignor!r}; known: {', '.join(ASSIGNORS[client])}")
+    if (client, policy) in NOT_APPLICABLE_POLICIES:
+        raise OptionError(f"target {target}+{policy}: {NOT_APPLICABLE_POLICIES[client, policy]}")
+    if broken == "commits-before-processing" and policy != "after-processing":
+        raise OptionError(f"target {target!r}: commits-before-processing needs +after-processing")
     if client in NODE_CLIENTS and (static or broken):
         raise OptionError(f"target {target!r}: kafkajs 2.2.4 has no group.instance.id (static membership)"
                           if static else f"target {target!r}: no broken kafkajs application is built")
@@ -75,7 +92,7 @@ def parse_target(target: str) -> Settings:
         worker_command(client)
     except ValueError as e:
         raise OptionError(str(e)) from None
-    return fit_timing(Settings(client=client, assignor=assignor, static=static, broken=broken))
+    return fit_timing(Settings(client=client, assignor=assignor, static=static, broken=broken, commit_policy=policy))
 
 
 def fit_timing(s: Settings) -> Settings:
@@ -126,7 +143,7 @@ def _scenarios(options: Options, settings: Settings, report: Report):
         return
     count = 0
     if options.named:
-        for name, sc, why in named(settings):
+        for name, sc, why in (records_named() if settings.commit_policy else named(settings)):
             if sc is None:
                 report.not_run.append((name, why))
                 continue
@@ -137,8 +154,9 @@ def _scenarios(options: Options, settings: Settings, report: Report):
     seed = options.seed
     while count < options.scenarios:
         count += 1
-        yield f"seed {seed}", seed, from_model(seed, options.members, options.partitions, settings.assignor,
-                                               options.max_ops, processes=True)
+        walk = from_model(seed, options.members, options.partitions, settings.assignor, options.max_ops,
+                          processes=True)
+        yield f"seed {seed}", seed, with_records(walk) if settings.commit_policy else walk
         seed += 1
 
 
@@ -159,8 +177,14 @@ def test_{name}():
         run = run_scenario(SCENARIO, Settings(**SETTINGS), broker)
     finally:
         broker.close()
-    assert run.judgement.summary()[{prop!r}]["verdict"] == "violated", run.judgement.summary()
+    summary = {{**run.judgement.summary(), **(run.records.summary() if run.records else {{}})}}
+    assert summary[{prop!r}]["verdict"] == "violated", summary
 '''
+
+
+def _results(run, prop: str):
+    """The Result of ``prop`` in a run: the group judge's or the record judge's."""
+    return run.records.results[prop] if prop in RECORD_PROPERTIES else run.judgement.results[prop]
 
 
 def run(target: str, options: Options, progress=print) -> Report:
@@ -187,7 +211,9 @@ def run(target: str, options: Options, progress=print) -> Report:
 
 def _campaign(target, options: Options, settings: Settings, broker, out: Path, progress) -> Report:
     settings_d = asdict(settings)
-    report = Report(target=target, settings={**settings_d, "broker": broker.name}, title=TITLE)
+    report = Report(target=target, settings={**settings_d, "broker": broker.name}, title=TITLE,
+                    properties=PROPERTIES + (RECORD_PROPERTIES if settings.commit_policy else ()),
+                    width=30 if settings.commit_policy else 24)
     start = time.monotonic()
     deadline = start + options.max_seconds
     ledger = Ledger()
@@ -205,24 +231,24 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
                      + json.dumps(scenario))
             r = runner(scenario, deadline)
             report.add(r)
-            bad = r.judgement.violated()
+            bad = r.judgement.violated() + (r.records.violated() if r.records else [])
             progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
                      + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
             for prop in bad:
-                message = r.judgement.results[prop].violations[0][2]
+                message = _results(r, prop).violations[0][2]
                 met = ledger.meet(prop, signature(message), scenario, len(scenario))
                 if met is None:
                     continue
                 if report.first_divergence_s is None:
                     report.first_divergence_s = round(time.monotonic() - start, 1)
-                shrunk, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
-                                      progress)
+                shrunk, srun = (scenario, r) if prop in RECORD_PROPERTIES else shrink(   # not shrunk yet
+                    scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds), progress)
                 srun = srun or r
-                smessage = srun.judgement.results[prop].violations[0][2]
+                smessage = _results(srun, prop).violations[0][2]
                 files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop, smessage,
                                          template=REGRESSION, prefix="clients")
-                script = repro.write(files, judgement_key(target, broker), settings_d, shrunk, prop, smessage,
-                                     settle_budget(settings))
+                script = None if prop in RECORD_PROPERTIES else repro.write(   # repro: group claims only
+                    files, judgement_key(target, broker), settings_d, shrunk, prop, smessage, settle_budget(settings))
                 report.divergences.append({"property": prop, "message": message, "signature": met.signature,
                                            **judged(judgement_key(target, broker), prop, message),
                                            "scenario_name": label, "seed": seed, "scenario": scenario,

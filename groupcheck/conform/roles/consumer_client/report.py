@@ -31,6 +31,7 @@ class Report:
     not_run: list = field(default_factory=list)         # (scenario name, reason) the target could not run
     rounds: bool = True                 # the classic verdict lists the wall time per JoinGroup round
     width: int = 24                     # of the property column in the text
+    records: dict | None = None         # members processed records: claims_records tallies, summed
 
     def __post_init__(self) -> None:
         if self.per_property is None:
@@ -42,9 +43,22 @@ class Report:
         for p, s in run.judgement.summary().items():
             self.per_property[p][s["verdict"]] += 1
             self.per_property[p]["checks"] += s["checks"]
+        if getattr(run, "records", None) is not None:
+            self._add_records(run.records.summary())
         self.round_seconds += [round(secs / n, 3) for n, secs in run.rounds]
         if run.error:
             self.errors.append(run.error)
+
+    def _add_records(self, summary: dict) -> None:
+        """Count the record claims as the group's, and sum the lost / duplicated records."""
+        tally, notes = summary.pop("tally"), summary.pop("notes")
+        for p, s in summary.items():
+            self.per_property[p][s["verdict"]] += 1
+            self.per_property[p]["checks"] += s["checks"]
+        self.records = self.records or {"notes": []}
+        for k, v in tally.items():
+            self.records[k] = self.records.get(k, 0) + v
+        self.records["notes"] += [n for n in notes if n not in self.records["notes"]]
 
     def verdict(self, prop: str) -> str:
         c = self.per_property[prop]
@@ -63,6 +77,7 @@ class Report:
             "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in self.properties},
             "divergences": self.divergences, "errors": self.errors,
             "not_run": [{"scenario": n, "reason": r} for n, r in self.not_run],
+            **({"records": self.records} if self.records is not None else {}),
         }
 
     def text(self) -> str:
@@ -78,6 +93,12 @@ class Report:
             c = j["properties"][p]
             lines.append(f"  {p:{self.width}} {c['verdict']:14} held in {c['held']}, violated in {c['violated']}, "
                          f"not exercised in {c['not exercised']} scenarios; {c['checks']} checks")
+        if self.records is not None:
+            r = self.records
+            lines.append(f"records: {r['lost']} lost, {r['duplicated']} processed twice ({r['duplicated_excused']} "
+                         f"after a fault, {r['duplicated_unexcused']} without), {r['unconsumed']} never consumed")
+            if r["notes"]:
+                lines.append(f"  broker: {len(r['notes'])} notes, e.g. {r['notes'][0]} (all in verdict.json)")
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
             if "judgement" in d:
@@ -120,6 +141,14 @@ def _describe(ev: dict) -> str:
         return f"{ev['member']}.on_{ev['kind']}({ev['partitions']}) generation {ev['generation']}"
     if ev["kind"] == "sample":
         return f"{ev['member']} now generation {ev['generation']} member id {ev['member_id'] or '-'}"
+    if ev["kind"] in ("processed", "held"):
+        return f"{ev['member']} {ev['kind']} {ev['partition']}:{ev['offset']}"
+    if ev["kind"] == "produced":
+        return f"produced {ev['partition']}:{ev['offset']}"
+    if ev["kind"] in ("commit_sent", "commit"):
+        return f"{ev['member']} {ev['kind']} {ev.get('offsets')} error {ev.get('error')}"
+    if ev["kind"] == "offsets":
+        return f"end offsets {ev['end']}, committed {ev['committed']}"
     if ev["kind"] == "heartbeat_error":      # KIP-848 target: the client logged its heartbeat failed
         return f"{ev['member']} heartbeat answered {ev['error']}"
     return f"{ev['member']} poll error {ev.get('error')}"

@@ -21,6 +21,7 @@ class ScenarioRun:
     rounds: list            # (rounds, seconds) per settle that saw generations move
     complete: bool          # False: a deadline cut it short (what ran is still judged)
     error: str | None = None
+    records: object = None  # claims_records.RecordJudgement when the members processed records
 
 
 def _perform(group, scenario: list[dict], ops, deadline: float | None, quiet_s: float) -> tuple:

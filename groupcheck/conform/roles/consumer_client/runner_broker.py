@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from groupcheck.conform.roles.consumer_client.claims import judge
+from groupcheck.conform.roles.consumer_client.claims_records import judge as judge_records
 from groupcheck.conform.roles.consumer_client.runner import ScenarioRun
 from groupcheck.conform.roles.consumer_client.scenarios import MOCK_OPS
 
@@ -38,6 +39,10 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         group.signal(m, name)
     elif name == "wait":
         group.wait(op["seconds"])
+    elif name == "produce":
+        group.produce(op["count"])
+    elif name == "hold":
+        group.hold(m)
     elif name == "grow_topic":
         topic = group.grow()
         group.record("op", op="grown", args={"topic": topic, "partitions": group.partitions})
@@ -75,10 +80,16 @@ def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: flo
             group.shutdown()
         finally:
             group.kill_all()
+    if settings.commit_policy:
+        try:
+            group.final_offsets()
+        except Exception as exc:  # noqa: BLE001 - reported with the scenario
+            error = error or f"final offsets: {type(exc).__name__}: {exc}"
     events = group.events
     j = judge(events, cooperative=settings.assignor in COOPERATIVE, partitions=settings.partitions,
               max_poll_interval_ms=settings.max_poll_interval_ms, session_timeout_ms=settings.session_timeout_ms,
               heartbeat_interval_ms=settings.heartbeat_interval_ms)
     rounds = [(e["args"]["rounds"], e["args"]["seconds"]) for e in events
               if e["kind"] == "op" and e["op"] == "settled" and e["args"]["ok"] and e["args"]["rounds"]]
-    return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error)
+    records = judge_records(events, policy=settings.commit_policy) if settings.commit_policy else None
+    return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error, records)

@@ -16,6 +16,8 @@ A scenario is a list of operations, each a JSON object ``{"op": name, ...args}``
 | ``sigstop`` / ``sigcont`` | member | stop / continue the whole process, heartbeats included (idem) |
 | ``commit`` | member | a synchronous OffsetCommit of what it owns (idem) |
 | ``grow_topic`` | | a new topic the members' pattern subscription matches: the partitions grow (idem) |
+| ``produce`` | count | the harness writes ``count`` numbered records to each partition (idem, records on) |
+| ``hold`` | member | it processes one more record and blocks before committing it (idem, records on) |
 
 ``from_model`` takes a seeded random walk of the consumer model (model/consumer) at a
 scope with the same number of members and partitions and projects each action the
@@ -57,8 +59,9 @@ OPS = {
     "request_errors": {"api", "errors"}, "rtt": {"ms", "seconds"}, "broker_down": {"seconds"},
     "wait": {"seconds"}, "settle": {"max_s"},
     "kill": {"member"}, "sigstop": {"member"}, "sigcont": {"member"}, "commit": {"member"}, "grow_topic": set(),
+    "produce": {"count"}, "hold": {"member"},
 }
-PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit", "grow_topic")      # only where each member is a process
+PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit", "grow_topic", "produce", "hold")      # only where each member is a process
 MOCK_OPS = ("request_errors", "rtt", "broker_down")         # only on librdkafka's mock cluster
 
 
@@ -87,6 +90,9 @@ def validate(scenario, members: int) -> list[dict]:
             if k in op and (isinstance(op[k], bool) or not isinstance(op[k], (int, float))
                             or not 0 <= op[k] <= 120):
                 raise ScenarioError(f"{where}: {k} must be a number 0..120, not {op[k]!r}")
+        if name == "produce" and (isinstance(op["count"], bool) or not isinstance(op["count"], int)
+                                  or not 1 <= op["count"] <= 1000):
+            raise ScenarioError(f"{where}: count must be an integer 1..1000, not {op['count']!r}")
         if name == "request_errors":
             if op["api"] not in API_KEYS:
                 raise ScenarioError(f"{where}: unknown api {op['api']!r}; known: {', '.join(API_KEYS)}")

@@ -52,3 +52,36 @@ def named(s: Settings) -> list[tuple[str, list[dict] | None, str]]:
                                 "group's partitions grow and a rebalance must hand the new ones out")))
     return [(n, None if sc is None else finish(sc[:-1] if sc[-1]["op"] == "settle" else sc), why)
             for n, sc, why in out]
+
+
+def with_records(ops: list[dict]) -> list[dict]:
+    """A consumer-model walk for members that process records: one record per partition
+    produced after every operation but a wait or a settle, so each fault meets records."""
+    out: list[dict] = []
+    for op in ops:
+        out.append(op)
+        if op["op"] not in ("wait", "settle"):
+            out.append({"op": "produce", "count": 1})
+    return out
+
+
+def records_named() -> list[tuple[str, list[dict], str]]:
+    """The record scenarios (members with a commit policy, issue 30): (name, scenario, why).
+    Two partitions suit them: each member of two owns one."""
+    return [
+        ("records-join", [{"op": "join", "member": "c1"}, {"op": "produce", "count": 3}, {"op": "settle", "max_s": 60},
+                          {"op": "wait", "seconds": 2}] + _join("c2") + [{"op": "produce", "count": 2},
+                                                                          {"op": "wait", "seconds": 3}],
+         "a second member joins: the first hands a partition over (its commits decide where the new owner starts)"),
+        ("records-join-while-producing", [{"op": "join", "member": "c1"}, {"op": "produce", "count": 2},
+                                          {"op": "settle", "max_s": 60}, {"op": "join", "member": "c2"}]
+         + [op for _ in range(4) for op in ({"op": "produce", "count": 1}, {"op": "wait", "seconds": 1})]
+         + [{"op": "settle", "max_s": 60}, {"op": "produce", "count": 1}, {"op": "wait", "seconds": 3}],
+         "a second member joins while records keep coming: records returned during the rebalance (between a "
+         "commit before it and the revocation) must be committed by someone before the new owner starts"),
+        ("records-kill-after-hold", _join("c1", "c2") + [
+            {"op": "produce", "count": 2}, {"op": "wait", "seconds": 2}, {"op": "hold", "member": "c1"},
+            {"op": "produce", "count": 2}, {"op": "kill", "member": "c1"}, {"op": "settle", "max_s": 60},
+            {"op": "wait", "seconds": 3}],
+         "a member processes a record and is SIGKILLed before committing it; the survivor takes its partition"),
+    ]

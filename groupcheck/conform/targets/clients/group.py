@@ -9,7 +9,12 @@ applies faults by real means: SIGKILL (``kill``), SIGSTOP / SIGCONT (``sigstop``
 commands (the application stops polling, heartbeats go on until max.poll.interval.ms),
 ``close`` and ``commit`` commands, and ``grow_topic``: a new topic the members' pattern
 subscription matches (``<topic>-g<k>``, created with CreateTopics), so the group's
-partitions grow by as many as the first topic has. Events are the same dicts as the mock target's
+partitions grow by as many as the first topic has. With ``Settings.commit_policy`` the
+members process records (``app_records.py``): ``produce`` writes numbered records through
+the harness's one producer (``records_io.py``; a ``produced`` event per record), ``hold``
+makes a member process one more record and block before committing it (a ``kill`` of it
+waits for its ``held`` line), and ``offsets`` records the broker's final end and
+committed offsets after every worker stopped. Events are the same dicts as the mock target's
 (``librdkafka/client.py``), with ``t`` seconds since the group started, sorted by time
 (the workers stamp their lines with the wall clock of this machine).
 """
@@ -54,6 +59,7 @@ class Settings:
     assignor: str = "range"
     static: bool = False             # every member has group.instance.id = its name
     broken: str | None = None
+    commit_policy: str | None = None  # the record layer: workers process records, commit by this
     partitions: int = 4
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
@@ -71,6 +77,7 @@ class Worker:
     sample: dict = field(default_factory=dict)   # its latest (generation, member_id, assignment)
     sample_wall: float = 0.0         # when the worker took it
     fresh_after: float = 0.0         # a settle trusts only samples taken after this (resume, SIGCONT)
+    hold_from: int | None = None     # asked to hold: its count of held lines then
 
 
 class ProcessGroup:
@@ -88,6 +95,7 @@ class ProcessGroup:
         self.raw: list[dict] = []
         self.members: dict[str, Worker] = {}
         self.callbacks = 0               # callbacks seen so far (settle's quiet check)
+        self.producer = None             # records_io.NumberedProducer, at the first produce
 
     # -- recording --------------------------------------------------------------------
 
@@ -139,6 +147,8 @@ class ProcessGroup:
             cmd += ["--pattern", "--partitions", str(s.partitions)]
         if s.broken:
             cmd += ["--broken", s.broken]
+        if s.commit_policy:
+            cmd += ["--commit-policy", s.commit_policy]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True, bufsize=1, env=dict(os.environ), start_new_session=True)
         w = self.members[name] = Worker(name, proc)
@@ -158,6 +168,50 @@ class ProcessGroup:
             w.stalled = command == "stall"
             w.fresh_after = time.time()
         self._send(w, command)
+
+    def produce(self, count: int) -> None:
+        """``count`` numbered records to each partition, through the harness's one producer."""
+        from .records_io import NumberedProducer
+        if self.producer is None:
+            self.producer = NumberedProducer(self.bootstrap, self.topic, self.partitions)
+        for p, offset, value in self.producer.produce(count):
+            self.record("produced", partition=p, offset=offset, value=value)
+
+    def hold(self, name: str) -> None:
+        """Ask ``name`` to process one more record and block before committing it (returns
+        once it took the command); it holds at its next record (a later ``produce`` may
+        bring it). A ``kill`` of it waits
+        for its ``held`` line first."""
+        if not self.settings.commit_policy:
+            raise ValueError("hold needs members that process records (a commit policy)")
+        w = self._running(name)
+        w.hold_from, asked = len(self._held(name)), len(self._held(name, "hold_asked"))
+        self._send(w, "hold")
+        end = time.monotonic() + 30
+        while len(self._held(name, "hold_asked")) <= asked:     # it reads commands between polls
+            if time.monotonic() >= end or self.past_deadline():
+                raise ValueError(f"{name} did not take the hold command within 30 s")
+            time.sleep(0.05)
+
+    def _held(self, name: str, kind: str = "held") -> list[dict]:
+        return [e for e in self.events if e["kind"] == kind and e.get("member") == name]
+
+    def _await_held(self, w: "Worker", bound_s: float = 30.0) -> None:
+        """Wait until ``w`` said it holds (ValueError after ``bound_s``: nothing reached it)."""
+        end = time.monotonic() + min(bound_s, self.settings.op_bound_s)
+        while len(self._held(w.name)) <= w.hold_from:
+            if time.monotonic() >= end or self.past_deadline():
+                raise ValueError(f"{w.name} held no record within {bound_s:.0f} s (nothing to process?)")
+            time.sleep(0.05)
+        w.hold_from = None
+
+    def final_offsets(self) -> None:
+        """Record the broker's end and committed offsets (call once every worker stopped)."""
+        from .records_io import read_offsets
+        if self.producer is not None:
+            self.producer.close()
+            self.producer = None
+        self.record("offsets", **read_offsets(self.bootstrap, self.group, self.topic, self.partitions))
 
     def grow(self) -> str:
         """Create the next sibling topic ``<topic>-g<k>`` (as many partitions as the
@@ -186,6 +240,8 @@ class ProcessGroup:
     def signal(self, name: str, what: str) -> None:
         """``kill`` (SIGKILL), ``sigstop``, ``sigcont`` the member's process."""
         w = self._running(name)
+        if what == "kill" and w.hold_from is not None:
+            self._await_held(w)           # the SIGKILL lands between processing and committing
         if what == "kill":
             self._kill(w)
             w.closed = True

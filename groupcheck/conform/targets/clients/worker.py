@@ -20,6 +20,12 @@ the client's heartbeat thread goes on, until ``max.poll.interval.ms`` makes it l
 ``close``. ``--broken skips-revoke`` makes the application ignore on_revoke (it keeps
 processing what it gave back), for the judge's self-test.
 
+``--commit-policy auto | sync-on-revoke | after-processing | none`` turns the record layer
+on (``app_records.py``): the application processes every record it is given and commits
+by that policy, with ``processed`` / ``commit`` / ``held`` lines; the ``hold`` command makes
+it process one more record and block before committing it. Without the option the
+worker commits nothing by itself, as before.
+
 ``--pattern`` (the ``grow_topic`` scenario) subscribes by pattern to the topic and its
 later siblings ``<topic>-g<k>`` (each with ``--partitions`` partitions, like the first),
 with metadata refreshed every second so a new sibling is found at once; partitions are
@@ -36,11 +42,13 @@ import sys
 import threading
 import time
 
+from groupcheck.conform.targets.clients.app_records import AUTO_COMMIT_INTERVAL_MS, POLICIES, Records
+
 CLIENTS = ("kafka-python", "aiokafka", "confluent-kafka")
 ASSIGNORS = {"kafka-python": ("range", "roundrobin", "cooperative-sticky"),
              "aiokafka": ("range", "roundrobin"),
              "confluent-kafka": ("range", "roundrobin", "cooperative-sticky")}
-BROKEN = ("skips-revoke",)
+BROKEN = ("skips-revoke", "commits-before-processing")
 
 
 METADATA_MAX_AGE_MS = 1000        # with --pattern: find a new matching topic within a second
@@ -73,11 +81,15 @@ def emit(kind: str, **fields) -> None:
 class App:
     """The application: the partitions it believes it owns, told by the callbacks."""
 
-    def __init__(self, broken: str | None, identity, topics: Topics):
+    def __init__(self, broken: str | None, identity, topics: Topics, records: Records | None = None,
+                 commit_offsets=None):
         self.owned: set[int] = set()
         self.broken = broken
         self.identity = identity          # () -> (generation, member_id), read from the client
         self.topics = topics
+        self.records = records            # with --commit-policy
+        self.commit_offsets = commit_offsets   # {partition: offset} -> error name or None (synchronous)
+        self.to_commit: dict[int, int] = {}    # what the last revoke callback commits
 
     def callback(self, kind: str, partitions) -> None:
         parts = {self.topics.index(p.topic, p.partition) for p in partitions}
@@ -91,6 +103,12 @@ class App:
         generation, member_id = self.identity()
         emit(kind, partitions=sorted(parts), member_id=member_id, generation=generation,
              owned_before=sorted(before), owned_after=sorted(self.owned))
+        if self.records is not None and kind == "revoke":
+            self.to_commit = self.records.revoked(parts)
+            if self.commit_offsets is not None:       # else an async listener commits (aiokafka, kafka-python)
+                self.records.sync_commit(self.commit_offsets, self.to_commit)
+        elif self.records is not None and kind == "lost":
+            self.records.lost(parts)
 
 
 def read_commands() -> queue.Queue:
@@ -118,7 +136,7 @@ class Sampler:
 
 
 def run_kafka_python(a) -> None:
-    from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+    from kafka import AsyncConsumerRebalanceListener, ConsumerRebalanceListener, KafkaConsumer, TopicPartition
     from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
     from kafka.coordinator.assignors.range import RangePartitionAssignor
     from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -129,14 +147,29 @@ def run_kafka_python(a) -> None:
     c = KafkaConsumer(bootstrap_servers=a.bootstrap, group_id=a.group, group_instance_id=a.instance_id,
                       client_id=a.name, partition_assignment_strategy=[cls], session_timeout_ms=a.session_timeout_ms,
                       heartbeat_interval_ms=a.heartbeat_interval_ms, max_poll_interval_ms=a.max_poll_interval_ms,
-                      enable_auto_commit=False, auto_offset_reset="earliest",
+                      enable_auto_commit=a.commit_policy == "auto", auto_offset_reset="earliest",
+                      auto_commit_interval_ms=AUTO_COMMIT_INTERVAL_MS,
+                      default_offset_commit_callback=lambda offsets, res: auto_committed(offsets, res),
                       **({"metadata_max_age_ms": METADATA_MAX_AGE_MS} if a.pattern else {}))
     topics = Topics(a.topic, a.partitions, a.pattern)
 
     def identity():
         g = c._coordinator._generation
         return g.generation_id, g.member_id or ""
-    app = App(a.broken, identity, topics)
+    records = Records(a.commit_policy, a.broken, identity, emit) if a.commit_policy else None
+
+    def commit_offsets(offsets: dict) -> str | None:
+        try:
+            c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "", -1) for p, o in offsets.items()})
+            return None
+        except Exception as e:  # noqa: BLE001 - any failure (a callback swallows it) is its error line
+            return type(e).__name__
+
+    def auto_committed(offsets, res) -> None:
+        if records is not None:
+            records.auto_committed({topics.index(tp.topic, tp.partition): om.offset for tp, om in offsets.items()},
+                                   type(res).__name__ if isinstance(res, Exception) else None)
+    app = App(a.broken, identity, topics, records)      # RecordsListener commits on revoke
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_assigned(self, ps):
@@ -146,6 +179,29 @@ def run_kafka_python(a) -> None:
             app.callback("revoke", ps)
 
         def on_partitions_lost(self, ps):
+            app.callback("lost", ps)
+
+    class RecordsListener(AsyncConsumerRebalanceListener):
+        """kafka-python 3 refuses a blocking commit in a synchronous listener (RuntimeError
+        "Cannot block on net.run() from the IO thread itself", swallowed by the coordinator
+        with the rebalance going on): an application that commits on revoke awaits
+        ``commit_async``'s future in an async listener, as the error message says."""
+        async def on_partitions_assigned(self, ps):
+            app.callback("assign", ps)
+
+        async def on_partitions_revoked(self, ps):
+            app.callback("revoke", ps)
+            if app.to_commit:
+                gen, mid = records.begin(app.to_commit)
+                try:
+                    await c.commit_async({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "", -1)
+                                          for p, o in app.to_commit.items()})
+                    error = None
+                except Exception as e:  # noqa: BLE001 - any failure is its error line
+                    error = type(e).__name__
+                records.end(gen, mid, app.to_commit, error)
+
+        async def on_partitions_lost(self, ps):
             app.callback("lost", ps)
 
     def commit():
@@ -159,9 +215,21 @@ def run_kafka_python(a) -> None:
     if topics.pattern:
         c.subscribe(pattern=topics.pattern, listener=Listener())
     else:
-        c.subscribe([a.topic], listener=Listener())
-    loop(lambda: c.poll(timeout_ms=100), lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]),
-         commit, c.close)
+        c.subscribe([a.topic], listener=Listener() if records is None else RecordsListener())
+
+    def poll():
+        if records is None:
+            c.poll(timeout_ms=100)
+            return
+        if records.held:
+            time.sleep(0.1)               # blocked before committing: no poll, no callbacks
+            return
+        for tp, batch in c.poll(timeout_ms=100).items():
+            for r in batch:
+                if records.record(topics.index(tp.topic, tp.partition), r.offset, commit_offsets):
+                    return
+    loop(poll, lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]), commit, c.close, records,
+         commit_offsets)
 
 
 def run_confluent(a) -> None:
@@ -172,7 +240,9 @@ def run_confluent(a) -> None:
         "bootstrap.servers": a.bootstrap, "group.id": a.group, "group.protocol": "classic", "client.id": a.name,
         "partition.assignment.strategy": a.assignor, "session.timeout.ms": a.session_timeout_ms,
         "heartbeat.interval.ms": a.heartbeat_interval_ms, "max.poll.interval.ms": a.max_poll_interval_ms,
-        "auto.offset.reset": "earliest", "enable.auto.commit": False, "log_level": 2,
+        "auto.offset.reset": "earliest", "enable.auto.commit": a.commit_policy == "auto", "log_level": 2,
+        "auto.commit.interval.ms": AUTO_COMMIT_INTERVAL_MS,
+        **({"on_commit": lambda err, ps: auto_committed(err, ps)} if a.commit_policy == "auto" else {}),
         **({"group.instance.id": a.instance_id} if a.instance_id else {}),
         **({"topic.metadata.refresh.interval.ms": METADATA_MAX_AGE_MS} if a.pattern else {})})
     topics = Topics(a.topic, a.partitions, a.pattern)
@@ -182,7 +252,22 @@ def run_confluent(a) -> None:
             return parse_group_metadata(c.consumer_group_metadata())
         except Exception:  # noqa: BLE001 - metadata unavailable: unknown
             return -1, ""
-    app = App(a.broken, identity, topics)
+    records = Records(a.commit_policy, a.broken, identity, emit) if a.commit_policy else None
+
+    def commit_offsets(offsets: dict) -> str | None:
+        try:
+            c.commit(offsets=[confluent_kafka.TopicPartition(*topics.partition(p), o) for p, o in offsets.items()],
+                     asynchronous=False)
+            return None
+        except confluent_kafka.KafkaException as e:
+            return e.args[0].name()
+
+    def auto_committed(err, partitions) -> None:
+        if err is not None and err.code() == confluent_kafka.KafkaError._NO_OFFSET:
+            return                        # nothing to commit: no OffsetCommit was sent
+        records.auto_committed({topics.index(tp.topic, tp.partition): tp.offset for tp in partitions
+                                if tp.offset >= 0}, None if err is None else err.name())
+    app = App(a.broken, identity, topics, records, commit_offsets)
 
     def commit():
         gen, mid = identity()
@@ -195,17 +280,23 @@ def run_confluent(a) -> None:
             return gen, mid, e.args[0].name()
 
     def poll():
+        if records is not None and records.held:
+            time.sleep(0.1)               # blocked before committing: no poll, no callbacks
+            return
         msg = c.poll(0.1)
         if msg is not None and msg.error() is not None:
             emit("error", error=msg.error().name())
+        elif msg is not None and records is not None:
+            records.record(topics.index(msg.topic(), msg.partition()), msg.offset(), commit_offsets)
     c.subscribe([topics.pattern or a.topic], on_assign=lambda _, ps: app.callback("assign", ps),
                 on_revoke=lambda _, ps: app.callback("revoke", ps), on_lost=lambda _, ps: app.callback("lost", ps))
     loop(poll, lambda: (*identity(), [topics.index(tp.topic, tp.partition) for tp in c.assignment()]), commit,
-         c.close)
+         c.close, records, commit_offsets)
 
 
-def loop(poll, sample, commit, close) -> None:
-    """Poll until told to close; obey stall / resume / commit."""
+def loop(poll, sample, commit, close, records: Records | None = None, commit_offsets=None) -> None:
+    """Poll until told to close; obey stall / resume / commit / hold (with records, ``commit``
+    commits what was processed through ``commit_offsets``)."""
     commands, stalled, sampler = read_commands(), False, Sampler()
     emit("ready")
     while True:
@@ -219,9 +310,13 @@ def loop(poll, sample, commit, close) -> None:
             return
         if cmd in ("stall", "resume"):
             stalled = cmd == "stall"
+        elif cmd == "commit" and records is not None:
+            records.commit_processed(commit_offsets)
         elif cmd == "commit":
             gen, mid, error = commit()
             emit("commit", generation=gen, member_id=mid, error=error)
+        elif cmd == "hold" and records is not None:
+            records.ask_hold()
         if not stalled:
             poll()
             sampler(*sample())
@@ -241,22 +336,37 @@ async def _aiokafka(a) -> None:
     c = AIOKafkaConsumer(bootstrap_servers=a.bootstrap, group_id=a.group, group_instance_id=a.instance_id,
                          client_id=a.name, partition_assignment_strategy=(cls,),
                          session_timeout_ms=a.session_timeout_ms, heartbeat_interval_ms=a.heartbeat_interval_ms,
-                         max_poll_interval_ms=a.max_poll_interval_ms, enable_auto_commit=False,
-                         auto_offset_reset="earliest",
+                         max_poll_interval_ms=a.max_poll_interval_ms, enable_auto_commit=a.commit_policy == "auto",
+                         auto_commit_interval_ms=AUTO_COMMIT_INTERVAL_MS, auto_offset_reset="earliest",
                          **({"metadata_max_age_ms": METADATA_MAX_AGE_MS} if a.pattern else {}))
     topics = Topics(a.topic, a.partitions, a.pattern)
 
     def identity():
         co = c._coordinator
         return (co.generation, co.member_id or "") if co is not None else (-1, "")
-    app = App(a.broken, identity, topics)
+    records = Records(a.commit_policy, a.broken, identity, emit) if a.commit_policy else None
+    app = App(a.broken, identity, topics, records)
+
+    async def commit_offsets(offsets: dict) -> None:
+        """commitSync of ``offsets`` between its two lines (aiokafka's commit is a coroutine)."""
+        if not offsets:
+            return
+        gen, mid = records.begin(offsets)
+        try:
+            await c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(o, "") for p, o in offsets.items()})
+            error = None
+        except Exception as e:  # noqa: BLE001 - any failure is its error line
+            error = type(e).__name__
+        records.end(gen, mid, offsets, error)
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_assigned(self, ps):
             app.callback("assign", ps)
 
-        def on_partitions_revoked(self, ps):
+        async def on_partitions_revoked(self, ps):
             app.callback("revoke", ps)
+            if records is not None:
+                await commit_offsets(app.to_commit)
 
     await c.start()
     if topics.pattern:
@@ -276,6 +386,8 @@ async def _aiokafka(a) -> None:
             return
         if cmd in ("stall", "resume"):
             stalled = cmd == "stall"
+        elif cmd == "commit" and records is not None:
+            await commit_offsets(dict(sorted(records.processed.items())))
         elif cmd == "commit":
             gen, mid = identity()
             emit("commit_sent", generation=gen, member_id=mid)
@@ -286,11 +398,30 @@ async def _aiokafka(a) -> None:
             except KafkaError as e:
                 error = type(e).__name__
             emit("commit", generation=gen, member_id=mid, error=error)
-        if stalled:
+        elif cmd == "hold" and records is not None:
+            records.ask_hold()
+        if stalled or (records is not None and records.held):
             await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
             continue
-        await c.getmany(timeout_ms=100)
+        batches = await c.getmany(timeout_ms=100)
+        if records is not None:
+            await _process(records, topics, batches, commit_offsets)
         sampler(*identity(), [topics.index(*tp) for tp in c.assignment()])
+
+
+async def _process(records: Records, topics: Topics, batches: dict, commit_offsets) -> None:
+    """aiokafka: the application's steps for each record of a getmany, until it holds."""
+    for tp, batch in batches.items():
+        for r in batch:
+            p = topics.index(tp.topic, tp.partition)
+            for step in records.steps(p, r.offset):
+                if step[0] == "commit":
+                    await commit_offsets(step[1])
+                elif step[0] == "process":
+                    records.process(p, r.offset)
+                else:
+                    records.hold(p, r.offset)
+                    return
 
 
 def main(argv=None) -> None:
@@ -303,6 +434,8 @@ def main(argv=None) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--instance-id", default=None)
     p.add_argument("--broken", choices=BROKEN, default=None)
+    p.add_argument("--commit-policy", choices=POLICIES, default=None,
+                   help="process the records and commit by this policy (app_records.py)")
     p.add_argument("--session-timeout-ms", type=int, default=6000)
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=9000)
@@ -311,6 +444,8 @@ def main(argv=None) -> None:
     a = p.parse_args(argv)
     if a.assignor not in ASSIGNORS[a.client]:
         p.error(f"{a.client} has no assignor {a.assignor!r}; known: {', '.join(ASSIGNORS[a.client])}")
+    if a.broken == "commits-before-processing" and a.commit_policy != "after-processing":
+        p.error("--broken commits-before-processing needs --commit-policy after-processing")
     if a.pattern and (a.partitions < 1 or not re.fullmatch(r"[A-Za-z0-9_-]+", a.topic)):
         p.error("--pattern needs --partitions >= 1 and a topic of letters, digits, '_' and '-'")
     {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka, "confluent-kafka": run_confluent}[a.client](a)
