@@ -107,7 +107,8 @@ PROTOCOL = Protocol(
     flags=("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"),
     plan_stage=plan_stage,
     reference=None,
-    variants=known_bugs.VARIANTS,
+    # the behaviour-switched bugs, then the findings (Kafka's own rules the properties reject)
+    variants=known_bugs.VARIANTS + known_bugs.FINDINGS,
     out_of_reach=out_of_reach,
     observer=observer,
     observed={k: ("client", "partitions") for k in ("assigned", "revoked", "lost")},

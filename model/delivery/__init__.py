@@ -18,7 +18,7 @@ from .app import (apply_commit, assigned, can_poll, can_process, commit_request,
 from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revocation, killed_before_commit,
                      no_duplicate_without_failure, no_record_lost)
 from .render import app_itf, describe_app, describe_log, log_itf, logs_itf, offsets
-from .rules import REFERENCE, SWITCHES, Rules, rules
+from .rules import FIXES, NAMES, REFERENCE, SWITCHES, Rules, rules
 from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
                     NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
                     Cursor, Log, OffsetCommitReq)
@@ -30,7 +30,7 @@ __all__ = [
     "Holder", "commits_fenced_after_handover", "fetch_stops_at_revocation", "killed_before_commit",
     "no_duplicate_without_failure", "no_record_lost",
     "app_itf", "describe_app", "describe_log", "log_itf", "logs_itf", "offsets",
-    "REFERENCE", "SWITCHES", "Rules", "rules",
+    "FIXES", "NAMES", "REFERENCE", "SWITCHES", "Rules", "rules",
     "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
     "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",
     "WAITING", "App", "Cursor", "Log", "OffsetCommitReq",

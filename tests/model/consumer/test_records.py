@@ -224,11 +224,14 @@ def test_kafka_14196_returns_records_of_partitions_pending_revocation():
 
 def test_cooperative_auto_commit_redelivers_without_a_fault():
     """The design's expected finding, confirmed: Kafka 3.9's onJoinComplete revokes without an
-    auto-commit, so records processed during a cooperative rebalance are redelivered."""
-    scope = ConsumerScope(partitions=(2,), records=True, max_records=1, commit_policy="auto", faults=(), budget=0,
-                          max_generation=3)
-    v = bfs(MODEL, scope, symmetry=True).violation
+    auto-commit, so records processed during a cooperative rebalance are redelivered; the
+    model's candidate fix (commit before the cooperative revocation) passes the same scope."""
+    from groupcheck.properties.known_bugs.consumer import variant
+    finding = variant("cooperative-auto-commit-redelivers")
+    v = bfs(MODEL, finding.buggy_scope(), symmetry=True).violation
     assert v.property == "no_duplicate_without_failure" and len(v.path) - 1 == 36
+    fixed = bfs(MODEL, finding.fixed_scope(), symmetry=True)
+    assert fixed.violation is None and fixed.complete
 
 
 def test_a_zombie_processing_is_excused_and_takes_nothing_over():
