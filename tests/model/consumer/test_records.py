@@ -323,3 +323,9 @@ def test_kafka_9741_commits_from_the_revoke_callback_with_the_previous_generatio
     # the one field the rule writes: the callback's commit carries the generation before onJoinComplete's
     assert event.note == "ILLEGAL_GENERATION" and event.commit.generation == member.generation - 1
     assert step.next.group.member(member.member_id) is not None     # a current member: no fault excuses it
+
+
+def test_the_offsets_track():
+    assert MODEL.view.offsets(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) == {}
+    state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
+    assert MODEL.view.offsets(EAGER_AUTO, state) == {"t0-0": {"end": 2, "committed": -1, "positions": {"C1": [1, 2]}}}
