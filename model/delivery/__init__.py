@@ -10,7 +10,11 @@ Against the design (``i30_design.md`` §1.1/§2), the API differs in three place
 take ``Holder(member, live, app)`` (the app, not its cursors: ``held`` reads them), the step
 claims compare the holders of two states (no action needed) and ``commits_fenced_after_handover``
 takes the commits the step answered; ``revoked`` only drops cursors (the caller commits first
-with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask.
+with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask. Added since the
+first commit: ``App.waiting`` may be ``COMMITTING`` (policy after-processing: the app owes its
+commitSync, ``in_poll`` is false until it is made), ``excuse_offset`` (one offset a zombie
+processed), and ``FIXES`` / ``NAMES`` (a model's candidate fix, set True by ``rules``, next to
+the known bugs of ``SWITCHES``, set False).
 """
 from .app import (apply_commit, assigned, can_poll, can_process, commit_request, committed_mask, cursor, deliver,
                   excuse, excuse_offset, held, in_poll, lost, mark_revoking, new_app, new_logs, partitions, poll, process, produce,
