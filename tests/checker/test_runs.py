@@ -124,7 +124,9 @@ def test_weakness_counts_every_witness_the_protocol_does_not_rule_out():
     held = runs.run_job(Job(consumer, "crash", scope), NO_WALKS, limits())
     assert held.verdict == "held"
     blind = replace(consumer, out_of_reach=lambda s: {})
-    assert runs.weakness(Job(blind, "crash", scope), held.reports[0]) == ["witness sometimes_zombie not reached"]
+    assert runs.weakness(Job(blind, "crash", scope), held.reports[0]) == [
+        "witness sometimes_zombie not reached", "witness sometimes_killed_before_commit not reached"]
+    assert runs.weakness(Job(consumer, "crash", scope), held.reports[0]) == []   # both out of reach
 
 
 # --- known bugs: expected violations, --variant, shipped profiles --------------------

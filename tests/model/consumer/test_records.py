@@ -329,3 +329,15 @@ def test_the_offsets_track():
     assert MODEL.view.offsets(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) == {}
     state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
     assert MODEL.view.offsets(EAGER_AUTO, state) == {"t0-0": {"end": 2, "committed": -1, "positions": {"C1": [1, 2]}}}
+
+
+def test_the_witness_of_a_fault_between_processing_and_committing():
+    from groupcheck.model.consumer.properties import sometimes_killed_before_commit
+    scope = replace(EAGER_AUTO, faults=("crash",), budget=1)
+    state = _joined_alone(scope)
+    assert sometimes_killed_before_commit(scope, state) is None
+    assert sometimes_killed_before_commit(scope, do(scope, state, ("crash", 0))) == (
+        "t0-0: a fault struck after processing, before committing")
+    assert sometimes_killed_before_commit(scope, do(scope, state, ("auto_commit", 0), ("commit_deliver", 0),
+                                                    ("crash", 0))) is None      # committed first
+    assert sometimes_killed_before_commit(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) is None
