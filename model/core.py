@@ -122,6 +122,9 @@ class View:
     # name: owner labels}, e.g. {"t0-0": ("C1",), "t0-1": ()}; every item of the scope appears.
     # Labels are the model's texts' names; "P1 (standby)" / "P1 (warm-up)" mark a replica, not an owner
     owners: Callable[[Scope, State], dict[str, tuple[str, ...]]] | None = None
+    # the record layer's offsets (issue 30, model/delivery), for the explorer's second track:
+    # {partition: {"end", "committed", "positions": {label: [processed, position]}}}; {} without records
+    offsets: Callable[[Scope, State], dict[str, dict]] | None = None
 
 
 @dataclass(frozen=True)

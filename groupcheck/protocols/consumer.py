@@ -81,9 +81,14 @@ def plan_stage(text: str) -> dict:
 
 
 def out_of_reach(scope) -> dict[str, str]:
+    out = {}
     if "pause" not in scope.faults or scope.budget == 0:
-        return {"sometimes_zombie": "no pause fault in the scope"}
-    return {}
+        out["sometimes_zombie"] = "no pause fault in the scope"
+    if not scope.records:
+        out["sometimes_killed_before_commit"] = "records off"
+    elif scope.budget == 0 or not scope.faults:
+        out["sometimes_killed_before_commit"] = "no fault in the scope"
+    return out
 
 
 def observer(model, scope):
@@ -107,7 +112,8 @@ PROTOCOL = Protocol(
     flags=("members", "partitions", "max_generation", "budget", "faults", "operations", "plan"),
     plan_stage=plan_stage,
     reference=None,
-    variants=known_bugs.VARIANTS,
+    # the behaviour-switched bugs, then the findings (Kafka's own rules the properties reject)
+    variants=known_bugs.VARIANTS + known_bugs.FINDINGS,
     out_of_reach=out_of_reach,
     observer=observer,
     observed={k: ("client", "partitions") for k in ("assigned", "revoked", "lost")},

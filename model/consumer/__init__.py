@@ -15,7 +15,7 @@ from .probes import (COORDINATOR_NOT_AVAILABLE, NO_OFFSET, DescribeGroups, Descr
                      OffsetCommitResponse, OffsetFetch, OffsetFetchResponse, describe_group, offset_commit,
                      offset_commit_error, offset_fetch, stored_after)
 from .properties import PROPERTIES, converged, quiescent
-from .render import describe_action, describe_event, describe_state, owners, state_to_itf
+from .render import describe_action, describe_event, describe_state, offsets, owners, state_to_itf
 from .scope import PROFILES, Behaviour, Config, ConsumerScope, from_dict, to_dict, validate, with_profile
 from .state import (DOWN, EMPTY, ILLEGAL_GENERATION, NO_MEMBER, NONE, PREPARING, REBALANCE_IN_PROGRESS, STABLE, Heartbeat,
                     JoinGroup, LeaveGroup, State, Subscription, SyncGroup)
@@ -39,6 +39,7 @@ MODEL = Model(
         describe_event=describe_event,
         describe_state=describe_state,
         owners=owners,
+        offsets=offsets,
     ),
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),

@@ -264,8 +264,14 @@ def _listener(scope: ConsumerScope, prev: State, state: State, e: Event) -> tupl
         if not rules(scope.behaviour.delivery).metadata_before_revoke:    # kafka-9741: updated last
             app = app._replace(meta_generation=state.consumers[e.slot].generation)
     else:   # revoked: a commitSync in the callback, with the member's identity before the step
+        was = prev.consumers[e.slot]
+        if (scope.commit_policy == AUTO and was.awaiting == "SyncGroup"
+                and rules(scope.behaviour.delivery).commit_before_cooperative_revoke):
+            # the candidate fix (not Kafka): onJoinComplete auto-commits what it is about to revoke
+            req = delivery.commit_request(app, was.member_id, was.generation, delivery.REVOKE,
+                                          processed=False, mask=e.partitions)
+            state, out = _commit_now(state, e.slot, req)
         if scope.commit_policy == delivery.SYNC_ON_REVOKE:
-            was = prev.consumers[e.slot]
             # kafka-9741: the commit carries consumer.groupMetadata(), not yet updated by onJoinComplete
             meta = was.generation if rules(scope.behaviour.delivery).metadata_before_revoke else app.meta_generation
             req = delivery.commit_request(app, was.member_id, meta, delivery.CALLBACK,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import delivery
 from ..assignors import COOPERATIVE, rebalance_protocol
 from ..core import Property
-from ..partitions import count, existing, show
+from ..partitions import count, existing, name, show
 from .coordinator_claims import coordinator_answers, generation_per_round, leave_group_on_close, rebalance_on_change_only
 from .listener_claims import (
     callbacks_before_join, callbacks_consistent, callbacks_on_leave, fencing_resets_generation, lost_only_when_fenced,
@@ -267,6 +267,17 @@ def fetch_stops_at_revocation(scope: ConsumerScope, prev: State, action, nxt: St
     return delivery.fetch_stops_at_revocation(_holders(prev), _holders(nxt), scope.stride)
 
 
+def sometimes_killed_before_commit(scope: ConsumerScope, state: State) -> str | None:
+    """Witness (records): a fault struck between processing a record and committing it: an
+    offset at or above the committed offset was processed and its redelivery is excused (a
+    crash, a removal, a fencing or a commit the application could not make)."""
+    for p, log in enumerate(state.logs or ()):
+        uncommitted = log.done & log.excused & ~((1 << max(log.committed, 0)) - 1)
+        if uncommitted:
+            return f"{name(p, scope.stride)}: a fault struck after processing, before committing"
+    return None
+
+
 PROPERTIES = (
     Property("no_double_ownership", "always", no_double_ownership),
     Property("fenced_commits_rejected", "always", fenced_commits_rejected),
@@ -292,4 +303,5 @@ PROPERTIES = (
     Property("no_duplicate_without_failure", "always", no_duplicate_without_failure, on="step"),
     Property("commits_fenced_after_handover", "always", commits_fenced_after_handover, on="step"),
     Property("fetch_stops_at_revocation", "always", fetch_stops_at_revocation, on="step"),
+    Property("sometimes_killed_before_commit", "sometimes", sometimes_killed_before_commit),
 )

@@ -167,3 +167,10 @@ def owners(scope: ConsumerScope, state: State) -> dict[str, tuple[str, ...]]:
         for p in names(c.owned, scope.stride):
             out[p] = out.get(p, ()) + (f"C{slot + 1}",)
     return out
+
+
+def offsets(scope: ConsumerScope, state: State) -> dict[str, dict]:
+    """The explorer's offsets track (``delivery.offsets``): per existing partition its end, its
+    committed offset and each consumer's ``[processed, position]``; {} without records."""
+    holders = [(f"C{slot + 1}", c.app) for slot, c in enumerate(state.consumers)]
+    return delivery.offsets(state.logs, holders, scope.stride, existing(state.partitions, scope.stride))

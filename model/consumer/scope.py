@@ -164,7 +164,7 @@ def _validate_records(scope: ConsumerScope, bad) -> None:
         raise bad("max_records", f"{scope.max_records} is outside 1..3")
     scopes.check_names("commit_policy", (scope.commit_policy,), delivery.POLICIES, "commit policy")
     scopes.check_names("offset_reset", (scope.offset_reset,), delivery.RESETS, "offset reset")
-    scopes.check_names("behaviour.delivery", scope.behaviour.delivery, tuple(delivery.SWITCHES), "delivery switch")
+    scopes.check_names("behaviour.delivery", scope.behaviour.delivery, delivery.NAMES, "delivery switch")
 
 
 def to_dict(scope: ConsumerScope) -> dict:

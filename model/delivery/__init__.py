@@ -10,7 +10,11 @@ Against the design (``i30_design.md`` §1.1/§2), the API differs in three place
 take ``Holder(member, live, app)`` (the app, not its cursors: ``held`` reads them), the step
 claims compare the holders of two states (no action needed) and ``commits_fenced_after_handover``
 takes the commits the step answered; ``revoked`` only drops cursors (the caller commits first
-with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask.
+with ``commit_request`` + ``apply_commit``); ``excuse`` takes a partition mask. Added since the
+first commit: ``App.waiting`` may be ``COMMITTING`` (policy after-processing: the app owes its
+commitSync, ``in_poll`` is false until it is made), ``excuse_offset`` (one offset a zombie
+processed), and ``FIXES`` / ``NAMES`` (a model's candidate fix, set True by ``rules``, next to
+the known bugs of ``SWITCHES``, set False).
 """
 from .app import (apply_commit, assigned, can_poll, can_process, commit_request, committed_mask, cursor, deliver,
                   excuse, excuse_offset, held, in_poll, lost, mark_revoking, new_app, new_logs, partitions, poll, process, produce,
@@ -18,7 +22,7 @@ from .app import (apply_commit, assigned, can_poll, can_process, commit_request,
 from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revocation, killed_before_commit,
                      no_duplicate_without_failure, no_record_lost)
 from .render import app_itf, describe_app, describe_log, log_itf, logs_itf, offsets
-from .rules import REFERENCE, SWITCHES, Rules, rules
+from .rules import FIXES, NAMES, REFERENCE, SWITCHES, Rules, rules
 from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
                     NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
                     Cursor, Log, OffsetCommitReq)
@@ -30,7 +34,7 @@ __all__ = [
     "Holder", "commits_fenced_after_handover", "fetch_stops_at_revocation", "killed_before_commit",
     "no_duplicate_without_failure", "no_record_lost",
     "app_itf", "describe_app", "describe_log", "log_itf", "logs_itf", "offsets",
-    "REFERENCE", "SWITCHES", "Rules", "rules",
+    "FIXES", "NAMES", "REFERENCE", "SWITCHES", "Rules", "rules",
     "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
     "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",
     "WAITING", "App", "Cursor", "Log", "OffsetCommitReq",

@@ -29,6 +29,11 @@ class Rules(NamedTuple):
     keep_lost_in_rebalance: bool = True
     """librdkafka PR #5604: a lost trigger meeting a rebalance in progress still treats the
     partitions as lost (no commit) instead of revoking and committing them."""
+    commit_before_cooperative_revoke: bool = False
+    """Not Kafka: the model's candidate fix for a finding (``FIXES``). With auto-commit, the
+    classic consumer's onJoinComplete commits the positions of the partitions it revokes before
+    onPartitionsRevoked, as the KIP-848 consumer does before a revocation; Kafka 3.9 commits
+    nothing there, so records processed during a cooperative rebalance are redelivered."""
 
 
 SWITCHES: dict[str, str] = {
@@ -42,13 +47,24 @@ SWITCHES: dict[str, str] = {
 }
 """A known bug's name -> the ``Rules`` field its variant sets to False."""
 
+FIXES: dict[str, str] = {
+    "commit-before-cooperative-revoke": "commit_before_cooperative_revoke",
+}
+"""A candidate fix's name (not Kafka's behaviour) -> the ``Rules`` field it sets to True."""
+
+NAMES = tuple(SWITCHES) + tuple(FIXES)
+"""Every name a scope's delivery switches may list."""
+
 REFERENCE = Rules()
 
 
 def rules(switches: tuple[str, ...] | list[str] = ()) -> Rules:
-    """The reference ``Rules`` with each named known bug put back; an unknown name raises
-    ValueError naming it and the known ones (the scopes validate names before this)."""
-    unknown = [s for s in switches if s not in SWITCHES]
+    """The reference ``Rules`` with each named known bug put back (``SWITCHES``) and each named
+    candidate fix applied (``FIXES``); an unknown name raises ValueError naming it and the known
+    ones (the scopes validate names before this)."""
+    unknown = [s for s in switches if s not in NAMES]
     if unknown:
-        raise ValueError(f"unknown delivery switch {unknown[0]!r}; known: {', '.join(sorted(SWITCHES))}")
-    return Rules(**{field: False for field in sorted({SWITCHES[s] for s in switches})})
+        raise ValueError(f"unknown delivery switch {unknown[0]!r}; known: {', '.join(sorted(NAMES))}")
+    bugs = {SWITCHES[s]: False for s in switches if s in SWITCHES}
+    fixes = {FIXES[s]: True for s in switches if s in FIXES}
+    return Rules(**dict(sorted({**bugs, **fixes}.items())))

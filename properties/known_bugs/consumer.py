@@ -129,5 +129,29 @@ VARIANTS += (
 )
 
 
+COOP_RECORDS_AUTO = ConsumerScope(partitions=(2,), faults=(), budget=0, max_generation=3, records=True, max_records=1,
+                                  commit_policy="auto")
+
+FINDINGS: tuple[Variant, ...] = (
+    Variant(
+        key="cooperative-auto-commit-redelivers",
+        title="records processed during a cooperative rebalance are redelivered with auto-commit and no fault",
+        scope=COOP_RECORDS_AUTO, buggy=COOP_RECORDS_AUTO,
+        fixed=replace(COOP_RECORDS_AUTO, profile="custom",
+                      behaviour=replace(REF, delivery=("commit-before-cooperative-revoke",))),
+        expect="no_duplicate_without_failure",
+        doc="Kafka as shipped (3.9): with enable.auto.commit and cooperative-sticky, onJoinPrepare commits the "
+        "positions and marks nothing pending revocation (maybeMarkPartitionsPendingRevocation is EAGER only), "
+        "poll() keeps returning records during the rebalance, and onJoinComplete revokes the partitions that "
+        "move without committing: the next owner starts at onJoinPrepare's offset and processes again what the "
+        "previous owner processed in between, with no fault. A model finding, not reproduced on a broker. "
+        "The model's candidate fix (not Kafka, delivery switch commit-before-cooperative-revoke): "
+        "onJoinComplete auto-commits the positions of the partitions it revokes before onPartitionsRevoked, "
+        "as the KIP-848 consumer commits before a revocation.",
+        hypothesis_finds=False,
+    ),
+)
+
+
 def variant(key: str) -> Variant:
-    return lookup(VARIANTS, key, "no known-bug variant")
+    return lookup(VARIANTS + FINDINGS, key, "no known-bug variant")

@@ -45,7 +45,8 @@ def test_walks_on_the_reference_report_steps_and_hold():
 
 def test_bfs_reports_sometimes_witnesses():
     report = bfs(MODEL, variant("KAFKA-12983").reference_scope())
-    assert report.witnessed == {"sometimes_settled": True, "sometimes_zombie": True}
+    assert report.witnessed == {"sometimes_settled": True, "sometimes_zombie": True,
+                                "sometimes_killed_before_commit": False}     # records off (issue 30)
 
 
 def test_max_states_cuts_bfs_and_says_so():

@@ -224,11 +224,14 @@ def test_kafka_14196_returns_records_of_partitions_pending_revocation():
 
 def test_cooperative_auto_commit_redelivers_without_a_fault():
     """The design's expected finding, confirmed: Kafka 3.9's onJoinComplete revokes without an
-    auto-commit, so records processed during a cooperative rebalance are redelivered."""
-    scope = ConsumerScope(partitions=(2,), records=True, max_records=1, commit_policy="auto", faults=(), budget=0,
-                          max_generation=3)
-    v = bfs(MODEL, scope, symmetry=True).violation
+    auto-commit, so records processed during a cooperative rebalance are redelivered; the
+    model's candidate fix (commit before the cooperative revocation) passes the same scope."""
+    from groupcheck.properties.known_bugs.consumer import variant
+    finding = variant("cooperative-auto-commit-redelivers")
+    v = bfs(MODEL, finding.buggy_scope(), symmetry=True).violation
     assert v.property == "no_duplicate_without_failure" and len(v.path) - 1 == 36
+    fixed = bfs(MODEL, finding.fixed_scope(), symmetry=True)
+    assert fixed.violation is None and fixed.complete
 
 
 def test_a_zombie_processing_is_excused_and_takes_nothing_over():
@@ -320,3 +323,21 @@ def test_kafka_9741_commits_from_the_revoke_callback_with_the_previous_generatio
     # the one field the rule writes: the callback's commit carries the generation before onJoinComplete's
     assert event.note == "ILLEGAL_GENERATION" and event.commit.generation == member.generation - 1
     assert step.next.group.member(member.member_id) is not None     # a current member: no fault excuses it
+
+
+def test_the_offsets_track():
+    assert MODEL.view.offsets(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) == {}
+    state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
+    assert MODEL.view.offsets(EAGER_AUTO, state) == {"t0-0": {"end": 2, "committed": -1, "positions": {"C1": [1, 2]}}}
+
+
+def test_the_witness_of_a_fault_between_processing_and_committing():
+    from groupcheck.model.consumer.properties import sometimes_killed_before_commit
+    scope = replace(EAGER_AUTO, faults=("crash",), budget=1)
+    state = _joined_alone(scope)
+    assert sometimes_killed_before_commit(scope, state) is None
+    assert sometimes_killed_before_commit(scope, do(scope, state, ("crash", 0))) == (
+        "t0-0: a fault struck after processing, before committing")
+    assert sometimes_killed_before_commit(scope, do(scope, state, ("auto_commit", 0), ("commit_deliver", 0),
+                                                    ("crash", 0))) is None      # committed first
+    assert sometimes_killed_before_commit(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) is None

@@ -6,9 +6,16 @@ import pytest
 from groupcheck.model import delivery as d
 
 
-def test_the_reference_has_every_fix():
+def test_the_reference_has_every_fix_and_no_candidate_fix():
     assert d.rules() == d.REFERENCE == d.Rules()
-    assert all(d.REFERENCE)
+    assert all(getattr(d.REFERENCE, f) for f in d.SWITCHES.values())
+    assert not any(getattr(d.REFERENCE, f) for f in d.FIXES.values())
+
+
+@pytest.mark.parametrize("fix", sorted(d.FIXES))
+def test_each_candidate_fix_sets_exactly_its_field(fix):
+    changed = [f for f in d.Rules._fields if getattr(d.rules((fix,)), f) != getattr(d.REFERENCE, f)]
+    assert changed == [d.FIXES[fix]] and getattr(d.rules((fix,)), d.FIXES[fix]) is True
 
 
 @pytest.mark.parametrize("switch", sorted(d.SWITCHES))
@@ -20,7 +27,8 @@ def test_each_switch_flips_exactly_its_field(switch):
 
 
 def test_every_field_has_a_switch_and_the_two_pause_bugs_share_one():
-    assert set(d.SWITCHES.values()) == set(d.Rules._fields)
+    assert set(d.SWITCHES.values()) | set(d.FIXES.values()) == set(d.Rules._fields)
+    assert d.NAMES == tuple(d.SWITCHES) + tuple(d.FIXES)
     assert d.rules(("kafka-14196",)) == d.rules(("kafka-16460",))
     assert d.rules(("kafka-18641", "kafka-9741")) == d.Rules(commit_only_in_poll=False, metadata_before_revoke=False)
 
