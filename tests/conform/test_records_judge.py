@@ -140,3 +140,13 @@ def test_walks_with_records_produce_after_every_operation_but_waits_and_settles(
     out = with_records(walk)
     assert [op["op"] for op in out] == ["join", "produce", "wait", "kill", "produce", "settle"]
     assert validate(out, 1) == out
+
+
+def test_a_zombie_reprocessing_after_sigcont_is_excused_by_its_sigstop():
+    """Recorded on Tansu (kafka-python): c1 SIGSTOPped past the session, c2 took and
+    processed 0:2 and 0:3, then c1 continued and processed 0:2 from its buffer before it
+    learnt it was fenced (its commit: CommitFailedError, then on_lost)."""
+    j = _judge("zombie_after_sigcont")
+    assert j.violated() == [], j.summary()
+    assert (0, 2, "sigstop c1") in j.tally.duplicated
+    assert j.results["commits_fenced_after_handover"].checks > 0

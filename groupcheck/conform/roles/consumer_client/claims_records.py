@@ -17,9 +17,12 @@ OffsetFetch). ``judge`` replays them in time order and restates each claim over 
   members a fault struck after (a SIGKILL, SIGSTOP or poll stall the harness applied to the
   member, an on_partitions_lost, a commit answered with an error the worker saw): the
   fault *excuses* the offsets its member's partitions had done then (the model's
-  ``excuse``); a record a killed member processes after the ``kill`` op was recorded is
-  excused too (the harness records the op, then waits for the member's ``held`` line
-  before it sends SIGKILL). Not judged under policy ``none`` (every handover redelivers by design).
+  ``excuse``). A member a fault struck stays *struck* until its next on_assign: what it
+  processes meanwhile is excused as well, both a record it processes again (a zombie
+  after SIGCONT or a stall, before it learns it was fenced) and the records a killed
+  member processes after the ``kill`` op was recorded (the harness records the op, then
+  waits for the member's ``held`` line before it sends SIGKILL). Not judged under policy
+  ``none`` (every handover redelivers by design).
 * ``commits_fenced_after_handover``: a commit the coordinator accepted (a ``commit``
   line without error, sent at its ``commit_sent``) carries no partition that another
   member was assigned after the committer and before the commit was sent: a zombie commit
@@ -103,13 +106,14 @@ def judge(events: list[dict], *, policy: str) -> RecordJudgement:
     logs: dict[int, Log] = {}
     owned: dict[str, set] = {}
     sent_at: dict[str, float] = {}
-    killed: set[str] = set()                       # members a SIGKILL is on its way to
+    struck: dict[str, str] = {}                    # member -> the fault, until its next on_assign
     excuses: dict[tuple, str] = {}
     produced: dict[int, int] = {}                  # partition -> the producer's end offset
     final = None
     for i, ev in enumerate(events):
         kind, t, m = ev["kind"], ev.get("t", 0.0), ev.get("member")
         if kind == "assign":
+            struck.pop(m, None)
             owned.setdefault(m, set()).update(ev["partitions"])
             for p in ev["partitions"]:
                 log = logs.setdefault(p, Log())
@@ -122,10 +126,7 @@ def judge(events: list[dict], *, policy: str) -> RecordJudgement:
         elif kind == "op" and ev["op"] in FAULT_OPS:
             who = ev["args"]["member"]
             _fault(logs, owned.get(who, set()), f"{ev['op']} {who}", excuses)
-            if ev["op"] == "kill":
-                killed.add(who)
-        elif kind == "op" and ev["op"] == "join":
-            killed.discard(ev["args"]["member"])
+            struck[who] = f"{ev['op']} {who}"
         elif kind == "commit_sent":
             sent_at[m] = t
         elif kind == "commit":
@@ -135,9 +136,11 @@ def judge(events: list[dict], *, policy: str) -> RecordJudgement:
             elif m in sent_at:
                 _judge_commit(res["commits_fenced_after_handover"], i, t, ev, m, sent_at.pop(m), logs)
         elif kind == "processed":
+            if m in struck:             # a duplicate by, or of, a struck member is the fault's
+                _fault(logs, {ev["partition"]}, struck[m], excuses)
             _judge_processed(res, i, t, ev, m, owned.get(m, set()), logs, excuses, tally, policy)
-            if m in killed:
-                _fault(logs, {ev["partition"]}, f"kill {m}", excuses)
+            if m in struck:
+                _fault(logs, {ev["partition"]}, struck[m], excuses)
         elif kind == "produced":
             produced[ev["partition"]] = max(produced.get(ev["partition"], 0), ev["offset"] + 1)
         elif kind == "offsets":

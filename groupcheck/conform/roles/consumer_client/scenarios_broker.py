@@ -84,4 +84,11 @@ def records_named() -> list[tuple[str, list[dict], str]]:
             {"op": "produce", "count": 2}, {"op": "kill", "member": "c1"}, {"op": "settle", "max_s": 60},
             {"op": "wait", "seconds": 3}],
          "a member processes a record and is SIGKILLed before committing it; the survivor takes its partition"),
+        ("records-sigstop-past-session", _join("c1", "c2") + [
+            {"op": "produce", "count": 2}, {"op": "wait", "seconds": 2}, {"op": "sigstop", "member": "c1"},
+            {"op": "produce", "count": 2}, {"op": "wait", "seconds": 14}, {"op": "settle", "max_s": 60},
+            {"op": "sigcont", "member": "c1"}, {"op": "commit", "member": "c1"}, {"op": "produce", "count": 1},
+            {"op": "wait", "seconds": 3}],
+         "a member's process stops past the session timeout (the survivor takes its partitions), then continues "
+         "and commits what it processed: a zombie commit the coordinator must refuse"),
     ]

@@ -136,7 +136,7 @@ class Sampler:
 
 
 def run_kafka_python(a) -> None:
-    from kafka import AsyncConsumerRebalanceListener, ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+    from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
     from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
     from kafka.coordinator.assignors.range import RangePartitionAssignor
     from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -181,11 +181,43 @@ def run_kafka_python(a) -> None:
         def on_partitions_lost(self, ps):
             app.callback("lost", ps)
 
+    def commit():
+        gen, mid = identity()
+        emit("commit_sent", generation=gen, member_id=mid)
+        try:
+            c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(0, "", -1) for p in sorted(app.owned)})
+            return gen, mid, None
+        except KafkaError as e:
+            return gen, mid, type(e).__name__
+    if topics.pattern:
+        c.subscribe(pattern=topics.pattern, listener=Listener())
+    else:
+        c.subscribe([a.topic], listener=Listener() if records is None else records_listener(c, app, records, topics))
+
+    def poll():
+        if records is None:
+            c.poll(timeout_ms=100)
+            return
+        if records.held:
+            time.sleep(0.1)               # blocked before committing: no poll, no callbacks
+            return
+        for tp, batch in c.poll(timeout_ms=100).items():
+            for r in batch:
+                if records.record(topics.index(tp.topic, tp.partition), r.offset, commit_offsets):
+                    return
+    loop(poll, lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]), commit, c.close, records,
+         commit_offsets)
+
+
+def records_listener(c, app: App, records: Records, topics: Topics):
+    """kafka-python 3 refuses a blocking commit in a synchronous listener (RuntimeError
+    "Cannot block on net.run() from the IO thread itself", swallowed by the coordinator
+    with the rebalance going on): an application that commits on revoke awaits
+    ``commit_async``'s future in an async listener, as the error message says."""
+    from kafka import AsyncConsumerRebalanceListener, TopicPartition
+    from kafka.structs import OffsetAndMetadata
+
     class RecordsListener(AsyncConsumerRebalanceListener):
-        """kafka-python 3 refuses a blocking commit in a synchronous listener (RuntimeError
-        "Cannot block on net.run() from the IO thread itself", swallowed by the coordinator
-        with the rebalance going on): an application that commits on revoke awaits
-        ``commit_async``'s future in an async listener, as the error message says."""
         async def on_partitions_assigned(self, ps):
             app.callback("assign", ps)
 
@@ -203,33 +235,7 @@ def run_kafka_python(a) -> None:
 
         async def on_partitions_lost(self, ps):
             app.callback("lost", ps)
-
-    def commit():
-        gen, mid = identity()
-        emit("commit_sent", generation=gen, member_id=mid)
-        try:
-            c.commit({TopicPartition(*topics.partition(p)): OffsetAndMetadata(0, "", -1) for p in sorted(app.owned)})
-            return gen, mid, None
-        except KafkaError as e:
-            return gen, mid, type(e).__name__
-    if topics.pattern:
-        c.subscribe(pattern=topics.pattern, listener=Listener())
-    else:
-        c.subscribe([a.topic], listener=Listener() if records is None else RecordsListener())
-
-    def poll():
-        if records is None:
-            c.poll(timeout_ms=100)
-            return
-        if records.held:
-            time.sleep(0.1)               # blocked before committing: no poll, no callbacks
-            return
-        for tp, batch in c.poll(timeout_ms=100).items():
-            for r in batch:
-                if records.record(topics.index(tp.topic, tp.partition), r.offset, commit_offsets):
-                    return
-    loop(poll, lambda: (*identity(), [topics.index(*tp) for tp in c.assignment()]), commit, c.close, records,
-         commit_offsets)
+    return RecordsListener()
 
 
 def run_confluent(a) -> None:
