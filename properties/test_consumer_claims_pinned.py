@@ -53,6 +53,7 @@ def test_the_claim_catches_the_rule_mistake_it_was_written_for(tmp_path, claim, 
     shutil.copytree(ROOT / "groupcheck", tmp_path / "groupcheck", symlinks=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "model", tmp_path / "model", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "properties").symlink_to(ROOT / "properties")   # groupcheck/properties links here: this checkout's
     apply(tmp_path, by_name(mutant))
     env_path = f"{tmp_path}:{ROOT}"
     out = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path), scope], capture_output=True, text=True,

@@ -122,10 +122,17 @@ class Compiler:
             raise self.unsupported(decl, file, "an unbounded quantifier or declaration (use x \\in S)")
         target, s = decl.arguments
         if _name(target) == "Tuple":
-            names = [tuple(i.operator for i in target.items)]
+            names = [tuple(self.bound_name(i, file) for i in target.items)]
         else:
-            names = [target.operator]
+            names = [self.bound_name(target, file)]
         return names, self.expr(s, scope, file)
+
+    def bound_name(self, node, file: str) -> str:
+        """The identifier a quantifier binds (``x`` of ``x \\in S``); anything else (a set,
+        a number) is one clear error, not a crash."""
+        if _name(node) != "OperatorApplication" or node.arguments:
+            raise self.unsupported(node, file, "a bound name that is not an identifier")
+        return node.operator
 
     def bounds(self, decls: list, scope: dict, file: str) -> tuple[list, dict]:
         """A declaration list (``x, y \\in S, z \\in T``) as [(names, set fn)], and the

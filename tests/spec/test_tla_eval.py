@@ -163,6 +163,7 @@ def _module(body: str, name: str = "M") -> str:
     ("Bad == 1 + \"a\"", "Bad", r"M.tla:6: \+: expected an integer"),
     ("Bad == Undefined + 1", "Bad", r"M.tla:6: unknown name Undefined"),
     ("Bad == \\E y \\in Nat : y = 1", "Bad", r"M.tla:6: \\E: a quantifier's bound must be a finite set, got Nat"),
+    ("Bad == \\A <<{1}, y>> \\in {<<{1}, 2>>} : TRUE", "Bad", r"M.tla:6: unsupported TLA\+ construct: a bound name"),
 ])
 def test_errors_name_the_line_and_the_construct(body, expect, message):
     with pytest.raises(SpecError, match=message):
