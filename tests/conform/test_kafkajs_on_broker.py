@@ -16,22 +16,12 @@ from typer.testing import CliRunner
 from groupcheck.cli import app
 from groupcheck.conform.roles.consumer_client import campaign_broker as campaign
 from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
-from groupcheck.conform.targets.clients.broker import Broker
 from groupcheck.conform.targets.clients.group import NODE_WORKER
 
 NODE = shutil.which("node")
 HAS_KAFKAJS = (NODE_WORKER.parent / "node_modules" / "kafkajs").is_dir()
 needs_node = pytest.mark.skipif(NODE is None or not HAS_KAFKAJS,
                                 reason="kafkajs needs node and adapters/node/node_modules (npm ci --prefix adapters/node)")
-
-
-@pytest.fixture(scope="module")
-def broker():
-    b = Broker().open()
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _callbacks(run, member):

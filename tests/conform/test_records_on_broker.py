@@ -12,19 +12,9 @@ import pytest
 from groupcheck.conform.roles.consumer_client import campaign_broker as campaign
 from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
 from groupcheck.conform.roles.consumer_client.scenarios_broker import records_named
-from groupcheck.conform.targets.clients.broker import Broker
 from groupcheck.conform.targets.clients.group import NODE_WORKER
 
 SCENARIOS = {name: sc for name, sc, _ in records_named()}
-
-
-@pytest.fixture(scope="module")
-def broker():
-    b = Broker().open()
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def _settings(target: str, policy: str):
