@@ -15,6 +15,8 @@ variants, and the upgrade plans `groupcheck upgrade-plan` answers. The streams-g
 (KIP-1071) give BFS speed on its topology-update scope and its known-bug variants; the
 consumer-group rows (KIP-848) the same on its largest scope (online-downgrade) and its
 variants and findings.
+The record-layer rows (issue 30) give the states and BFS time of each reference scope
+with ``records: true`` against the same scope with the layer off.
 The report gives the measured figures either way. ``--memory`` (opt-in, as it takes about
 three minutes of CPU, more wall time on a busy machine) measures the peak resident memory
 BFS adds over the first 1,000,000 states of the large consumer example (target: 200 MiB
@@ -32,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import fields, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +68,25 @@ def bfs_rates(lines: list[str], name: str) -> None:
     w = walks(protocol.model, scope, seed=1, count=2000, length=80)
     lines.append(f"| random-walk steps (swarm, properties checked each step) | - | {w.states:,} | "
                  f"{w.seconds:.2f} | {w.states / w.seconds:,.0f} |")
+    lines.append("")
+
+
+def records_cost(lines: list[str], name: str) -> None:
+    """What the record layer (issue 30) costs: each reference scope with ``records: true`` against
+    the same scope with the layer off (the record fields back at their defaults)."""
+    protocol = get(name)
+    scopes = {k: s for k, s in protocol.default_scopes().items() if getattr(s, "records", False)}
+    if not scopes:
+        return
+    record_fields = ("records", "max_records", "commit_policy", "offset_reset")
+    lines += [f"#### The record layer ({name}): reference scopes with records on and off", "",
+              "| scope | records | BFS distinct states | seconds | states / s |", "|---|---|---:|---:|---:|"]
+    for key, scope in scopes.items():
+        off = replace(scope, **{f.name: f.default for f in fields(scope) if f.name in record_fields})
+        for on, s in ((False, off), (True, scope)):
+            r = bfs(protocol.model, s)
+            lines.append(f"| `{key}` | {'on' if on else 'off'} | {r.states:,} | {r.seconds:.2f} "
+                         f"| {r.states / r.seconds:,.0f} |")
     lines.append("")
 
 
@@ -235,6 +257,7 @@ def main() -> None:
         if args.protocol in ("all", name):
             lines += [f"### {name}", ""]
             bfs_rates(lines, name)
+            records_cost(lines, name)
             if not get(name).variants:      # no known-bug variants (nor Hypothesis suite) yet
                 continue
             variants(lines, name, seeds=2 if args.quick else 5, shrink=not args.quick)
