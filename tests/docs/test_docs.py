@@ -100,6 +100,7 @@ QUICK = {
     "tools/spec.md": ("groupcheck spec mc specs/consumer_group/MCConsumerGroup.cfg",
                       "groupcheck spec mc specs/consumer_group/MCConsumerGroup_KAFKA20442.cfg"),
     "tools/campaign.md": ("groupcheck campaign --variant KAFKA-20442",),
+    "records.md": ("groupcheck check consumer --scope", "groupcheck check --variant KAFKA-18641"),
 }
 # Run by tests/docs/test_docs_examples.py: the own-assignor and regression sections, as written.
 EXAMPLES = ("tools/library.md", "tools/replay.md")
