@@ -112,8 +112,9 @@ class Timeline:
                     "color": colour[_base(owner)], "line": {"color": outline, "width": 2},
                     "pattern": {"shape": "/" if _replica(owner) else ""}},
                 customdata=steps, hovertext=hover, hoverinfo="text"))
-        for t in track.traces(self.offsets, rows, colour, set(holders), self.marks, self.actions, escape):
+        for t in track.traces(self.offsets, rows, colour, self.marks, self.actions, escape):
             fig.add_trace(t)
+        legend = sum(t.showlegend is not False for t in fig.data)      # the legend's entries, all shown
         broke: dict[int, list[str]] = {}
         for i, name in self.violations:
             broke.setdefault(i, []).append(name)
@@ -123,7 +124,7 @@ class Timeline:
                   "hovertext": escape(f"step {i}: {', '.join(names)} broken"),
                   "yanchor": "bottom", "xanchor": "right", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
         fig.update_layout(
-            barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + max(36 * len(rows.labels), 24 * len(holders)),
+            barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + max(36 * len(rows.labels), 24 * legend),
             margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"title": {"text": "owner"}},
             xaxis={"title": {"text": "step"}, "range": [-0.5, max(0.5, len(self.owners) - 0.5)], "dtick": 1},
             yaxis={"tickvals": list(range(len(rows.labels))), "ticktext": [escape(label) for label in rows.labels],

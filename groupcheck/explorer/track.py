@@ -81,14 +81,15 @@ class Rows:
                 self.labels.append(f"{item} offsets")
 
 
-def traces(tracks: tuple[dict, ...], rows: Rows, colour: dict[str, str], shown: set[str], found: tuple[Mark, ...],
+def traces(tracks: tuple[dict, ...], rows: Rows, colour: dict[str, str], found: tuple[Mark, ...],
            actions: tuple[str, ...], escape) -> list[go.Scatter]:
     """The track's lines and marks: per item the log end and committed offset, per holder its
     processed offset (solid) and position (dotted) in its colour, all as steps across the state
     columns; an invisible point per state carries the state in words (hover, click to go there).
-    ``shown``: holders the legend already has."""
+    Each line label is in the legend once."""
     top = max([at["end"] for t in tracks for at in t.values()] + [1])
     out: list[go.Scatter] = []
+    shown: set[str] = set()
     for n, (item, row) in enumerate(rows.track.items()):
         def y(v: int | None) -> float | None:
             return None if v is None or v < 0 else row + 0.35 - 0.7 * v / top
@@ -104,10 +105,10 @@ def traces(tracks: tuple[dict, ...], rows: Rows, colour: dict[str, str], shown: 
         for holder in sorted({h for a in at if a for h in a["positions"]}):
             held = [a["positions"].get(holder) if a else None for a in at]
             for k, (what, dash) in enumerate((("processed", "solid"), ("position", "dot"))):
-                legend = holder not in shown and k == 0
-                shown.add(holder)
-                out.append(line([h[k] if h else None for h in held], f"{holder} {what}" if not legend else holder,
-                                holder, colour.get(holder, GREY), dash, legend))
+                label = f"{holder} {what}"
+                out.append(line([h[k] if h else None for h in held], label, holder, colour.get(holder, GREY), dash,
+                                label not in shown))
+                shown.add(label)
         steps = [i for i, a in enumerate(at) if a is not None]
         out.append(go.Scatter(x=steps, y=[row] * len(steps), mode="markers", marker={"opacity": 0, "size": 14},
                               name=escape(f"{item} offsets"), showlegend=False, customdata=steps, hoverinfo="text",
