@@ -62,8 +62,9 @@ def _track(positions: dict, done=(), excused=(), end=2, committed=-1) -> dict:
 # ---------------------------------------------------------------- the data the track is built from
 def test_processed_again_reads_moves_over_done_offsets():
     before = _track({"C1": [0, 2], "C2": [-1, -1]}, done=[0, 1], excused=[1])
-    # C1 processes 0 (done, not excused) and 1 (done, excused); C2's OffsetFetch moves it from -1: nothing processed
-    after = _track({"C1": [2, 2], "C2": [0, 1]}, done=[0, 1])
+    # C1 processes 0 (done, not excused) and 1 (done, excused); C2's OffsetFetch starts it at the committed
+    # offset 2, from -1 (awaiting OffsetFetch): nothing processed
+    after = _track({"C1": [2, 2], "C2": [2, 2]}, done=[0, 1], committed=2)
     assert processed_again(before, after) == [("t0-0", 0, "C1", False), ("t0-0", 1, "C1", True)]
     assert processed_again(_track({"C1": [0, 1]}), _track({"C1": [1, 1]}, done=[0])) == []   # first time: no mark
     assert processed_again(_track({"C1": [1, 1]}, done=[0]), _track({"C3": [1, 1]}, done=[0])) == []   # a new holder
