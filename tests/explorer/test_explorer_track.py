@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -19,6 +20,7 @@ from groupcheck.explorer.timeline import timeline
 from groupcheck.model.delivery.render import processed_again
 
 DUP, LOST = "no_duplicate_without_failure", "no_record_lost"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools" / "explore.md"
 
 
 @lru_cache(maxsize=None)
@@ -126,6 +128,7 @@ def test_a_duplicate_is_marked_on_the_step_the_claim_breaks():
     m, = tl.marks
     assert (m.step, m.item, m.broken, m.offset) == (found.step, "t0-1", DUP, 0)
     assert m.text == "t0-1 offset 0 processed twice (no fault), by C2"
+    assert f'"step {m.step}: {m.text}"' in " ".join(DOCS.read_text().split())    # the docs' example, as the page lists it
     assert tl.offsets[m.step - 1]["t0-1"]["done"] == [0] and tl.offsets[m.step - 1]["t0-1"]["excused"] == []
     fig = tl.figure_json()
     assert fig["layout"]["yaxis"]["ticktext"] == ["t0-0", "t0-0 offsets", "t0-1", "t0-1 offsets"]
