@@ -70,7 +70,27 @@ class Timeline:
             cells = [rich_escape(row[str(i)]) for i in range(len(self.owners))]     # a name, not markup
             t.add_row(rich_escape(item), *[f"[bold red]{c}[/]" if (i, item) in doubled else c
                                            for i, c in enumerate(cells)])
+            if item in self.tracked:
+                t.add_row(rich_escape(f"{item} offsets"), *self._track_cells(item))
         return t
+
+    def _track_cells(self, item: str) -> list[str]:
+        """The offsets track as table cells: ``end 2 c 1 C1 1/2`` (log end, committed offset, each
+        holder's processed/position); a marked step in bold red, ``twice`` or ``lost``."""
+        marked = {(m.step, m.item): m for m in self.marks}
+        cells = []
+        for i, at in enumerate(self.offsets):
+            o = at.get(item)
+            text = "" if o is None else " ".join([f"end {o['end']} c {o['committed']}"] + [
+                f"{h} {p}/{q}" for h, (p, q) in sorted(o["positions"].items())])
+            m = marked.get((i, item))
+            if m is not None:
+                word = "lost" if m.broken == track.LOST else "twice"
+                text = f"[bold red]{rich_escape(text)} {word}[/]" if m.broken else f"{rich_escape(text)} ({word})"
+            else:
+                text = rich_escape(text)
+            cells.append(text)
+        return cells
 
     @property
     def tracked(self) -> tuple[str, ...]:

@@ -207,3 +207,17 @@ def test_data_in_the_track_reaches_plotly_as_text():
     fig = tl.figure_json()
     texts = json.dumps([t.get("name") for t in fig["data"]] + [h for t in fig["data"] for h in t.get("hovertext") or ()])
     assert "<img" not in texts and "&lt;img" in texts and "&lt;b&gt;x&lt;/b&gt;" in texts
+
+
+def test_the_text_table_has_the_track_and_its_marks():
+    from rich.console import Console
+    s = _at_violation("KAFKA-18641")
+    tl = s.timeline()
+    rows = [c for c in tl.rich().columns[0]._cells]
+    assert rows == ["t0-0", "t0-0 offsets"]
+    cells = [col._cells[1] for col in tl.rich().columns[1:]]
+    assert cells[s.depth] == "[bold red]end 1 c 1 lost[/]" and cells[s.depth - 2] == "end 1 c -1 C1 0/1"
+    console = Console(record=True, width=400)
+    console.print(tl.rich())
+    assert "end 1 c 1 lost" in console.export_text()
+    assert [c._cells for c in _at_violation("KAFKA-13419").timeline().rich().columns][0] == ["t0-0", "t0-1"]
