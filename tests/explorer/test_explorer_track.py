@@ -221,3 +221,12 @@ def test_the_text_table_has_the_track_and_its_marks():
     console.print(tl.rich())
     assert "end 1 c 1 lost" in console.export_text()
     assert [c._cells for c in _at_violation("KAFKA-13419").timeline().rich().columns][0] == ["t0-0", "t0-1"]
+
+
+def test_each_track_lies_under_its_partition_whatever_the_topics():
+    """consumer-group, topics of 1 and 2 partitions: the track names each log as the ownership
+    rows name the partitions (t1-1, not t2-0)."""
+    s = open_scope("consumer-group", {"members": 1, "partitions": [1, 2], "records": True, "max_records": 1})
+    assert list(s.model.view.offsets(s.scope, s.state)) == list(s.model.view.owners(s.scope, s.state)) == [
+        "t0-0", "t1-0", "t1-1"]
+    assert s.timeline().tracked == ("t0-0", "t1-0", "t1-1")
