@@ -123,7 +123,8 @@ class View:
     # Labels are the model's texts' names; "P1 (standby)" / "P1 (warm-up)" mark a replica, not an owner
     owners: Callable[[Scope, State], dict[str, tuple[str, ...]]] | None = None
     # the record layer's offsets (issue 30, model/delivery), for the explorer's second track:
-    # {partition: {"end", "committed", "positions": {label: [processed, position]}}}; {} without records
+    # {partition: {"end", "committed", "base", "done", "excused", "positions": {label: [processed, position]}}}
+    # (done/excused: lists of offsets); {} without records
     offsets: Callable[[Scope, State], dict[str, dict]] | None = None
 
 

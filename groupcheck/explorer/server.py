@@ -241,7 +241,9 @@ def create_app(opener: Callable[[], Session | Recording], out_dir: Path | None =
     def timeline():
         s = at()
         tl = None if isinstance(s, Recording) else s.timeline()
-        return jsonify(tl.figure_json() if tl is not None else None)
+        if tl is None:
+            return jsonify(None)
+        return jsonify({**tl.figure_json(), "marks": tl.mark_list()})    # marks: the offsets track in words
 
     @app.post("/api/search")
     def start_search():

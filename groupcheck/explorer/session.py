@@ -261,16 +261,25 @@ class Session:
             return self._cache[key]
         first, steps = self._whole()
         out: dict[str, tuple[int, str]] = {}
-        for name, msg in check_state(self.model, self.scope, first):
-            out.setdefault(name, (0, msg))
-        for i, s in enumerate(steps, start=1):
-            for name, msg in check_state(self.model, self.scope, s.next) + check_step(self.model, self.scope, s):
+        for i, claims in enumerate(self._broken_each()):
+            for name, msg in claims.items():
                 out.setdefault(name, (i, msg))
         last = steps[-1].next if steps else first
         if self._deadlocked(last):
             out.setdefault("no_deadlock", (len(steps), "no action is enabled"))
         self._cache[key] = out
         return out
+
+    def _broken_each(self) -> list[dict[str, str]]:
+        """Per state of the path and the way ahead (0: the initial state), the claims broken
+        there, on the state or on the step into it: name -> message (cached)."""
+        key = ("each", tuple(self.path + self._ahead))
+        if key not in self._cache:
+            first, steps = self._whole()
+            m, sc = self.model, self.scope
+            self._cache[key] = [dict(check_state(m, sc, first))] + [
+                dict(check_state(m, sc, s.next) + check_step(m, sc, s)) for s in steps]
+        return self._cache[key]
 
     def _deadlocked(self, state) -> bool:
         m, sc = self.model, self.scope
@@ -323,7 +332,7 @@ class Session:
         actions = ["init"] + [self.model.view.describe_action(self.scope, s.prev, s.action) for s in steps]
         marks = sorted((step, name) for name, (step, _) in self._broken_along().items())
         from .timeline import timeline       # plotly is imported only when a timeline is drawn
-        return timeline(self.model, self.scope, states, actions, marks)
+        return timeline(self.model, self.scope, states, actions, marks, self._broken_each())
 
     # ------------------------------------------------------------ export
     def itf(self) -> dict:

@@ -5,6 +5,11 @@ Timeline gives a table (``table()``, ``rich()``) and a plotly chart (``figure()`
 ``figure_json()`` for the web page's plotly.js). An item held by two owners at one step
 is outlined in red; each step where a property broke carries a dashed line.
 
+With the record layer on (a model whose ``View.offsets`` gives a track), each partition's row
+has a second row under it, its offsets track (``track.py``): log end, committed offset, each
+holder's processed offset and position, and a mark where a record is processed twice or
+first lost. With records off there is no such row and the chart is as before.
+
 Labels a model gives with a role suffix, "P1 (standby)" or "P1 (warm-up)", are replicas:
 drawn hatched in their owner's colour, never counted towards two owners at once.
 
@@ -24,6 +29,8 @@ import plotly.io as pio
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
+from . import track
+
 DOUBLE = "#d62728"           # the outline of two owners at once
 REPLICA = (" (standby)", " (warm-up)")   # label suffixes that hold a copy, not ownership
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -35,6 +42,8 @@ class Timeline:
     owners: tuple[dict[str, tuple[str, ...]], ...]     # per state index: item -> its owners
     actions: tuple[str, ...]                           # per state index: the action into it ("init" for 0)
     violations: tuple[tuple[int, str], ...] = ()       # (state index, property) first broken there
+    offsets: tuple[dict[str, dict], ...] = ()          # per state index: the offsets track ({} records off)
+    marks: tuple[track.Mark, ...] = ()                 # records processed twice or lost, by step
 
     @property
     def holders(self) -> tuple[str, ...]:
@@ -61,16 +70,49 @@ class Timeline:
             cells = [rich_escape(row[str(i)]) for i in range(len(self.owners))]     # a name, not markup
             t.add_row(rich_escape(item), *[f"[bold red]{c}[/]" if (i, item) in doubled else c
                                            for i, c in enumerate(cells)])
+            if item in self.tracked:
+                t.add_row(rich_escape(f"{item} offsets"), *self._track_cells(item))
         return t
+
+    def _track_cells(self, item: str) -> list[str]:
+        """The offsets track as table cells: ``end 2 c 1 C1 1/2`` (log end, committed offset, each
+        holder's processed/position); a marked step in bold red, ``twice`` or ``lost``."""
+        marked = {(m.step, m.item): m for m in self.marks}
+        cells = []
+        for i, at in enumerate(self.offsets):
+            o = at.get(item)
+            text = "" if o is None else " ".join([f"end {o['end']} c {o['committed']}"] + [
+                f"{h} {p}/{q}" for h, (p, q) in sorted(o["positions"].items())])
+            m = marked.get((i, item))
+            if m is not None:
+                word = "lost" if m.broken == track.LOST else "twice"
+                text = f"[bold red]{rich_escape(text)} {word}[/]" if m.broken else f"{rich_escape(text)} ({word})"
+            else:
+                text = rich_escape(text)
+            cells.append(text)
+        return cells
+
+    @property
+    def tracked(self) -> tuple[str, ...]:
+        """The items with an offsets track (none with records off), in row order."""
+        return tuple(item for item in self.items if any(item in at for at in self.offsets))
+
+    def mark_list(self) -> list[dict]:
+        """The marks as the page lists them: ``{"step", "item", "text", "broken"}``."""
+        return [{"step": m.step, "item": m.item, "text": m.text, "broken": m.broken} for m in self.marks]
 
     def figure(self) -> go.Figure:
         holders, doubled = self.holders, set(self.doubles())
-        colour = {b: PALETTE[k % len(PALETTE)] for k, b in enumerate(dict.fromkeys(_base(o) for o in holders))}
+        tracked = [h for at in self.offsets for t in at.values() for h in t["positions"]]
+        colour = {b: PALETTE[k % len(PALETTE)]
+                  for k, b in enumerate(dict.fromkeys([_base(o) for o in holders] + sorted(tracked, key=_natural)))}
+        rows = track.Rows(self.items, set(self.tracked))
         fig = go.Figure()
         for owner in holders:
             xs, ys, starts, outline, hover, steps = [], [], [], [], [], []
             for i, at in enumerate(self.owners):
-                for row, item in enumerate(self.items):
+                for item in self.items:
+                    row = rows.owner[item]
                     who = at.get(item, ())
                     if owner not in who:
                         continue
@@ -90,6 +132,9 @@ class Timeline:
                     "color": colour[_base(owner)], "line": {"color": outline, "width": 2},
                     "pattern": {"shape": "/" if _replica(owner) else ""}},
                 customdata=steps, hovertext=hover, hoverinfo="text"))
+        for t in track.traces(self.offsets, rows, colour, self.marks, self.actions, escape):
+            fig.add_trace(t)
+        legend = sum(t.showlegend is not False for t in fig.data)      # the legend's entries, all shown
         broke: dict[int, list[str]] = {}
         for i, name in self.violations:
             broke.setdefault(i, []).append(name)
@@ -99,11 +144,11 @@ class Timeline:
                   "hovertext": escape(f"step {i}: {', '.join(names)} broken"),
                   "yanchor": "bottom", "xanchor": "right", "font": {"color": DOUBLE, "size": 11}} for i, names in broke.items()]
         fig.update_layout(
-            barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + max(36 * len(self.items), 24 * len(holders)),
+            barmode="overlay", showlegend=True, shapes=shapes, annotations=notes, height=120 + max(36 * len(rows.labels), 24 * legend),
             margin={"l": 60, "r": 20, "t": 40, "b": 40}, legend={"title": {"text": "owner"}},
             xaxis={"title": {"text": "step"}, "range": [-0.5, max(0.5, len(self.owners) - 0.5)], "dtick": 1},
-            yaxis={"tickvals": list(range(len(self.items))), "ticktext": [escape(item) for item in self.items],
-                   "range": [len(self.items) - 0.5, -0.5]}, template="plotly_white")
+            yaxis={"tickvals": list(range(len(rows.labels))), "ticktext": [escape(label) for label in rows.labels],
+                   "range": [len(rows.labels) - 0.5, -0.5]}, template="plotly_white")
         return fig
 
     def _most(self) -> int:
@@ -136,12 +181,17 @@ def _natural(item: str) -> list:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", item)]
 
 
-def timeline(model, scope, states: list, actions: list[str], violations=()) -> Timeline | None:
+def timeline(model, scope, states: list, actions: list[str], violations=(), broken=()) -> Timeline | None:
     """The timeline of ``states`` (the action into each in ``actions``); None when the
-    model has no ``owners``."""
+    model has no ``owners``. ``broken``: per state index, the claims broken there (name ->
+    message), which the offsets track's marks follow."""
     if model.view.owners is None:
         return None
     found = [model.view.owners(scope, s) for s in states]
     items = tuple(sorted({item for at in found for item in at}, key=_natural))   # one that comes or goes: () where absent
     owners = tuple({item: tuple(at.get(item, ())) for item in items} for at in found)
-    return Timeline(items, owners, tuple(actions), tuple(violations))
+    tracks = ()
+    if model.view.offsets is not None and getattr(scope, "records", False):    # the record layer is on
+        tracks = tuple(model.view.offsets(scope, s) for s in states)
+    return Timeline(items, owners, tuple(actions), tuple(violations), tracks,
+                    track.marks(tracks, tuple(broken)) if tracks else ())

@@ -13,7 +13,7 @@ from .components import (Cluster, heartbeat, new_group, new_target, offset_commi
                          partition_names, reconcile)
 from .profiles import PROFILES
 from .properties import PROPERTIES
-from .render import describe_action, describe_event, describe_state, owners, state_to_itf
+from .render import describe_action, describe_event, describe_state, offsets, owners, state_to_itf
 from .scope import ConsumerGroupScope, from_dict, to_dict, validate, with_profile
 from .state import ERROR_NAMES, ConsumerGroupHeartbeat, TopicPartitions
 from .step import K, ACTION_KINDS, BUDGETED, PROGRESS, actions, canonical, init_states, converged_group, is_terminal_ok, settled, step, within_bounds
@@ -37,6 +37,7 @@ MODEL = Model(
         describe_event=describe_event,
         describe_state=describe_state,
         owners=owners,
+        offsets=offsets,
     ),
     action_kinds=ACTION_KINDS,
     fault_kinds=tuple(sorted(BUDGETED)),

@@ -192,7 +192,7 @@ def describe_state(scope: ConsumerGroupScope, state: State) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["describe_action", "describe_event", "describe_state", "name", "owners", "state_to_itf"]
+__all__ = ["describe_action", "describe_event", "describe_state", "name", "offsets", "owners", "state_to_itf"]
 
 
 def owners(scope: ConsumerGroupScope, state: State) -> dict[str, tuple[str, ...]]:
@@ -204,3 +204,16 @@ def owners(scope: ConsumerGroupScope, state: State) -> dict[str, tuple[str, ...]
         for p in _parts(scope, c.owned):
             out[p] = out.get(p, ()) + (name(scope, slot),)
     return out
+
+
+def offsets(scope: ConsumerGroupScope, state: State) -> dict[str, dict]:
+    """The explorer's offsets track (``delivery.offsets``): per partition its log end, committed
+    offset and each client's ``[processed, position]`` (every client with an application, a
+    zombie too: what it processes shows); {} without records. Partitions are named as ``owners``
+    names them (the topics' own partition counts, not ``_stride``), so each track lies under
+    its partition's row whatever the topics."""
+    holders = [(name(scope, s), getattr(c, "app", None)) for s, c in enumerate(state.clients)]
+    if state.logs is None:
+        return {}
+    track = delivery.offsets(state.logs, holders, _stride(scope))     # one entry per log, in bit order
+    return dict(zip(_parts(scope, (1 << len(state.logs)) - 1), track.values()))

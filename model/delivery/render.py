@@ -7,7 +7,7 @@ from typing import Iterable
 
 from ..itf import itf_map, itf_set
 from ..partitions import bits, name
-from .state import App, Cursor, Log, OffsetCommitReq
+from .state import NO_OFFSET, App, Cursor, Log, OffsetCommitReq
 
 
 def _offsets(mask: int) -> dict:
@@ -77,8 +77,10 @@ def describe_log(p: int, log: Log, stride: int) -> str:
 
 def offsets(logs: tuple[Log, ...] | None, holders: Iterable[tuple[str, App | None]], stride: int,
             present: int = -1) -> dict[str, dict]:
-    """The explorer's offsets track: per partition of ``present`` its end, committed offset and,
-    per holder (a label such as ``C1`` and its app), ``[processed, position]``. Empty when off."""
+    """The explorer's offsets track: per partition of ``present`` its log end, committed offset,
+    ``base`` (where the group started reading), the offsets processed (``done``) and excused by a
+    fault (``excused``), and per holder (a label such as ``C1`` and its app) ``[processed,
+    position]``. Empty when off. Plain JSON values: the explorer reads nothing else."""
     if logs is None:
         return {}
     holders = tuple(holders)
@@ -88,5 +90,26 @@ def offsets(logs: tuple[Log, ...] | None, holders: Iterable[tuple[str, App | Non
             continue
         positions = {label: [c.processed, c.position] for label, app in holders
                      for c in (app.cursors if app is not None else ()) if c.partition == p}
-        out[name(p, stride)] = {"end": log.end, "committed": log.committed, "positions": positions}
+        out[name(p, stride)] = {"end": log.end, "committed": log.committed, "base": log.base,
+                                "done": list(bits(log.done)), "excused": list(bits(log.excused)),
+                                "positions": positions}
+    return out
+
+
+def processed_again(before: dict[str, dict], after: dict[str, dict]) -> list[tuple[str, int, str, bool]]:
+    """The records a step processed that were processed before, read off two states' offsets
+    tracks (``offsets``): ``(partition, offset, holder, excused)`` for each offset a holder's
+    ``processed`` moved over that was in the earlier state's ``done``; ``excused``: a fault had
+    excused it. A cursor that restarts (processed NO_OFFSET before) processed nothing: the
+    same reading as ``claims.no_duplicate_without_failure``, which decides what is a violation."""
+    out = []
+    for item, now in after.items():
+        was = before.get(item)
+        if was is None:
+            continue
+        for label, (processed, _) in now["positions"].items():
+            old = was["positions"].get(label)
+            if old is None or old[0] == NO_OFFSET:
+                continue
+            out += [(item, o, label, o in was["excused"]) for o in range(old[0], processed) if o in was["done"]]
     return out

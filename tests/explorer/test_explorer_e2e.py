@@ -388,3 +388,25 @@ def test_markup_in_the_timeline_labels_shows_as_text(page, serve, counterexample
     hover = " ".join(chart.locator(".hoverlayer .hovertext").all_text_contents())
     assert EVIL_IMG in hover and f"held by {EVIL_LINK}" in hover or f"held by {EVIL_SCRIPT}" in hover, hover
     harmless(page)
+
+
+def test_the_offsets_track_and_its_marks_on_a_record_counterexample(page, serve, tmp_path):
+    """Records on (KAFKA-9741): each partition's row has its offsets track under it, and the
+    duplicate is listed in words, a link to its step, the claim it breaks in its label."""
+    s = open_variant("KAFKA-9741")
+    s.run_to_violation("bfs")
+    f = s.export_itf(tmp_path / "kafka-9741.itf.json")
+    page.goto(f"{serve(lambda: open_trace(f))}?path={_dots(s.path)}")
+    at = ready(page)
+    page.wait_for_selector("#record-marks li a")
+    assert "t0-1 offsets" in page.locator("#timeline .ytick").all_text_contents()
+    link = page.locator("#record-marks li a")
+    text = f"step {s.depth}: t0-1 offset 0 processed twice (no fault), by C2"
+    assert link.all_text_contents() == [text] and "bad" in link.get_attribute("class")
+    assert link.get_attribute("aria-label") == f"{text} (breaks no_duplicate_without_failure)"
+    shot(page, tmp_path, "offsets-track")
+    page.click("#back")
+    before = ready(page, at)
+    assert before == _dots(s.path[:-1])
+    link.click()                                       # back to the mark's step
+    assert ready(page, before) == _dots(s.path)

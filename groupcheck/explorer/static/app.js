@@ -204,11 +204,23 @@ async function drawTimeline(mine) {
     { type: "rect", xref: "x", yref: "paper", x0: V.depth - 0.5, x1: V.depth + 0.5, y0: 0, y1: 1, fillcolor: "rgba(255, 200, 0, 0.18)", line: { width: 0 }, layer: "below" },
     { type: "line", xref: "x", yref: "paper", x0: V.depth, x1: V.depth, y0: 0, y1: 1, line: { color: "#b08800", width: 2 } }]);
   await Plotly.react(box, fig.data, layout, { displaylogo: false, responsive: true });
+  showMarks(fig.marks || []);
   box.removeAllListeners && box.removeAllListeners("plotly_click");
   box.on("plotly_click", (ev) => {
     const step = ev.points.length ? ev.points[0].customdata : null;
     if (step !== null && step !== undefined && step < whole().length) go(whole().slice(0, step + 1));
   });
+}
+
+// the offsets track's marks (records on) in words: a record processed twice or lost, each a link to its step
+function showMarks(marks) {
+  const list = $("#record-marks");
+  list.hidden = !marks.length;
+  list.replaceChildren(...marks.map((m) => {
+    const text = `step ${m.step}: ${m.text}`;
+    const attrs = { class: m.broken ? "bad" : "excused", title: m.broken ? `${text} (breaks ${m.broken})` : text };
+    return el("li", {}, linkTo(whole().slice(0, m.step + 1), text, { ...attrs, "aria-label": attrs.title }));
+  }));
 }
 
 async function runSearch(mode) {

@@ -328,7 +328,8 @@ def test_kafka_9741_commits_from_the_revoke_callback_with_the_previous_generatio
 def test_the_offsets_track():
     assert MODEL.view.offsets(ConsumerScope(), MODEL.init_states(ConsumerScope())[0]) == {}
     state = do(EAGER_AUTO, _joined_alone(EAGER_AUTO), ("produce", 0), ("poll", 0))
-    assert MODEL.view.offsets(EAGER_AUTO, state) == {"t0-0": {"end": 2, "committed": -1, "positions": {"C1": [1, 2]}}}
+    assert MODEL.view.offsets(EAGER_AUTO, state) == {"t0-0": {"end": 2, "committed": -1, "base": 0, "done": [0],
+                                                              "excused": [], "positions": {"C1": [1, 2]}}}
 
 
 def test_the_witness_of_a_fault_between_processing_and_committing():

@@ -40,6 +40,6 @@ def test_offsets_track():
     logs = (Log(end=0, committed=-1, base=0, fetcher=0, done=0, excused=0),
             Log(end=2, committed=1, base=0, fetcher=4, done=0b1, excused=0))
     assert d.offsets(logs, [("C1", _app()), ("C2", None)], 2) == {
-        "t0-0": {"end": 0, "committed": -1, "positions": {}},
-        "t0-1": {"end": 2, "committed": 1, "positions": {"C1": [0, 1]}}}
+        "t0-0": {"end": 0, "committed": -1, "base": 0, "done": [], "excused": [], "positions": {}},
+        "t0-1": {"end": 2, "committed": 1, "base": 0, "done": [0], "excused": [], "positions": {"C1": [0, 1]}}}
     assert d.offsets(None, [], 2) == {}
