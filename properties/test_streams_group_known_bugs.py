@@ -1,12 +1,11 @@
 """Streams-group known bugs are caught, and the reference is not blamed for them
 (``properties/known_bugs/streams_group.py``): the reference passes each variant's scope
-exhaustively, BFS finds the variant with the named property, within a few seconds, and a
+exhaustively, BFS finds the variant with the named property (its shortest counterexample), and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it with the same
 property. Each counterexample shows the JIRA's symptom. The findings (Kafka's own rules)
 are caught in Kafka's scope and pass with the model's fix."""
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
@@ -33,12 +32,10 @@ def test_reference_passes_the_variant_scope(v):
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=IDS)
-def test_bfs_catches_the_variant_quickly(v):
-    start = time.perf_counter()
+def test_bfs_catches_the_variant_with_its_property(v):
     report = bfs(MODEL, v.buggy_scope())
     assert report.violation is not None, f"{v.key} not caught"
     assert report.violation.property == v.expect, report.violation
-    assert time.perf_counter() - start < 15   # ~0.1 s alone; loaded CI machines are slower
 
 
 @pytest.mark.parametrize("v", HUNTED, ids=[v.key for v in HUNTED])
