@@ -29,10 +29,10 @@ def name(scope: ConsumerGroupScope, slot: int) -> str:
     return f"C{slot + 1}"
 
 
-def _stride(scope) -> int:
-    """The partitions of t0: the record layer names bit b t{b // stride}-{b % stride} (right for
-    the one-topic record scopes)."""
-    return sum(1 for t, _ in index(scope) if t == "t0")
+def _stride(scope) -> tuple[str, ...]:
+    """The record layer's partition names by bit (``delivery.label``): the scope's partition
+    index, since topics may have unequal partition counts."""
+    return tuple(f"{t}-{p}" for t, p in index(scope))
 
 
 def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:

@@ -233,6 +233,17 @@ def test_kafka_20332_the_revocation_runs_while_the_application_holds_records_whi
     assert state.clients[1].app.cursors == () and state.logs[0].done == 1
 
 
+def test_a_claim_names_the_partition_of_a_second_topic_with_another_partition_count():
+    """t0 has 1 partition and t1 has 2: bit 2 is t1-1 (the scope's partition index)."""
+    from groupcheck.model.consumer_group.delivery_claims import no_record_lost
+    from groupcheck.model.delivery import Log
+    scope = S(partitions=(1, 2), records=True, max_records=1)
+    state = MODEL.init_states(scope)[0]
+    broken = Log(end=1, committed=1, base=0, fetcher=0, done=0, excused=0)
+    state = state._replace(logs=state.logs[:2] + (broken,))
+    assert no_record_lost(scope, state) == "t1-1 offset 0 is below the committed offset 1 but no owner processed it"
+
+
 def test_one_connection_and_no_close_or_reconcile_across_the_applications_work():
     """close() waits for the application to process what poll returned; an interval commit
     queued behind a heartbeat waits for it (one connection, in order); the reconciliation
