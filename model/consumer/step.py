@@ -26,7 +26,7 @@ DISTURBING = frozenset({
     "session_timeout", "rebalance_timeout",
 })
 BUDGETED = frozenset({"crash", "pause", "lose_response", "timeout", "subscription_change",
-                      "add_partition", "delete_topic", "delete_group"})
+                      "add_partition", "delete_topic", "delete_group", "lose_commit_reply"})
 ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "crash", "restart",
                 "pause", "resume", "lose_response", "timeout", "bounce", "subscription_change",
                 "add_partition", "delete_topic", "delete_group", "session_timeout", "rebalance_timeout",

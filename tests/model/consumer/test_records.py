@@ -281,6 +281,28 @@ def test_a_retriable_prepare_answer_commits_again_with_the_latest_positions():
     assert state.consumers[0].outbox == ()
 
 
+def test_a_lost_commit_answer_spends_the_budget_excuses_and_onjoinprepare_commits_again():
+    """lose_commit_reply (fault lose_response): the OffsetCommit's answer never comes, the
+    request times out (retriable): onJoinPrepare sends a new commit of the latest positions;
+    what C1 processed may come again (excused)."""
+    scope = replace(COOP_AUTO, faults=("lose_response",), budget=1)
+    state = do(scope, _rebalance_requested(scope), ("join", 0), ("commit_deliver", 0))
+    assert state.logs[0].committed == 1 and state.logs[0].excused == 0
+    assert "lose_commit_reply" not in _kinds(replace(scope, faults=()), state, 0)
+    state = do(scope, state, ("produce", 0), ("poll", 0), ("process", 0), ("lose_commit_reply", 0))
+    app = state.consumers[0].app
+    assert state.budget == 0 and state.logs[0].excused == 0b11
+    assert app.reply is None and app.waiting == delivery.PREPARE and app.commit.offsets == ((0, 2),)
+    assert "lose_commit_reply" not in _kinds(scope, do(scope, state, ("commit_deliver", 0)), 0)   # budget spent
+
+
+def test_a_lost_interval_commit_answer_is_dropped():
+    scope = replace(EAGER_AUTO, faults=("lose_response",), budget=1, max_records=1)
+    state = do(scope, _joined_alone(scope), ("auto_commit", 0), ("commit_deliver", 0), ("lose_commit_reply", 0))
+    c = state.consumers[0]
+    assert c.app.reply is None and c.app.waiting == "" and c.status == "stable" and state.logs[0].excused == 1
+
+
 def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():
     prev = _prepare_answered(EAGER_AUTO, "ILLEGAL_GENERATION")
     action = next(a for a in MODEL.actions(EAGER_AUTO, prev) if a.kind == "commit_read")
