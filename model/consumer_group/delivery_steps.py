@@ -276,7 +276,9 @@ def _revoked(scope, app, mask: int):
     """onPartitionsRevoked: the cursors of ``mask`` are dropped. ``kafka-20332``: one whose
     records the application still holds (the background thread revoked while the app thread
     had collected them) stays, revoking and unfetchable, until they are processed: "records
-    being returned to the app after commit/revocation" (KAFKA-20332)."""
+    being returned to the app after commit/revocation" (KAFKA-20332). (A ghost whose partition
+    comes back before it is processed stays the partition's one cursor: the buggy scope's
+    claim breaks before.)"""
     if rules_of(scope).revoke_only_in_poll:
         return d.revoked(app, mask)
     ghosts = tuple(cur._replace(revoking=True, unfetchable=True) for cur in app.cursors
