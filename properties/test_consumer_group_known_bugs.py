@@ -1,12 +1,11 @@
 """Consumer-group known bugs are caught, and the reference is not blamed for them
 (``properties/known_bugs/consumer_group.py``): the reference passes each variant's scope
-exhaustively, BFS finds the variant with the named property within seconds, and a seeded
+exhaustively, BFS finds the variant with the named property (its shortest counterexample), and a seeded
 Hypothesis state machine (no shrinking: detection only) finds it with a property that catches
 it. The findings (Kafka's own rules) are caught in Kafka's scope and pass with the model's fix."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import replace
 
 import pytest
@@ -34,12 +33,10 @@ def test_reference_passes_the_variant_scope(v):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("v", VARIANTS, ids=IDS)
-def test_bfs_catches_the_variant_quickly(v):
-    start = time.perf_counter()
+def test_bfs_catches_the_variant_with_its_property(v):
     report = bfs(MODEL, v.buggy_scope())
     assert report.violation is not None, f"{v.key} not caught"
     assert report.violation.property == v.expect, report.violation
-    assert time.perf_counter() - start < 30   # <= 5 s alone; loaded CI machines are slower
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """Streams-group known bugs are caught, and the reference is not blamed for them
 (``properties/known_bugs/streams_group.py``): the reference passes each variant's scope
-exhaustively, BFS finds the variant with the named property (its time is in benchmarks/bench.py), and a
+exhaustively, BFS finds the variant with the named property (its shortest counterexample), and a
 seeded Hypothesis state machine (no shrinking: detection only) finds it with the same
 property. Each counterexample shows the JIRA's symptom. The findings (Kafka's own rules)
 are caught in Kafka's scope and pass with the model's fix."""
@@ -32,7 +32,7 @@ def test_reference_passes_the_variant_scope(v):
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=IDS)
-def test_bfs_catches_the_variant(v):
+def test_bfs_catches_the_variant_with_its_property(v):
     report = bfs(MODEL, v.buggy_scope())
     assert report.violation is not None, f"{v.key} not caught"
     assert report.violation.property == v.expect, report.violation

@@ -5,7 +5,8 @@ Per consumer slot, in this order:
   consumer  receive (process the oldest response), join (onJoinPrepare + JoinGroup),
             heartbeat, refresh_metadata
   network   deliver (the coordinator handles the consumer's request)
-  faults    crash, restart, pause, resume, lose_response, timeout   (budgeted)
+  faults    crash, restart, pause, resume, lose_response, timeout,
+            max_poll (records only)                                  (budgeted)
   ops       bounce (rolling restart onto the next config of the plan),
             subscription_change                                      (budgeted)
 
@@ -71,6 +72,8 @@ def actions(scope: ConsumerScope, state: State) -> tuple[Action, ...]:
             out.append(Action("lose_response", slot))
         if budget and "timeout" in faults and c.awaiting == "SyncGroup" and not c.paused:
             out.append(Action("timeout", slot))
+        if rec and records.max_poll_enabled(scope, state, slot):
+            out.append(Action("max_poll", slot))
         if c.config + 1 < len(scope.plan) and not c.paused and (not rec or records.in_poll(scope, c)):
             out.append(Action("bounce", slot))
         if budget and "subscription_change" in ops and len(scope.partitions) > 1 and not c.paused:

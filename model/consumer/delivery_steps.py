@@ -10,7 +10,9 @@ ConsumerCoordinator (Kafka 3.9) applies them.
   positions (``allConsumed()``) as a message; only inside poll and only while the member is
   stable (``sendOffsetCommitRequest`` fails locally without ``generationIfStable()``).
 * ``commit_deliver`` / ``commit_read``: the coordinator answers the message
-  (``probes.offset_commit_error``); the client reads the answer. UNKNOWN_MEMBER_ID and
+  (``probes.offset_commit_error``); the client reads the answer. ``lose_commit_reply`` (fault
+  ``lose_response``, budgeted): the answer is lost, the request times out (retriable: in the
+  prepare phase onJoinPrepare commits again) and what the application processed is excused. UNKNOWN_MEMBER_ID and
   ILLEGAL_GENERATION reset the member (``OffsetCommitResponseHandler`` ->
   ``resetGenerationOnResponseError``), as a heartbeat's would.
 * The prepare phase (policy auto): ``onJoinPrepare`` first marks the owned partitions pending
@@ -20,7 +22,13 @@ ConsumerCoordinator (Kafka 3.9) applies them.
   else continues to the callbacks and the JoinGroup (``commit_read`` runs ``client.join``).
 * The listener's events move cursors: ``lost`` drops and excuses, ``revoked`` commits the
   processed offsets first under sync-on-revoke (judged at once), ``assigned`` adds cursors.
-* Faults excuse (``delivery.excuse``): a crash, a ``fenced`` answer, the coordinator removing
+* ``max_poll`` (fault, scope faults ``max_poll``): the application, stuck in records poll
+  returned, exceeds max.poll.interval.ms; the heartbeat thread sends LeaveGroup and resets
+  the member (``AbstractCoordinator#maybeLeaveGroup`` "consumer poll timeout has expired",
+  ``resetStateAndRejoin``: needsJoinPrepare, so the next onJoinPrepare calls onPartitionsLost).
+  ``librdkafka-5604``: when a rebalance is already in progress the lost flag is dropped
+  (``rd_kafka_cgrp_revoke_all_rejoin_maybe`` returns early), so no onPartitionsLost comes.
+* Faults excuse (``delivery.excuse``): a crash, a ``max_poll``, a ``fenced`` answer, the coordinator removing
   the member, a commit rejected while the committer is not current or REBALANCE_IN_PROGRESS.
 """
 from __future__ import annotations
@@ -37,9 +45,14 @@ from .scope import ConsumerScope
 from .state import (DOWN, ILLEGAL_GENERATION, NO_GENERATION, NO_MEMBER, NONE, REBALANCE_IN_PROGRESS,
                     UNKNOWN_MEMBER_ID, Action, Consumer, Group, State)
 
-KINDS = ("poll", "process", "commit", "auto_commit", "commit_deliver", "commit_read", "produce")
-"""The record actions, in the order a consumer's are listed (``produce`` after the coordinator's)."""
-RETRIABLE = frozenset({COORDINATOR_NOT_AVAILABLE})
+KINDS = ("poll", "process", "commit", "auto_commit", "commit_deliver", "commit_read", "produce", "lose_commit_reply",
+         "max_poll")
+"""The record actions, in the order a consumer's are listed (``produce`` after the coordinator's;
+``lose_commit_reply`` and ``max_poll``, faults, last: a new kind appended keeps the swarm draws
+of the others)."""
+REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
+"""A lost OffsetCommit answer: the request times out (a retriable failure)."""
+RETRIABLE = frozenset({COORDINATOR_NOT_AVAILABLE, REQUEST_TIMED_OUT})
 FENCING = frozenset({UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION})
 
 
@@ -101,7 +114,28 @@ def actions(scope: ConsumerScope, state: State, slot: int) -> list[Action]:
             out.append(Action("commit_read", slot))
     if app.commit is not None:
         out.append(Action("commit_deliver", slot))
+    if app.reply is not None and state.budget > 0 and "lose_response" in scope.faults:
+        out.append(Action("lose_commit_reply", slot))
     return out
+
+
+def max_poll_enabled(scope: ConsumerScope, state: State, slot: int) -> bool:
+    """Fault ``max_poll``: a member whose application holds records it has not processed (it
+    is not back in poll()) and whose connection has no request queued."""
+    c = state.consumers[slot]
+    return ("max_poll" in scope.faults and state.budget > 0 and c.app is not None and not c.paused
+            and c.member_id != NO_MEMBER and not c.outbox and not delivery.in_poll(c.app))
+
+
+def max_poll_reset(scope: ConsumerScope, c: Consumer) -> Consumer:
+    """max.poll.interval.ms expired (the caller sends the LeaveGroup): the member is reset
+    (``client.fenced`` as UNKNOWN_MEMBER_ID: no member id, no generation) and onJoinPrepare
+    runs again, calling onPartitionsLost; ``librdkafka-5604``: not when a rebalance was
+    already in progress (the lost flag is dropped)."""
+    reset = client.fenced(scope, c, UNKNOWN_MEMBER_ID)
+    if not rules(scope.behaviour.delivery).keep_lost_in_rebalance and client.rebalance_in_progress(c):
+        reset = reset._replace(needs_join_prepare=c.needs_join_prepare)
+    return reset
 
 
 def produce_actions(scope: ConsumerScope, state: State) -> list[Action]:
@@ -181,15 +215,19 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
             logs = delivery.excuse(logs, delivery.committed_mask(req))
         return _set(state, slot, c._replace(app=app))._replace(logs=logs), (_committed(slot, req, error),)
     if kind == "commit_read":
-        return _read(scope, state, slot)
+        return _read(scope, state, slot, app.reply)
+    if kind == "lose_commit_reply":     # a fault: what the application processed may come again
+        state = state._replace(logs=delivery.excuse(state.logs, delivery.partitions(app)))
+        return _read(scope, state, slot, REQUEST_TIMED_OUT)
     raise ValueError(f"unknown record action kind {kind!r}")
 
 
-def _read(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple[Event, ...]]:
-    """The client reads its commit's answer. A fencing error resets the member. In the prepare
-    phase this is onJoinPrepare re-entered: retriable -> commit again, else the JoinGroup."""
+def _read(scope: ConsumerScope, state: State, slot: int, error: str) -> tuple[State, tuple[Event, ...]]:
+    """The client reads its commit's answer ``error`` (``REQUEST_TIMED_OUT``: the answer was
+    lost). A fencing error resets the member. In the prepare phase this is onJoinPrepare
+    re-entered: retriable -> commit again, else the JoinGroup."""
     c = state.consumers[slot]
-    error, waiting = c.app.reply, c.app.waiting
+    waiting = c.app.waiting
     c = c._replace(app=c.app._replace(reply=None))
     events: tuple = ()
     if error in FENCING:

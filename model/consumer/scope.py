@@ -15,7 +15,7 @@ from ..scopes import ScopeError
 from ..assignors import COOPERATIVE, AssignorConfigError, rebalance_protocol
 from ..assignors.ownership import RESOLUTION_RULES
 
-FAULTS = ("crash", "pause", "lose_response", "timeout")
+FAULTS = ("crash", "pause", "lose_response", "timeout", "max_poll")   # max_poll: records scopes only
 OPERATIONS = ("add_partition", "delete_topic", "subscription_change", "delete_group")
 
 
@@ -153,6 +153,8 @@ RECORD_DEFAULTS = {"max_records": 2, "commit_policy": "auto", "offset_reset": "e
 
 def _validate_records(scope: ConsumerScope, bad) -> None:
     """The record layer's fields: set only with ``records: true``, each in range."""
+    if not scope.records and "max_poll" in scope.faults:
+        raise bad("faults", "max_poll needs records: true (an application stuck in its records)")
     if not scope.records:
         for name, default in RECORD_DEFAULTS.items():
             if getattr(scope, name) != default:

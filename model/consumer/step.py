@@ -23,10 +23,10 @@ CALM_CAP = 3
 DISTURBING = frozenset({
     "crash", "restart", "pause", "resume", "lose_response", "timeout", "bounce",
     "subscription_change", "add_partition", "delete_topic", "delete_group",
-    "session_timeout", "rebalance_timeout",
+    "session_timeout", "rebalance_timeout", "max_poll",
 })
 BUDGETED = frozenset({"crash", "pause", "lose_response", "timeout", "subscription_change",
-                      "add_partition", "delete_topic", "delete_group"})
+                      "add_partition", "delete_topic", "delete_group", "lose_commit_reply", "max_poll"})
 ACTION_KINDS = ("receive", "join", "heartbeat", "refresh_metadata", "deliver", "crash", "restart",
                 "pause", "resume", "lose_response", "timeout", "bounce", "subscription_change",
                 "add_partition", "delete_topic", "delete_group", "session_timeout", "rebalance_timeout",
@@ -127,6 +127,19 @@ def _bounce(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple
     return _apply(state, consumers, outcome), events + outcome.events
 
 
+def _max_poll(scope: ConsumerScope, state: State, slot: int) -> tuple[State, tuple]:
+    """Fault ``max_poll`` (records): the heartbeat thread's LeaveGroup ("consumer poll timeout
+    has expired") and the member's reset (``records.max_poll_reset``); what the application
+    processed may come again (excused)."""
+    c = state.consumers[slot]
+    outcome = gc.leave_group(state.group, c.member_id) if client.sends_leave_group(c) else Outcome(state.group, (), ())
+    consumers = list(state.consumers)
+    consumers[slot] = records.max_poll_reset(scope, c)
+    state = _apply(state, consumers, outcome)
+    logs = delivery.excuse(state.logs, delivery.partitions(c.app))
+    return state._replace(logs=logs), outcome.events + (Event("max_poll", slot),)
+
+
 def _crash(state: State, slot: int) -> State:
     c = state.consumers[slot]
     group = state.group
@@ -216,6 +229,8 @@ def step(scope: ConsumerScope, state: State, action: Action) -> tuple[State, tup
         stragglers = tuple(m.member_id for m in state.group.members
                            if not m.joined and unreachable(state, m.slot, m.member_id))
         state, events = _broker(state, gc.rebalance_timeout(state.group, stragglers))
+    elif kind == "max_poll":
+        state, events = _max_poll(scope, state, slot)
     elif kind in records.KINDS:
         state, events = records.step(scope, state, action)
     else:

@@ -12,6 +12,8 @@ processes after.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .. import delivery
 from ..delivery import NONE, Holder
 from .delivery_steps import member_key, zombie
@@ -28,34 +30,36 @@ def _holders(state, zombies: bool = True) -> tuple[Holder, ...]:
                  for s, c in enumerate(state.clients))
 
 
-def _stride(scope) -> int:
-    """The partitions of t0 (the shared claims name bit ``b`` as t{b // stride}-{b % stride})."""
-    return sum(1 for t, _ in index(scope) if t == "t0")
+@lru_cache(maxsize=64)
+def _names(scope) -> tuple[str, ...]:
+    """Each partition's name by its bit (the scope's partition index: topics may have unequal
+    partition counts, so no stride names them)."""
+    return tuple(f"{t}-{p}" for t, p in index(scope))
 
 
 def no_record_lost(scope, state) -> str | None:
     if state.logs is None:
         return None
-    return delivery.no_record_lost(state.logs, _holders(state), _stride(scope))
+    return delivery.no_record_lost(state.logs, _holders(state), _names(scope))
 
 
 def no_duplicate_without_failure(scope, prev, action, nxt, events) -> str | None:
     if nxt.logs is None or scope.commit_policy == NONE:
         return None
-    return delivery.no_duplicate_without_failure(prev.logs, _holders(prev, zombies=False), _holders(nxt), _stride(scope))
+    return delivery.no_duplicate_without_failure(prev.logs, _holders(prev, zombies=False), _holders(nxt), _names(scope))
 
 
 def commits_fenced_after_handover(scope, prev, action, nxt, events) -> str | None:
     if nxt.logs is None:
         return None
     answered = [e.data for e in events if e.kind == "offset_commit"]
-    return delivery.commits_fenced_after_handover(prev.logs, answered, _stride(scope)) if answered else None
+    return delivery.commits_fenced_after_handover(prev.logs, answered, _names(scope)) if answered else None
 
 
 def fetch_stops_at_revocation(scope, prev, action, nxt, events) -> str | None:
     if nxt.logs is None:
         return None
-    return delivery.fetch_stops_at_revocation(_holders(prev), _holders(nxt), _stride(scope))
+    return delivery.fetch_stops_at_revocation(_holders(prev), _holders(nxt), _names(scope))
 
 
 for _mine, _shared in ((no_record_lost, delivery.no_record_lost),

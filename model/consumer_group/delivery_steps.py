@@ -9,7 +9,8 @@ Kafka's new consumer (``AsyncKafkaConsumer``, clients/.../consumer/internals/):
 * ``poll`` / ``process``: the application's ``poll()`` returns records of fetchable partitions
   (one per step here); it processes them before polling again. The rebalance callbacks and the
   reconciliation run inside ``poll()`` (``AbstractMembershipManager#maybeReconcile(canCommit)``
-  returns early unless called from the application's poll): ``delivery.in_poll``.
+  returns early unless called from the application's poll): ``delivery.in_poll``
+  (``kafka-20332``: the background starts a revocation while the application holds records).
 * ``auto_commit`` (policy auto): ``CommitRequestManager``'s interval commit of
   ``allConsumed()``, a message: ``commit_deliver`` (the coordinator judges it), ``commit_read``
   (the client reads the answer), ``lose_commit_reply`` (fault ``lose_response``). One
@@ -46,10 +47,8 @@ from .world import (HANDOVER_CLEAN, IN_GROUP, KILLED_BEFORE_COMMIT, RECONCILING,
 KINDS = ("poll", "process", "commit", "auto_commit", "commit_deliver", "commit_read")
 ENVIRONMENT = ("produce",)
 FAULTS = ("lose_commit_reply",)
-# the record layer's known-bug switches (delivery.SWITCHES) this model runs; the others need
-# what it does not model yet (KAFKA-16033: an epoch lag at the commit before revocation;
-# KAFKA-20332: a revoked cursor kept until its records are processed)
-SWITCHES = ("kafka-16460", "kafka-18641")
+# the record layer's known-bug switches (delivery.SWITCHES) this model runs
+SWITCHES = ("kafka-16460", "kafka-18641", "kafka-20332")
 
 
 def rules_of(scope) -> Rules:
@@ -94,9 +93,12 @@ def may_send(c: Client) -> bool:
 def may_reconcile(scope, c: Client) -> bool:
     """maybeReconcile(canCommit): only from the application's poll (every record it was given
     processed, no commitSync owed), with no commit of its own under way (a reconciliation
-    waiting for its commit has one)."""
+    waiting for its commit has one). ``kafka-20332`` (4.2.0): the background thread may run
+    it while the application still holds records poll returned."""
     app = c.app
-    return app is not None and d.in_poll(app) and _idle_commit(app)
+    if app is None or not _idle_commit(app):
+        return False
+    return d.in_poll(app) or (not rules_of(scope).revoke_only_in_poll and app.waiting != d.COMMITTING)
 
 
 def may_close(c: Client) -> bool:
@@ -209,6 +211,9 @@ def step(scope, state: State, action: Action, profile, index) -> tuple[State, tu
             logs = d.excuse(logs, 1 << p)
         if scope.commit_policy == AFTER_PROCESSING:
             app = app._replace(waiting=d.COMMITTING)
+        if not c.owned >> p & 1 and not d.can_process(app, p) and not rules_of(scope).revoke_only_in_poll:
+            app = d.revoked(app, 1 << p)     # kafka-20332: the revoked cursor's last held record
+
     elif k == "commit":
         req = d.commit_request(app, key, c.epoch, MANUAL, processed=True)
         logs, data, extra = _commit_now(scope, state, s, c, app, logs, req, profile, index)
@@ -244,7 +249,7 @@ def _read(scope, state: State, action: Action, profile, index):
     if app.waiting == RECONCILE:
         if error == "STALE_MEMBER_EPOCH" and rules_of(scope).retry_stale_with_latest and c.status == RECONCILING:
             # "auto-commit before revocation should retry with latest consumed offsets" (KAFKA-16033's fix)
-            req = d.commit_request(app, member_key(s, c.incarnation), c.epoch, REVOKE, processed=False)
+            req = d.commit_request(app, member_key(s, c.incarnation), c.epoch, REVOKE, processed=True)
             c = c._replace(app=app._replace(commit=req, waiting=RECONCILE if req is not None else ""))
         else:
             c, state, callbacks = _finish_revocation(scope, state, s, c, profile, index)
@@ -263,8 +268,22 @@ def _finish_revocation(scope, state: State, s: int, c: Client, profile, index):
     goal = c.target
     c, callbacks = reconcile(c._replace(target=(c.owned & ~marked) | (c.target & ~c.owned)), "", commit=False)
     c = c._replace(target=goal)
-    app = d.assigned(d.revoked(app, marked), c.owned)
+    app = d.assigned(_revoked(scope, app, marked), c.owned)
     return c._replace(app=app), state, callbacks
+
+
+def _revoked(scope, app, mask: int):
+    """onPartitionsRevoked: the cursors of ``mask`` are dropped. ``kafka-20332``: one whose
+    records the application still holds (the background thread revoked while the app thread
+    had collected them) stays, revoking and unfetchable, until they are processed: "records
+    being returned to the app after commit/revocation" (KAFKA-20332). (A ghost whose partition
+    comes back before it is processed stays the partition's one cursor: the buggy scope's
+    claim breaks before.)"""
+    if rules_of(scope).revoke_only_in_poll:
+        return d.revoked(app, mask)
+    ghosts = tuple(cur._replace(revoking=True, unfetchable=True) for cur in app.cursors
+                   if mask >> cur.partition & 1 and cur.processed < cur.position)
+    return d.revoked(app, mask)._replace(cursors=tuple(sorted(d.revoked(app, mask).cursors + ghosts)))
 
 
 def reconcile_step(scope, state: State, s: int, profile, index) -> tuple[State, tuple[Event, ...]]:
@@ -275,7 +294,10 @@ def reconcile_step(scope, state: State, s: int, profile, index) -> tuple[State, 
     key = member_key(s, c.incarnation)
     revoked = c.owned & ~c.target
     if scope.commit_policy == AUTO and revoked:
-        req = d.commit_request(app, key, c.epoch, REVOKE, processed=False)
+        # the positions as of the application's last poll (CommitRequestManager's
+        # latestPartitionOffsets, KAFKA-18641's fix): inside poll they are the positions, and
+        # they are what was processed (poll returns records only once all before are)
+        req = d.commit_request(app, key, c.epoch, REVOKE, processed=True)
         if req is not None:
             app = d.revoke_commit(app, revoked, req, RECONCILE, pause=rules_of(scope).pause_before_revoke_commit)
             clients = state.clients[:s] + (c._replace(app=app),) + state.clients[s + 1:]
@@ -285,7 +307,7 @@ def reconcile_step(scope, state: State, s: int, profile, index) -> tuple[State, 
         req = d.commit_request(app, key, c.epoch, CALLBACK, processed=True, mask=revoked)
         logs, data, extra = _commit_now(scope, state, s, c, app, logs, req, profile, index)
     nc, callbacks = reconcile(c, "", commit=False)
-    app = d.assigned(d.revoked(app, revoked), nc.owned & ~c.owned)
+    app = d.assigned(_revoked(scope, app, revoked), nc.owned & ~c.owned)
     clients = state.clients[:s] + (nc._replace(app=app),) + state.clients[s + 1:]
     note = (data[0].error or "committed") if data else "no commit"
     return state._replace(clients=clients, logs=logs), (Event("reconcile", s, note, data + callbacks),) + extra

@@ -29,10 +29,10 @@ def name(scope: ConsumerGroupScope, slot: int) -> str:
     return f"C{slot + 1}"
 
 
-def _stride(scope) -> int:
-    """The partitions of t0: the record layer names bit b t{b // stride}-{b % stride} (right for
-    the one-topic record scopes)."""
-    return sum(1 for t, _ in index(scope) if t == "t0")
+def _names(scope) -> tuple[str, ...]:
+    """The record layer's partition names by bit (``delivery.label``): the scope's partition
+    index, since topics may have unequal partition counts."""
+    return tuple(f"{t}-{p}" for t, p in index(scope))
 
 
 def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
@@ -55,7 +55,7 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
             d["reply"] = {"error": c.reply.error, "epoch": c.reply.epoch,
                           "assignment": "null" if c.reply.assignment is None else _text(scope, c.reply.assignment)}
         if scope.records:
-            d["app"] = delivery.app_itf(c.app, _stride(scope))
+            d["app"] = delivery.app_itf(c.app, _names(scope))
         clients.append(d)
     out = {
         "group": {"state": "DEAD" if g.dead else group_state(g), "group_epoch": g.group_epoch,
@@ -66,7 +66,7 @@ def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:
     if state.classic is not None:
         out["classic"] = _classic_group(scope, state.classic)
     if state.logs is not None:
-        out["logs"] = delivery.logs_itf(state.logs, _stride(scope))
+        out["logs"] = delivery.logs_itf(state.logs, _names(scope))
     return out
 
 
@@ -186,9 +186,9 @@ def describe_state(scope: ConsumerGroupScope, state: State) -> str:
             continue
         lines.append(f"{name(scope, s)} [{member_id(s, c.incarnation)}]: {c.status}, epoch {c.epoch}, owns "
                      f"{_text(scope, c.owned)}, target {_text(scope, c.target)}" + (", stalled" if c.stalled else "")
-                     + (f"; app {delivery.describe_app(c.app, _stride(scope))}" if scope.records else ""))
+                     + (f"; app {delivery.describe_app(c.app, _names(scope))}" if scope.records else ""))
     for p, log in enumerate(state.logs or ()):
-        lines.append("  " + delivery.describe_log(p, log, _stride(scope)))
+        lines.append("  " + delivery.describe_log(p, log, _names(scope)))
     return "\n".join(lines)
 
 
@@ -210,10 +210,9 @@ def offsets(scope: ConsumerGroupScope, state: State) -> dict[str, dict]:
     """The explorer's offsets track (``delivery.offsets``): per partition its log end, committed
     offset and each client's ``[processed, position]`` (every client with an application, a
     zombie too: what it processes shows); {} without records. Partitions are named as ``owners``
-    names them (the topics' own partition counts, not ``_stride``), so each track lies under
-    its partition's row whatever the topics."""
+    names them (``_names``: the topics' own partition counts), so each track lies under its
+    partition's row whatever the topics."""
     holders = [(name(scope, s), getattr(c, "app", None)) for s, c in enumerate(state.clients)]
     if state.logs is None:
         return {}
-    track = delivery.offsets(state.logs, holders, _stride(scope))     # one entry per log, in bit order
-    return dict(zip(_parts(scope, (1 << len(state.logs)) - 1), track.values()))
+    return delivery.offsets(state.logs, holders, _names(scope))

@@ -21,7 +21,7 @@ from .app import (apply_commit, assigned, can_poll, can_process, commit_request,
                   redelivered, revoke_commit, revoked, start)
 from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revocation, killed_before_commit,
                      no_duplicate_without_failure, no_record_lost)
-from .render import app_itf, describe_app, describe_log, log_itf, logs_itf, offsets
+from .render import Names, app_itf, describe_app, describe_log, label, log_itf, logs_itf, offsets
 from .rules import FIXES, NAMES, REFERENCE, SWITCHES, Rules, rules
 from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
                     NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
@@ -33,7 +33,7 @@ __all__ = [
     "produce", "redelivered", "revoke_commit", "revoked", "start",
     "Holder", "commits_fenced_after_handover", "fetch_stops_at_revocation", "killed_before_commit",
     "no_duplicate_without_failure", "no_record_lost",
-    "app_itf", "describe_app", "describe_log", "log_itf", "logs_itf", "offsets",
+    "Names", "app_itf", "describe_app", "describe_log", "label", "log_itf", "logs_itf", "offsets",
     "FIXES", "NAMES", "REFERENCE", "SWITCHES", "Rules", "rules",
     "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
     "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",

@@ -3,7 +3,8 @@
 Each model gives its clients as ``Holder``s, in the same order in every state (one per client
 slot), and wraps each claim in a ``Property`` of its own that returns None while the record
 layer is off. A claim returns None when it holds, else one line naming the partition, the
-offset and the member. ``stride`` names partitions (``model.partitions.name``).
+offset and the member. ``names`` names partitions (``render.label``: the model's names by bit,
+or the classic model's stride).
 
 The step claims compare two states: a cursor's ``processed`` that moved from ``a`` to ``b``
 processed offsets ``a..b-1`` in the step; a cursor whose ``position`` or ``processed`` moved
@@ -14,8 +15,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, NamedTuple
 
-from ..partitions import name
 from .app import cursor, held
+from .render import Names, label
 from .state import ACCEPTED, NO_OFFSET, App, Cursor, Log, OffsetCommitReq
 
 
@@ -27,7 +28,7 @@ class Holder(NamedTuple):
     app: App | None      # None: no application (the process is down)
 
 
-def no_record_lost(logs: tuple[Log, ...], holders: Iterable[Holder], stride: int) -> str | None:
+def no_record_lost(logs: tuple[Log, ...], holders: Iterable[Holder], names: Names) -> str | None:
     """Note: Using automatic offset commits can also give you "at-least-once" delivery, but the
     requirement is that you must consume all data returned from each call to poll(Duration)
     before any subsequent calls, or before closing the consumer. If you fail to do either of
@@ -46,7 +47,7 @@ def no_record_lost(logs: tuple[Log, ...], holders: Iterable[Holder], stride: int
                 safe |= held(h.app, p)
         for offset in range(log.base, log.committed):
             if not safe >> offset & 1:
-                return (f"{name(p, stride)} offset {offset} is below the committed offset {log.committed} "
+                return (f"{label(p, names)} offset {offset} is below the committed offset {log.committed} "
                         f"but no owner processed it")
     return None
 
@@ -61,7 +62,7 @@ def _moves(prev: Iterable[Holder], holders: Iterable[Holder]) -> Iterator[tuple[
 
 
 def no_duplicate_without_failure(prev_logs: tuple[Log, ...], prev: Iterable[Holder],
-                                 holders: Iterable[Holder], stride: int) -> str | None:
+                                 holders: Iterable[Holder], names: Names) -> str | None:
     """It is recommended that offsets should be committed in this callback to either Kafka or a
     custom offset store to prevent duplicate data. (Kafka's ConsumerRebalanceListener#onPartitionsRevoked)
     Used in this way Kafka provides what is often called "at-least-once" delivery guarantees, as
@@ -76,13 +77,13 @@ def no_duplicate_without_failure(prev_logs: tuple[Log, ...], prev: Iterable[Hold
         log = prev_logs[c.partition]
         for offset in range(old.processed, c.processed):
             if log.done >> offset & 1 and not log.excused >> offset & 1:
-                return (f"{name(c.partition, stride)} offset {offset} processed again by member {h.member} "
+                return (f"{label(c.partition, names)} offset {offset} processed again by member {h.member} "
                         f"with no fault since it was first processed")
     return None
 
 
 def commits_fenced_after_handover(prev_logs: tuple[Log, ...], answered: Iterable[tuple[OffsetCommitReq, str]],
-                                  stride: int) -> str | None:
+                                  names: Names) -> str | None:
     """The point of this is for the group coordinator to fence against zombie commit requests,
     that is, commit requests that include an offset for a partition that was since reassigned to
     a different member. If such a guard was not in place, a zombie offset commit may overwrite
@@ -97,12 +98,12 @@ def commits_fenced_after_handover(prev_logs: tuple[Log, ...], answered: Iterable
         for p, offset in req.offsets:
             fetcher = prev_logs[p].fetcher
             if fetcher not in (0, req.member):
-                return (f"{name(p, stride)} commit of offset {offset} by member {req.member} accepted "
+                return (f"{label(p, names)} commit of offset {offset} by member {req.member} accepted "
                         f"after member {fetcher} fetched it")
     return None
 
 
-def fetch_stops_at_revocation(prev: Iterable[Holder], holders: Iterable[Holder], stride: int) -> str | None:
+def fetch_stops_at_revocation(prev: Iterable[Holder], holders: Iterable[Holder], names: Names) -> str | None:
     """In eager rebalancing, it will always be called at the start of a rebalance and after the
     consumer stops fetching data. (Kafka's ConsumerRebalanceListener#onPartitionsRevoked) "we mark the
     partitions as "pending revocation," which stops the Fetcher from sending new fetches or
@@ -113,7 +114,7 @@ def fetch_stops_at_revocation(prev: Iterable[Holder], holders: Iterable[Holder],
     application."""
     for h, old, c in _moves(prev, holders):
         if old.revoking:
-            return (f"{name(c.partition, stride)} was fetched from or processed by member {h.member} "
+            return (f"{label(c.partition, names)} was fetched from or processed by member {h.member} "
                     f"after its revocation started")
     return None
 

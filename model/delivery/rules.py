@@ -19,10 +19,17 @@ class Rules(NamedTuple):
     """KAFKA-18641 (fixed 4.0.0): auto-commits happen only while the application is inside poll(),
     i.e. every record it was given is processed."""
     revoke_only_in_poll: bool = True
-    """KAFKA-20332: a revocation completes only from the application's poll()."""
+    """KAFKA-20332 (4.2.0; fixed by apache/kafka PR #21897, cherry-picked to 4.2 and 4.3): a
+    revocation starts only from the application's poll(), never while the application holds
+    records poll returned; with the bug the background starts it, and those records are still
+    returned and processed after it."""
     retry_stale_with_latest: bool = True
-    """KAFKA-16033 (fixed 3.8.0): a commit before revocation answered STALE_MEMBER_EPOCH is retried
-    with the latest positions and the current epoch."""
+    """KAFKA-16033 (fixed 3.8.0, apache/kafka PR #15357): a commit before revocation answered
+    STALE_MEMBER_EPOCH is retried with the latest positions and the current epoch. No model runs
+    its switch: 3.7.0 retried with the first attempt's offsets, which differ from the latest only
+    for a partition fetched during the commit (KAFKA-16460's order), and the 3.8+ coordinator
+    keeps an UNREVOKED member's epoch until it reports the revocation, so the answer needs 3.7.0's
+    coordinator (CurrentAssignmentBuilder#transitionToNewTargetAssignmentState)."""
     metadata_before_revoke: bool = True
     """KAFKA-9741 (fixed 2.5.0): ConsumerGroupMetadata carries the new generation before
     onPartitionsRevoked runs, so a commit from the callback carries the current generation."""

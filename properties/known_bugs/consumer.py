@@ -126,6 +126,22 @@ VARIANTS += (
         "current, and the next owner reprocesses what it had processed (the model treats the "
         "TxnOffsetCommit as an OffsetCommit: the coordinator validates both with validateOffsetCommit).",
     ),
+    with_behaviour(
+        key="librdkafka-5604", title="max.poll.interval.ms expiring during a rebalance drops the lost flag",
+        behaviour=replace(REF, delivery=("librdkafka-5604",)),
+        scope=ConsumerScope(partitions=(1,), faults=("max_poll",), budget=1, max_generation=3, records=True,
+                            max_records=1, commit_policy="auto"),
+        expect="lost_only_when_fenced",
+        doc="librdkafka (confluentinc/librdkafka PR #5604, open): when max.poll.interval.ms expires, "
+        "rd_kafka_cgrp_max_poll_interval_check_tmr_cb leaves the group, resets the member id and calls "
+        "rd_kafka_cgrp_revoke_all_rejoin_maybe(lost), which returns early when a rebalance is already in "
+        "progress without rd_kafka_cgrp_assignment_set_lost: the application is never told its partitions "
+        "were lost. (Its commits carry the reset member id, which the coordinator refuses, "
+        "ClassicGroup#validateOffsetCommit: no record claim breaks.) The model runs librdkafka's rule in the "
+        "Java client's place: the reset member skips onJoinPrepare's onPartitionsLost. Here C2's JoinGroup "
+        "starts a rebalance, C1 rejoins, polls a record and exceeds max.poll.interval.ms; it processes the "
+        "record and rejoins still claiming t0-0.",
+    ),
 )
 
 

@@ -116,6 +116,21 @@ VARIANTS: tuple[Variant, ...] = (
         "meanwhile.",
         also=("no_duplicate_without_failure",), hunt_steps=30,
     ),
+    _variant(
+        key="KAFKA-20332", title="the background revokes a partition whose records the application still holds",
+        switches=("kafka-20332",), scope=S(partitions=(1,), records=True, max_records=2),
+        expect="fetch_stops_at_revocation",
+        doc="apache/kafka PR #21897 (merged 2026-03-30; the JIRA, resolved 2026-04-08, names the cherry-picks to "
+        "the 4.2 and 4.3 branches): since 4.2 the application thread no longer waited for its poll event, so a "
+        "reconciliation triggered from the background thread could revoke a partition while the application "
+        "thread had records of it collected from the fetch buffer, and they were returned after the revocation "
+        "(\"ending with records being returned to the app after commit/revocation\"). The fix: the app thread "
+        "collects records only after it checked pending reconciliations, and background reconciliations trigger "
+        "no revocation. Here C2 hands t0-0 over to C1 (the uniform assignor's tie-break) while it holds record 0: "
+        "the revocation starts outside poll and C2 then processes record 0; C1 starts at the committed offset 0 "
+        "and processes it again.",
+        also=("no_duplicate_without_failure",), hunt_steps=30,
+    ),
 )
 
 

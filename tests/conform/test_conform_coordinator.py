@@ -74,3 +74,13 @@ def test_each_divergence_carries_its_judgement(tmp_path):
     v = _run(BROKEN[name](), tmp_path)
     assert v.divergences and {d["judgement"] for d in v.divergences} == {"not yet judged"}
     assert "judgement: not yet judged" in v.text()
+
+
+def test_the_seeded_walks_do_not_move_when_the_model_gains_a_fault_kind(monkeypatch):
+    """The walks ban kinds from a fixed tuple: a new budgeted kind of the consumer model (the
+    record layer's) leaves every seeded scenario as it was."""
+    from dataclasses import replace
+    from groupcheck.conform.roles.group_coordinator import scenarios as sc
+    before = [list(sc.walk_paths(scope, 3, 20, seed=7)) for scope in sc.SCOPES.values()]
+    monkeypatch.setattr(sc, "MODEL", replace(sc.MODEL, fault_kinds=("a_new_kind",) + sc.MODEL.fault_kinds))
+    assert [list(sc.walk_paths(scope, 3, 20, seed=7)) for scope in sc.SCOPES.values()] == before

@@ -9,7 +9,7 @@ import pytest
 
 from groupcheck.checker import bfs
 from groupcheck.model import delivery
-from groupcheck.model.consumer import MODEL, Config, ConsumerScope, from_dict, to_dict
+from groupcheck.model.consumer import MODEL, NO_MEMBER, Config, ConsumerScope, from_dict, to_dict
 from groupcheck.model.core import Step, check_step
 from groupcheck.model.scopes import ScopeError
 
@@ -279,6 +279,86 @@ def test_a_retriable_prepare_answer_commits_again_with_the_latest_positions():
     app = state.consumers[0].app
     assert app.waiting == delivery.PREPARE and app.commit.offsets == ((0, 2),) and app.reply is None
     assert state.consumers[0].outbox == ()
+
+
+def test_a_lost_commit_answer_spends_the_budget_excuses_and_onjoinprepare_commits_again():
+    """lose_commit_reply (fault lose_response): the OffsetCommit's answer never comes, the
+    request times out (retriable): onJoinPrepare sends a new commit of the latest positions;
+    what C1 processed may come again (excused)."""
+    scope = replace(COOP_AUTO, faults=("lose_response",), budget=1)
+    state = do(scope, _rebalance_requested(scope), ("join", 0), ("commit_deliver", 0))
+    assert state.logs[0].committed == 1 and state.logs[0].excused == 0
+    assert "lose_commit_reply" not in _kinds(replace(scope, faults=()), state, 0)
+    state = do(scope, state, ("produce", 0), ("poll", 0), ("process", 0), ("lose_commit_reply", 0))
+    app = state.consumers[0].app
+    assert state.budget == 0 and state.logs[0].excused == 0b11
+    assert app.reply is None and app.waiting == delivery.PREPARE and app.commit.offsets == ((0, 2),)
+    assert "lose_commit_reply" not in _kinds(scope, do(scope, state, ("commit_deliver", 0)), 0)   # budget spent
+
+
+def test_a_lost_interval_commit_answer_is_dropped():
+    scope = replace(EAGER_AUTO, faults=("lose_response",), budget=1, max_records=1)
+    state = do(scope, _joined_alone(scope), ("auto_commit", 0), ("commit_deliver", 0), ("lose_commit_reply", 0))
+    c = state.consumers[0]
+    assert c.app.reply is None and c.app.waiting == "" and c.status == "stable" and state.logs[0].excused == 1
+
+
+MAX_POLL = replace(COOP_AUTO, faults=("max_poll",), budget=1)
+RDKAFKA = replace(MAX_POLL, profile="custom", behaviour=replace(MAX_POLL.behaviour, delivery=("librdkafka-5604",)))
+
+
+def _stuck_mid_rebalance(scope):
+    """C1 rejoins (its onJoinPrepare commit answered, JoinGroup sent), then polls a record and
+    does not process it: its application is stuck while the rebalance is in progress."""
+    state = do(scope, _rebalance_requested(scope), ("join", 0), ("commit_deliver", 0), ("commit_read", 0),
+               ("deliver", 0), ("produce", 0), ("poll", 0))
+    c = state.consumers[0]
+    assert c.awaiting == "JoinGroup" and not c.needs_join_prepare and c.owned == 1
+    return state
+
+
+def test_max_poll_needs_records():
+    with pytest.raises(ScopeError, match="scope.faults: max_poll needs records: true"):
+        from_dict({**GOLDEN, "faults": ["max_poll"]})
+
+
+def test_max_poll_only_while_the_application_is_stuck_in_its_records():
+    state = _rebalance_requested(MAX_POLL)
+    assert "max_poll" not in _kinds(MAX_POLL, state, 0)        # C1 processed everything: inside poll
+    state = _stuck_mid_rebalance(MAX_POLL)
+    assert "max_poll" in _kinds(MAX_POLL, state, 0)
+
+
+def test_max_poll_leaves_resets_and_the_next_join_loses_the_partitions():
+    """The rule keep_lost_in_rebalance, reference: LeaveGroup, the member reset, onJoinPrepare
+    again: onPartitionsLost(t0-0) and a JoinGroup owning nothing; what C1 processed is excused."""
+    state = do(MAX_POLL, _stuck_mid_rebalance(MAX_POLL), ("max_poll", 0))
+    c = state.consumers[0]
+    assert state.group.member(1) is None and c.member_id == NO_MEMBER and c.generation == -1 and c.needs_join_prepare
+    assert state.budget == 0 and state.logs[0].excused == 0b1
+    state = do(MAX_POLL, state, ("process", 0))
+    state, events = MODEL.step(MAX_POLL, state, next(a for a in MODEL.actions(MAX_POLL, state)
+                                                     if a.kind == "join" and a.slot == 0))
+    assert [(e.kind, e.partitions) for e in events] == [("lost", 1)] and state.consumers[0].owned == 0
+
+
+def test_librdkafka_5604_drops_the_lost_flag_when_a_rebalance_is_in_progress():
+    """keep_lost_in_rebalance flipped: the reset member keeps needsJoinPrepare false, so its next
+    JoinGroup claims t0-0 with no onPartitionsLost."""
+    state = do(RDKAFKA, _stuck_mid_rebalance(RDKAFKA), ("max_poll", 0), ("process", 0))
+    c = state.consumers[0]
+    assert c.member_id == NO_MEMBER and not c.needs_join_prepare
+    state, events = MODEL.step(RDKAFKA, state, next(a for a in MODEL.actions(RDKAFKA, state)
+                                                    if a.kind == "join" and a.slot == 0))
+    assert not any(e.kind == "lost" for e in events) and state.consumers[0].owned == 1
+
+
+def test_librdkafka_5604_counterexample():
+    from groupcheck.properties.known_bugs.consumer import VARIANTS
+    v = next(v for v in VARIANTS if v.key == "librdkafka-5604")
+    violation = bfs(MODEL, v.buggy_scope()).violation
+    assert violation.property == "lost_only_when_fenced" and len(violation.path) - 1 == 21
+    assert violation.message == "C1 rejoined after a reset still claiming {t0-0}"
 
 
 def test_a_fencing_prepare_answer_resets_and_loses_the_partitions():

@@ -202,6 +202,48 @@ def test_kafka_16460_returns_a_record_of_a_partition_pending_revocation():
     assert violation.message == "t0-0 was fetched from or processed by member 2 after its revocation started"
 
 
+def test_kafka_20332_processes_a_record_of_a_partition_revoked_from_the_background():
+    """13 steps: C2 holds record 0 of t0-0 when its revocation starts outside poll, then
+    processes it."""
+    violation = _shortest("KAFKA-20332")
+    assert violation.property == "fetch_stops_at_revocation" and len(violation.path) - 1 == 13
+    assert violation.message == "t0-0 was fetched from or processed by member 2 after its revocation started"
+
+
+def test_kafka_20332_the_revocation_runs_while_the_application_holds_records_which_it_processes_after():
+    """The rule revoke_only_in_poll: the reference waits for the application's poll (the test
+    above this one in the reference); with kafka-20332 the revocation starts and completes while
+    C2 holds record 0 (its commit carries what was processed: the positions of its last poll),
+    and the revoked cursor stays until the record is processed."""
+    scope = S(partitions=(1,), records=True, max_records=2)
+    moves = tuple(m for m in HANDOVER if m != ("process", 1))
+    state = _go(scope, MODEL.init_states(scope)[0], *moves)
+    assert "reconcile" not in _kinds(scope, state, 1)
+    buggy = S(partitions=(1,), records=True, max_records=2, switches=("kafka-20332",))
+    assert "reconcile" in _kinds(buggy, state, 1)
+    state = _go(buggy, state, ("reconcile", 1))
+    c2 = state.clients[1]
+    assert c2.app.commit.offsets == ((0, 0),) and c2.app.waiting == "reconcile"
+    state = _go(buggy, state, ("commit_deliver", 1), ("commit_read", 1))
+    c2 = state.clients[1]
+    assert c2.owned == 0 and c2.status == "ACKNOWLEDGING" and state.logs[0].committed == 0
+    ghost, = c2.app.cursors
+    assert (ghost.position, ghost.processed, ghost.revoking, ghost.unfetchable) == (1, 0, True, True)
+    state = _go(buggy, state, ("process", 1))
+    assert state.clients[1].app.cursors == () and state.logs[0].done == 1
+
+
+def test_a_claim_names_the_partition_of_a_second_topic_with_another_partition_count():
+    """t0 has 1 partition and t1 has 2: bit 2 is t1-1 (the scope's partition index)."""
+    from groupcheck.model.consumer_group.delivery_claims import no_record_lost
+    from groupcheck.model.delivery import Log
+    scope = S(partitions=(1, 2), records=True, max_records=1)
+    state = MODEL.init_states(scope)[0]
+    broken = Log(end=1, committed=1, base=0, fetcher=0, done=0, excused=0)
+    state = state._replace(logs=state.logs[:2] + (broken,))
+    assert no_record_lost(scope, state) == "t1-1 offset 0 is below the committed offset 1 but no owner processed it"
+
+
 def test_one_connection_and_no_close_or_reconcile_across_the_applications_work():
     """close() waits for the application to process what poll returned; an interval commit
     queued behind a heartbeat waits for it (one connection, in order); the reconciliation

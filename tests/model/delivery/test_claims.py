@@ -32,6 +32,16 @@ def test_no_record_lost_names_the_partition_by_stride():
     assert d.no_record_lost(logs, [], 2).startswith("t1-0 offset 0 ")
 
 
+def test_the_claims_and_texts_name_partitions_by_the_models_names():
+    """Two topics with unequal partition counts (KIP-848's partition index t0-0, t1-0, t1-1): no
+    stride names bit 2; the model passes its names."""
+    names = ("t0-0", "t1-0", "t1-1")
+    logs = (_log(), _log(), _log(committed=1))
+    assert d.no_record_lost(logs, [], names).startswith("t1-1 offset 0 ")
+    assert d.describe_log(2, logs[2], names).startswith("t1-1 end 2 ")
+    assert list(d.logs_itf(logs, names)["#map"])[2][0] == "t1-1"
+
+
 def test_no_duplicate_without_failure():
     before, after = [_holder(member=2, position=1, processed=0)], [_holder(member=2, position=1)]
     assert d.no_duplicate_without_failure((_log(done=0b1),), before, after, 1) == (
