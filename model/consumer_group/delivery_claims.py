@@ -12,13 +12,12 @@ processes after.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 from .. import delivery
 from ..delivery import NONE, Holder
 from .delivery_steps import member_key, zombie
 from .member import running
-from .step import index
+from .step import partition_names as _names
 from .world import HANDOVER_CLEAN, KILLED_BEFORE_COMMIT, REDELIVERED
 
 
@@ -30,21 +29,20 @@ def _holders(state, zombies: bool = True) -> tuple[Holder, ...]:
                  for s, c in enumerate(state.clients))
 
 
-@lru_cache(maxsize=64)
-def _names(scope) -> tuple[str, ...]:
-    """Each partition's name by its bit (the scope's partition index: topics may have unequal
-    partition counts, so no stride names them)."""
-    return tuple(f"{t}-{p}" for t, p in index(scope))
+def _apps_moved(prev, nxt) -> bool:
+    """Some client's application changed in the step: only then can a cursor have been fetched
+    from or processed (the step claims' ``_moves``); a shortcut, not a rule."""
+    return any(getattr(a, "app", None) != getattr(b, "app", None) for a, b in zip(prev.clients, nxt.clients))
 
 
 def no_record_lost(scope, state) -> str | None:
-    if state.logs is None:
+    if state.logs is None or all(log.committed <= log.base for log in state.logs):
         return None
     return delivery.no_record_lost(state.logs, _holders(state), _names(scope))
 
 
 def no_duplicate_without_failure(scope, prev, action, nxt, events) -> str | None:
-    if nxt.logs is None or scope.commit_policy == NONE:
+    if nxt.logs is None or scope.commit_policy == NONE or not _apps_moved(prev, nxt):
         return None
     return delivery.no_duplicate_without_failure(prev.logs, _holders(prev, zombies=False), _holders(nxt), _names(scope))
 
@@ -57,7 +55,7 @@ def commits_fenced_after_handover(scope, prev, action, nxt, events) -> str | Non
 
 
 def fetch_stops_at_revocation(scope, prev, action, nxt, events) -> str | None:
-    if nxt.logs is None:
+    if nxt.logs is None or not _apps_moved(prev, nxt):
         return None
     return delivery.fetch_stops_at_revocation(_holders(prev), _holders(nxt), _names(scope))
 

@@ -8,7 +8,7 @@ from .classic_clients import _mask
 from .group import group_state
 from .properties import _consuming
 from .scope import ConsumerGroupScope
-from .step import index
+from .step import index, partition_names as _names
 from .world import Action, State, member_id
 
 
@@ -27,12 +27,6 @@ def _text(scope, mask: int) -> str:
 
 def name(scope: ConsumerGroupScope, slot: int) -> str:
     return f"C{slot + 1}"
-
-
-def _names(scope) -> tuple[str, ...]:
-    """The record layer's partition names by bit (``delivery.label``): the scope's partition
-    index, since topics may have unequal partition counts."""
-    return tuple(f"{t}-{p}" for t, p in index(scope))
 
 
 def state_to_itf(scope: ConsumerGroupScope, state: State) -> dict:

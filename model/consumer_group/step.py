@@ -68,6 +68,13 @@ def index(scope: ConsumerGroupScope):
                            for i, p in enumerate(scope.partitions))
 
 
+@lru_cache(maxsize=64)
+def partition_names(scope: ConsumerGroupScope) -> tuple[str, ...]:
+    """Each partition's name by its bit (``index``; the record layer's ``delivery.label``):
+    topics may have unequal partition counts, so no stride names them."""
+    return tuple(f"{t}-{p}" for t, p in index(scope))
+
+
 def coordinator_switches(scope: ConsumerGroupScope) -> tuple[str, ...]:
     return tuple(s for s in scope.switches if s in SWITCHES)
 
