@@ -39,7 +39,8 @@ def test_a_duplicate_without_a_fault_is_a_violation():
     j = _judge("dup_unexcused")
     assert j.violated() == ["no_duplicate_without_failure"]
     assert j.tally.counts()["duplicated_unexcused"] == 2
-    assert "processed 0:0 again (first by c1)" in j.results["no_duplicate_without_failure"].violations[0][2]
+    assert j.results["no_duplicate_without_failure"].violations[0][2] == \
+        "t0-0 offset 0 processed again by member c2 with no fault since it was first processed (first by c1)"
 
 
 def test_a_commit_ahead_of_processing_loses_a_record():
@@ -47,13 +48,14 @@ def test_a_commit_ahead_of_processing_loses_a_record():
     assert j.violated() == ["no_record_lost"]
     assert j.tally.lost == [(0, 1)]
     assert j.results["no_record_lost"].violations[0][2] == \
-        "partition 0 offset 1 is below the committed offset 3 but no owner processed it"
+        "t0-0 offset 1 is below the committed offset 3 but no owner processed it"
 
 
 def test_a_zombie_commit_accepted_after_the_handover_is_a_violation():
     j = _judge("zombie_commit")
     assert "commits_fenced_after_handover" in j.violated()
-    assert "accepted after c2 was assigned it" in j.results["commits_fenced_after_handover"].violations[0][2]
+    assert j.results["commits_fenced_after_handover"].violations[0][2] == \
+        "t0-0 commit of offset 1 by member c1 accepted after member c2 fetched it"
     # the stall excuses c2's redelivery of offset 0
     assert j.tally.duplicated == [(0, 0, "stall c1")]
 
@@ -150,3 +152,27 @@ def test_a_zombie_reprocessing_after_sigcont_is_excused_by_its_sigstop():
     assert j.violated() == [], j.summary()
     assert (0, 2, "sigstop c1") in j.tally.duplicated
     assert j.results["commits_fenced_after_handover"].checks > 0
+
+
+def test_the_verdicts_are_the_model_claims(monkeypatch):
+    """The judge states no claim itself: it rebuilds model/delivery state and asks
+    model/delivery/claims.py, so silencing the four claims there silences every fixture's
+    violation here (and the claims' own messages are what it reports, above)."""
+    from groupcheck.conform.roles.consumer_client import claims_records
+    for name in PROPERTIES:
+        monkeypatch.setattr(claims_records, name, lambda *args, **kw: None)
+    for name in ("loss", "dup_unexcused", "zombie_commit", "after_revoke"):
+        assert _judge(name).violated() == [], name
+
+
+def test_partitions_are_named_by_topic_with_the_scenarios_stride():
+    """A grown topic's partition k * partitions + p is t<k>-<p> in the claim's message."""
+    data = json.loads((HERE / "loss.json").read_text())
+    events = [{**e, "partition": 5} if "partition" in e else
+              {**e, "partitions": [5]} if "partitions" in e else
+              {**e, "offsets": {"5": v for v in e["offsets"].values()}} if e.get("offsets") else
+              {**e, "end": {"5": 3}, "committed": {"5": 3}} if e["kind"] == "offsets" else e
+              for e in data["events"]]
+    j = judge(events, policy=data["policy"], stride=4)
+    assert j.results["no_record_lost"].violations[0][2] == \
+        "t1-1 offset 1 is below the committed offset 3 but no owner processed it"

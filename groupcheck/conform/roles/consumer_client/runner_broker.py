@@ -91,5 +91,6 @@ def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: flo
               heartbeat_interval_ms=settings.heartbeat_interval_ms)
     rounds = [(e["args"]["rounds"], e["args"]["seconds"]) for e in events
               if e["kind"] == "op" and e["op"] == "settled" and e["args"]["ok"] and e["args"]["rounds"]]
-    records = judge_records(events, policy=settings.commit_policy) if settings.commit_policy else None
+    records = (judge_records(events, policy=settings.commit_policy, stride=settings.partitions)
+               if settings.commit_policy else None)
     return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error, records)
