@@ -118,12 +118,15 @@ def test_the_report_sums_the_record_claims_and_tallies():
         data = json.loads((HERE / f"{name}.json").read_text())
         group = judge_group(data["events"], cooperative=False, partitions=1, max_poll_interval_ms=9000)
         report.add(SimpleNamespace(judgement=group, records=judge(data["events"], policy=data["policy"]),
-                                   rounds=[], error=None))
+                                   rounds=[], error=None, events=data["events"], seconds=1.0), name)
     j = report.to_json()
     assert j["properties"]["no_record_lost"]["violated"] == 1 and j["properties"]["no_record_lost"]["held"] == 1
     assert j["records"] == {"notes": [], "lost": 1, "duplicated": 1, "duplicated_excused": 1,
                             "duplicated_unexcused": 0, "unconsumed": 0}
     assert "records: 1 lost, 1 processed twice (1 after a fault, 0 without), 0 never consumed" in report.text()
+    assert [(r["scenario"], r["produced"], r["processed"], r["lost"], r["duplicated"], r["violated"])
+            for r in j["record_runs"]] == [("dup_after_kill", 3, 4, 0, 1, []), ("loss", 3, 2, 1, 0, ["no_record_lost"])]
+    assert "  loss: 3 produced, 2 processed, 1 lost, 0 twice (0 after a fault), 1.0 s" in report.text()
 
 
 def test_the_regression_template_reads_the_record_judgement():

@@ -278,7 +278,7 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
             progress(f"[{n + 1}/{options.scenarios}] {label}: {len(scenario)} operations (at most {bound:.0f} s) "
                      + json.dumps(scenario))
             r = runner(scenario, deadline)
-            report.add(r)
+            report.add(r, label)
             bad = r.judgement.violated() + (r.records.violated() if r.records else [])
             progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
                      + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
