@@ -289,8 +289,8 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
                     continue
                 if report.first_divergence_s is None:
                     report.first_divergence_s = round(time.monotonic() - start, 1)
-                shrunk, srun = (scenario, r) if prop in RECORD_PROPERTIES else shrink(   # not shrunk yet
-                    scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds), progress)
+                shrunk, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
+                                      progress)
                 srun = srun or r
                 smessage = _results(srun, prop).violations[0][2]
                 files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop, smessage,

@@ -218,8 +218,8 @@ def finish(ops: list[dict]) -> list[dict]:
 
 
 def normalise(ops: list[dict]) -> list[dict]:
-    """Drop operations a shorter scenario made meaningless (close / stall / resume of a
-    member not running, a second join of a running member), so every candidate runs."""
+    """Drop operations a shorter scenario made meaningless (close / stall / resume / commit /
+    hold of a member not running, a second join of a running member), so every candidate runs."""
     running: set[str] = set()
     hung: set[str] = set()
     stopped: set[str] = set()
@@ -245,7 +245,7 @@ def normalise(ops: list[dict]) -> list[dict]:
             if m not in stopped:
                 continue
             stopped.discard(m)
-        elif name == "commit":
+        elif name in ("commit", "hold"):
             if m not in running or m in stopped:
                 continue
         elif name == "stall":
