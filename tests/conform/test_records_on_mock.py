@@ -104,3 +104,39 @@ def test_the_mock_refuses_an_eager_revoke_callbacks_commit_during_the_rebalance(
     assert refused, [e for e in run.events if e["kind"] == "commit"]
     counts = run.records.tally.counts()
     assert counts["duplicated"] == counts["duplicated_excused"] > 0, counts
+
+
+def test_a_record_divergence_gets_a_standalone_script_that_reproduces_it(tmp_path):
+    """The script carries the harness's and the judge's code (no groupcheck import reaches an
+    installed groupcheck) and starts its own mock for a librdkafka target: it shows the
+    broken application's lost record again (exit 1)."""
+    import os
+    import subprocess
+    import sys
+    from dataclasses import asdict
+
+    from groupcheck.conform.roles.consumer_client import repro_records
+    settings = campaign.parse_target("commits-before-processing:librdkafka:range+after-processing")
+    settings.partitions = 2
+    trace = tmp_path / "clients-x-no_record_lost-0.itf.json"
+    path = repro_records.write([str(trace)], "x@librdkafka-mock", asdict(settings), SCENARIOS["records-kill-after-hold"],
+                               "no_record_lost", "t0-0 offset 2 is below the committed offset 3 but no owner processed it",
+                               30.0)
+    assert path == str(tmp_path / "repro_clients_x_no_record_lost_0.py")
+    text = open(path).read()
+    assert "import groupcheck" not in text and "from groupcheck" not in text.split("SOURCES = ")[0]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, path], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "REPRODUCED" in r.stdout and "no_record_lost" in r.stdout
+
+
+def test_no_record_script_for_a_group_claim_kafkajs_or_a_growing_topic():
+    from dataclasses import asdict
+
+    from groupcheck.conform.roles.consumer_client.repro_records import source
+    s = asdict(campaign.parse_target("kafka-python:range+auto"))
+    assert source("t", s, [], "converges_within_k", "m", 10) is None
+    assert source("t", {**s, "client": "kafkajs"}, [], "no_record_lost", "m", 10) is None
+    assert source("t", s, [{"op": "grow_topic"}], "no_record_lost", "m", 10) is None
+    assert source("t", s, [], "no_record_lost", "m", 10).startswith("#!/usr/bin/env python3")

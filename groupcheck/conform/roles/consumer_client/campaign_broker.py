@@ -29,7 +29,7 @@ from groupcheck.conform.roles.consumer_client.report import Report, write_diverg
 from groupcheck.conform.roles.consumer_client.scenarios import from_model, validate
 
 from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
-from . import repro
+from . import repro, repro_records
 from ...judgements import judged
 from .runner_broker import open_broker, run_scenario, settle_budget
 from .claims import PROPERTIES
@@ -295,8 +295,11 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
                 smessage = _results(srun, prop).violations[0][2]
                 files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop, smessage,
                                          template=REGRESSION, prefix="clients")
-                script = None if prop in RECORD_PROPERTIES else repro.write(   # repro: group claims only
-                    files, judgement_key(target, broker), settings_d, shrunk, prop, smessage, settle_budget(settings))
+                # a group claim's script restates the worker for a user's broker: none for the mock's runs
+                script = None if settings.mock and prop not in RECORD_PROPERTIES else \
+                    (repro_records if prop in RECORD_PROPERTIES else repro).write(
+                        files, judgement_key(target, broker), settings_d, shrunk, prop, smessage,
+                        settle_budget(settings))
                 report.divergences.append({"property": prop, "message": message, "signature": met.signature,
                                            **judged(judgement_key(target, broker), prop, message),
                                            "scenario_name": label, "seed": seed, "scenario": scenario,
