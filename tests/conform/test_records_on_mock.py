@@ -140,3 +140,21 @@ def test_no_record_script_for_a_group_claim_kafkajs_or_a_growing_topic():
     assert source("t", {**s, "client": "kafkajs"}, [], "no_record_lost", "m", 10) is None
     assert source("t", s, [{"op": "grow_topic"}], "no_record_lost", "m", 10) is None
     assert source("t", s, [], "no_record_lost", "m", 10).startswith("#!/usr/bin/env python3")
+
+
+@pytest.mark.parametrize("fault", ["kill", "sigstop"])
+def test_the_kip848_judge_knows_a_killed_or_stopped_member_process(fault):
+    """claims_848 over real member processes: after a SIGKILL or SIGSTOP the member is no
+    longer a live group member, so its partitions going to the survivor break no claim."""
+    from groupcheck.conform.roles.consumer_client.claims_848 import judge as judge_848
+
+    def cb(t, kind, member, parts, before, after, mid, epoch):
+        return {"t": t, "kind": kind, "member": member, "partitions": parts, "member_id": mid, "generation": epoch,
+                "owned_before": before, "owned_after": after}
+    ev = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}}, cb(0.1, "assign", "c1", [0, 1], [], [0, 1], "A", 2),
+          {"t": 0.2, "kind": "op", "op": "join", "args": {"member": "c2"}},
+          {"t": 0.3, "kind": "op", "op": fault, "args": {"member": "c1"}},
+          cb(4.0, "assign", "c2", [0, 1], [], [0, 1], "B", 4),
+          {"t": 5.0, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60}}]
+    s = judge_848(ev, partitions=2, max_poll_interval_ms=6000).summary()
+    assert {p: x["verdict"] for p, x in s.items() if x["verdict"] == "violated"} == {}, s
