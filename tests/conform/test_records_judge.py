@@ -179,3 +179,16 @@ def test_partitions_are_named_by_topic_with_the_scenarios_stride():
     j = judge(events, policy=data["policy"], stride=4)
     assert j.results["no_record_lost"].violations[0][2] == \
         "t1-1 offset 1 is below the committed offset 3 but no owner processed it"
+
+
+def test_a_struck_member_processing_a_partition_nobody_was_assigned_is_judged_not_raised():
+    """A zombie may hand the application a record of a partition the history never assigned
+    (its callbacks were lost with it): fetch_stops_at_revocation, no IndexError."""
+    events = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}},
+              {"t": 1, "kind": "assign", "member": "c1", "partitions": [0]},
+              {"t": 2, "kind": "op", "op": "sigstop", "args": {"member": "c1"}},
+              {"t": 3, "kind": "processed", "member": "c1", "partition": 3, "offset": 0}]
+    j = judge(events, policy="auto")
+    assert j.violated() == ["fetch_stops_at_revocation"]
+    assert j.results["fetch_stops_at_revocation"].violations[0][2] == \
+        "t0-3 was fetched from or processed by member c1 after its revocation started (it owns [0])"

@@ -106,10 +106,10 @@ class History:
 
     def fault(self, partitions, cause: str) -> None:
         """The model's ``excuse`` on ``partitions``; remember which fault excused each offset."""
-        before = self.tuple()
+        before = self.tuple({p: self.logs.get(p, EMPTY) for p in partitions})     # every one of them indexed
         self.store(excuse(before, sum(1 << p for p in partitions)))
         for p in partitions:
-            new = self.logs.get(p, EMPTY).excused & ~(before[p].excused if p < len(before) else 0)
+            new = self.logs.get(p, EMPTY).excused & ~before[p].excused
             for o in range(new.bit_length()):
                 if new >> o & 1:
                     self.excuses[(p, o)] = cause
