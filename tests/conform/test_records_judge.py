@@ -192,3 +192,20 @@ def test_a_struck_member_processing_a_partition_nobody_was_assigned_is_judged_no
     assert j.violated() == ["fetch_stops_at_revocation"]
     assert j.results["fetch_stops_at_revocation"].violations[0][2] == \
         "t0-3 was fetched from or processed by member c1 after its revocation started (it owns [0])"
+
+
+def test_an_auto_commit_after_a_refused_manual_commit_is_not_judged_by_the_old_send():
+    """Recorded on librdkafka's mock (KIP-848, auto): c1's manual commit after SIGCONT was
+    refused (UNKNOWN_MEMBER_ID); c1 rejoined, was assigned partition 2 after c2 revoked it,
+    and auto-committed it. The refused commit's send time must not be the auto-commit's:
+    the first judge did so and reported a zombie commit accepted."""
+    def cb(t, kind, m, parts):
+        return {"t": t, "kind": kind, "member": m, "partitions": parts}
+    events = [cb(0.1, "assign", "c1", [2]), cb(0.6, "revoke", "c1", [2]), cb(0.7, "assign", "c2", [2]),
+              {"t": 19.9, "kind": "commit_sent", "member": "c1", "offsets": {"0": 2}},
+              {"t": 19.9, "kind": "commit", "member": "c1", "offsets": {"0": 2}, "error": "UNKNOWN_MEMBER_ID",
+               "auto": False},
+              cb(20.2, "revoke", "c2", [2]), cb(20.4, "assign", "c1", [2]),
+              {"t": 20.9, "kind": "commit", "member": "c1", "offsets": {"2": 5}, "error": None, "auto": True}]
+    j = judge(events, policy="auto")
+    assert j.violated() == [], j.summary()

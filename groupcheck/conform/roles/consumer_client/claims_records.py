@@ -155,11 +155,12 @@ def judge(events: list[dict], *, policy: str, stride: int = STRIDE) -> RecordJud
         elif kind == "commit_sent":
             sent[m] = h.tuple()
         elif kind == "commit":
+            at_send = None if ev.get("auto") else sent.pop(m, None)     # an auto-commit has no commit_sent
             if ev.get("error"):
                 parts = {int(p) for p in (ev.get("offsets") or {})} or owned.get(m, set())
                 h.fault(parts, f"{m}'s commit failed: {ev['error']}")
-            elif m in sent:
-                _judge_commit(res["commits_fenced_after_handover"], i, t, ev, m, sent.pop(m), stride)
+            elif at_send is not None:
+                _judge_commit(res["commits_fenced_after_handover"], i, t, ev, m, at_send, stride)
         elif kind == "processed":
             if m in struck:             # a duplicate by, or of, a struck member is the fault's
                 h.fault({ev["partition"]}, struck[m])
