@@ -158,3 +158,22 @@ def test_the_kip848_judge_knows_a_killed_or_stopped_member_process(fault):
           {"t": 5.0, "kind": "op", "op": "settled", "args": {"ok": True, "max_s": 60}}]
     s = judge_848(ev, partitions=2, max_poll_interval_ms=6000).summary()
     assert {p: x["verdict"] for p, x in s.items() if x["verdict"] == "violated"} == {}, s
+
+
+def test_the_cli_runs_a_kip848_record_target_on_the_mock_and_refuses_a_bad_one(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from groupcheck.cli import app
+    r = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka-consumer-protocol+none",
+                                 "--scenarios", "1", "--out", str(tmp_path / "ok")])
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+    verdict = json.loads((tmp_path / "ok" / "conform" / "librdkafka-consumer-protocol-none" / "verdict.json").read_text())
+    assert verdict["settings"]["broker"] == "librdkafka-mock-consumer-protocol"
+    assert [x["scenario"] for x in verdict["record_runs"]] == ["records-join"]
+    run = verdict["record_runs"][0]
+    assert run["lost"] == 0 and run["produced"] == run["processed"] - run["duplicated"] + run["unconsumed"] > 0, run
+    bad = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka:sticky+auto",
+                                   "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output and "give [broken:]librdkafka:ASSIGNOR+POLICY" in bad.output
