@@ -177,3 +177,18 @@ def test_the_cli_runs_a_kip848_record_target_on_the_mock_and_refuses_a_bad_one(t
     bad = CliRunner().invoke(app, ["conform", "--role", "consumer-client", "--target", "librdkafka:sticky+auto",
                                    "--out", str(tmp_path / "bad")])
     assert bad.exit_code == 2 and "Traceback" not in bad.output and "give [broken:]librdkafka:ASSIGNOR+POLICY" in bad.output
+
+
+def test_librdkafkas_background_auto_commit_loses_a_record_returned_to_a_stuck_application():
+    """``grab``: poll returned c1 a record and the application is stuck before processing
+    it; librdkafka's auto-commit (in the background, of the last message handed to the
+    application) commits past it, and after the SIGKILL c2 starts after it: the record is
+    lost. Judged a documented choice (judgements.json); after-processing loses nothing."""
+    from groupcheck.conform.judgements import judged
+    run = _run("librdkafka:range+auto", "records-kill-after-grab")
+    assert run.error is None, run.error
+    held = [(e["partition"], e["offset"]) for e in run.events if e["kind"] == "held"]
+    assert run.records.violated() == ["no_record_lost"] and run.records.tally.lost == held, run.records.summary()
+    message = run.records.results["no_record_lost"].violations[0][2]
+    assert judged("librdkafka:range+auto@librdkafka-mock", "no_record_lost", message)["judgement"] == \
+        "documented choice"

@@ -223,8 +223,8 @@ def perform(group, op, budget_s):
         group.wait(op["seconds"])
     elif name == "produce":
         group.produce(op["count"])
-    elif name == "hold":
-        group.hold(member)
+    elif name in ("hold", "grab"):
+        group.hold(member, before_processing=name == "grab")
     elif name == "settle":
         ok, took = group.settle(min(op["max_s"], budget_s), 1.5)
         group.record("op", op="settled", args={"ok": ok, "max_s": op["max_s"], "seconds": round(took, 1)})

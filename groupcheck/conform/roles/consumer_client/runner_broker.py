@@ -55,8 +55,8 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         group.wait(op["seconds"])
     elif name == "produce":
         group.produce(op["count"])
-    elif name == "hold":
-        group.hold(m)
+    elif name in ("hold", "grab"):
+        group.hold(m, before_processing=name == "grab")
     elif name == "grow_topic":
         topic = group.grow()
         group.record("op", op="grown", args={"topic": topic, "partitions": group.partitions})

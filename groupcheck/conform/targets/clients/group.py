@@ -184,16 +184,18 @@ class ProcessGroup:
         for p, offset, value in self.producer.produce(count):
             self.record("produced", partition=p, offset=offset, value=value)
 
-    def hold(self, name: str) -> None:
+    def hold(self, name: str, before_processing: bool = False) -> None:
         """Ask ``name`` to process one more record and block before committing it (returns
-        once it took the command); it holds at its next record (a later ``produce`` may
-        bring it). A ``kill`` of it waits
-        for its ``held`` line first."""
+        once it took the command); ``before_processing`` (the ``grab`` op): to block before
+        processing the record poll returned. It holds at its next record (a later ``produce``
+        may bring it). A ``kill`` of it waits for its ``held`` line first."""
         if not self.settings.commit_policy:
             raise ValueError("hold needs members that process records (a commit policy)")
+        if before_processing and self.settings.client in NODE_CLIENTS:
+            raise ValueError(f"grab: the {self.settings.client} worker has no grab command")
         w = self._running(name)
         w.hold_from, asked = len(self._held(name)), len(self._held(name, "hold_asked"))
-        self._send(w, "hold")
+        self._send(w, "grab" if before_processing else "hold")
         end = time.monotonic() + 30
         while len(self._held(name, "hold_asked")) <= asked:     # it reads commands between polls
             if time.monotonic() >= end or self.past_deadline():

@@ -22,7 +22,7 @@ processing what it gave back), for the judge's self-test.
 
 ``--commit-policy auto | sync-on-revoke | after-processing | none`` turns the record layer
 on (``app_records.py``): the application processes every record it is given and commits
-by that policy, with ``processed`` / ``commit`` / ``held`` lines; the ``hold`` command makes
+by that policy, with ``processed`` / ``commit`` / ``held`` lines; the ``hold`` (``grab``) command makes
 it process one more record and block before committing it. Without the option the
 worker commits nothing by itself, as before.
 
@@ -333,8 +333,8 @@ def loop(poll, sample, commit, close, records: Records | None = None, commit_off
         elif cmd == "commit":
             gen, mid, error = commit()
             emit("commit", generation=gen, member_id=mid, error=error)
-        elif cmd == "hold" and records is not None:
-            records.ask_hold()
+        elif cmd in ("hold", "grab") and records is not None:
+            records.ask_hold(grab=cmd == "grab")
         if not stalled:
             poll()
             sampler(*sample())
@@ -416,8 +416,8 @@ async def _aiokafka(a) -> None:
             except KafkaError as e:
                 error = type(e).__name__
             emit("commit", generation=gen, member_id=mid, error=error)
-        elif cmd == "hold" and records is not None:
-            records.ask_hold()
+        elif cmd in ("hold", "grab") and records is not None:
+            records.ask_hold(grab=cmd == "grab")
         if stalled or (records is not None and records.held):
             await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
             continue
