@@ -67,3 +67,16 @@ def test_the_harness_commit_command_commits_what_was_processed_not_offset_zero()
     r.commit_processed(lambda offsets: sent.append(offsets))
     assert sent == [{0: 3, 1: 5}]
     assert lines[-1][1]["offsets"] == {"0": 3, "1": 5}
+
+
+@pytest.mark.parametrize("broken", [None, "commits-before-processing"])
+def test_a_grab_stops_before_processing_the_returned_record(broken):
+    """``grab``: poll returned the record, the application is stuck before processing it
+    (nothing processed, nothing committed, a held line)."""
+    r, lines = _records("after-processing", broken)
+    r.ask_hold(grab=True)
+    assert r.steps(1, 7) == [("hold",)]
+    commits = []
+    assert r.record(1, 7, lambda offsets: commits.append(offsets)) is True
+    assert commits == [] and r.processed == {} and r.held
+    assert [k for k, _ in lines] == ["hold_asked", "held"]

@@ -39,7 +39,8 @@ def test_a_duplicate_without_a_fault_is_a_violation():
     j = _judge("dup_unexcused")
     assert j.violated() == ["no_duplicate_without_failure"]
     assert j.tally.counts()["duplicated_unexcused"] == 2
-    assert "processed 0:0 again (first by c1)" in j.results["no_duplicate_without_failure"].violations[0][2]
+    assert j.results["no_duplicate_without_failure"].violations[0][2] == \
+        "t0-0 offset 0 processed again by member c2 with no fault since it was first processed (first by c1)"
 
 
 def test_a_commit_ahead_of_processing_loses_a_record():
@@ -47,13 +48,14 @@ def test_a_commit_ahead_of_processing_loses_a_record():
     assert j.violated() == ["no_record_lost"]
     assert j.tally.lost == [(0, 1)]
     assert j.results["no_record_lost"].violations[0][2] == \
-        "partition 0 offset 1 is below the committed offset 3 but no owner processed it"
+        "t0-0 offset 1 is below the committed offset 3 but no owner processed it"
 
 
 def test_a_zombie_commit_accepted_after_the_handover_is_a_violation():
     j = _judge("zombie_commit")
     assert "commits_fenced_after_handover" in j.violated()
-    assert "accepted after c2 was assigned it" in j.results["commits_fenced_after_handover"].violations[0][2]
+    assert j.results["commits_fenced_after_handover"].violations[0][2] == \
+        "t0-0 commit of offset 1 by member c1 accepted after member c2 fetched it"
     # the stall excuses c2's redelivery of offset 0
     assert j.tally.duplicated == [(0, 0, "stall c1")]
 
@@ -116,12 +118,15 @@ def test_the_report_sums_the_record_claims_and_tallies():
         data = json.loads((HERE / f"{name}.json").read_text())
         group = judge_group(data["events"], cooperative=False, partitions=1, max_poll_interval_ms=9000)
         report.add(SimpleNamespace(judgement=group, records=judge(data["events"], policy=data["policy"]),
-                                   rounds=[], error=None))
+                                   rounds=[], error=None, events=data["events"], seconds=1.0), name)
     j = report.to_json()
     assert j["properties"]["no_record_lost"]["violated"] == 1 and j["properties"]["no_record_lost"]["held"] == 1
     assert j["records"] == {"notes": [], "lost": 1, "duplicated": 1, "duplicated_excused": 1,
                             "duplicated_unexcused": 0, "unconsumed": 0}
     assert "records: 1 lost, 1 processed twice (1 after a fault, 0 without), 0 never consumed" in report.text()
+    assert [(r["scenario"], r["produced"], r["processed"], r["lost"], r["duplicated"], r["violated"])
+            for r in j["record_runs"]] == [("dup_after_kill", 3, 4, 0, 1, []), ("loss", 3, 2, 1, 0, ["no_record_lost"])]
+    assert "  loss: 3 produced, 2 processed, 1 lost, 0 twice (0 after a fault), 1.0 s" in report.text()
 
 
 def test_the_regression_template_reads_the_record_judgement():
@@ -150,3 +155,57 @@ def test_a_zombie_reprocessing_after_sigcont_is_excused_by_its_sigstop():
     assert j.violated() == [], j.summary()
     assert (0, 2, "sigstop c1") in j.tally.duplicated
     assert j.results["commits_fenced_after_handover"].checks > 0
+
+
+def test_the_verdicts_are_the_model_claims(monkeypatch):
+    """The judge states no claim itself: it rebuilds model/delivery state and asks
+    model/delivery/claims.py, so silencing the four claims there silences every fixture's
+    violation here (and the claims' own messages are what it reports, above)."""
+    from groupcheck.conform.roles.consumer_client import claims_records
+    for name in PROPERTIES:
+        monkeypatch.setattr(claims_records, name, lambda *args, **kw: None)
+    for name in ("loss", "dup_unexcused", "zombie_commit", "after_revoke"):
+        assert _judge(name).violated() == [], name
+
+
+def test_partitions_are_named_by_topic_with_the_scenarios_stride():
+    """A grown topic's partition k * partitions + p is t<k>-<p> in the claim's message."""
+    data = json.loads((HERE / "loss.json").read_text())
+    events = [{**e, "partition": 5} if "partition" in e else
+              {**e, "partitions": [5]} if "partitions" in e else
+              {**e, "offsets": {"5": v for v in e["offsets"].values()}} if e.get("offsets") else
+              {**e, "end": {"5": 3}, "committed": {"5": 3}} if e["kind"] == "offsets" else e
+              for e in data["events"]]
+    j = judge(events, policy=data["policy"], stride=4)
+    assert j.results["no_record_lost"].violations[0][2] == \
+        "t1-1 offset 1 is below the committed offset 3 but no owner processed it"
+
+
+def test_a_struck_member_processing_a_partition_nobody_was_assigned_is_judged_not_raised():
+    """A zombie may hand the application a record of a partition the history never assigned
+    (its callbacks were lost with it): fetch_stops_at_revocation, no IndexError."""
+    events = [{"t": 0, "kind": "op", "op": "join", "args": {"member": "c1"}},
+              {"t": 1, "kind": "assign", "member": "c1", "partitions": [0]},
+              {"t": 2, "kind": "op", "op": "sigstop", "args": {"member": "c1"}},
+              {"t": 3, "kind": "processed", "member": "c1", "partition": 3, "offset": 0}]
+    j = judge(events, policy="auto")
+    assert j.violated() == ["fetch_stops_at_revocation"]
+    assert j.results["fetch_stops_at_revocation"].violations[0][2] == \
+        "t0-3 was fetched from or processed by member c1 after its revocation started (it owns [0])"
+
+
+def test_an_auto_commit_after_a_refused_manual_commit_is_not_judged_by_the_old_send():
+    """Recorded on librdkafka's mock (KIP-848, auto): c1's manual commit after SIGCONT was
+    refused (UNKNOWN_MEMBER_ID); c1 rejoined, was assigned partition 2 after c2 revoked it,
+    and auto-committed it. The refused commit's send time must not be the auto-commit's:
+    the first judge did so and reported a zombie commit accepted."""
+    def cb(t, kind, m, parts):
+        return {"t": t, "kind": kind, "member": m, "partitions": parts}
+    events = [cb(0.1, "assign", "c1", [2]), cb(0.6, "revoke", "c1", [2]), cb(0.7, "assign", "c2", [2]),
+              {"t": 19.9, "kind": "commit_sent", "member": "c1", "offsets": {"0": 2}},
+              {"t": 19.9, "kind": "commit", "member": "c1", "offsets": {"0": 2}, "error": "UNKNOWN_MEMBER_ID",
+               "auto": False},
+              cb(20.2, "revoke", "c2", [2]), cb(20.4, "assign", "c1", [2]),
+              {"t": 20.9, "kind": "commit", "member": "c1", "offsets": {"2": 5}, "error": None, "auto": True}]
+    j = judge(events, policy="auto")
+    assert j.violated() == [], j.summary()

@@ -60,3 +60,10 @@ def test_kafkajs_after_processing_redelivers_only_the_killed_members_held_record
     assert counts["lost"] == 0 and counts["duplicated"] == counts["duplicated_excused"] == 1, counts
     held = [e for e in run.events if e["kind"] == "held"]
     assert len(held) == 1 and held[0]["member"] == "c1"
+
+
+def test_tansu_does_not_answer_consumer_group_heartbeat(broker):
+    """KIP-848 records run on librdkafka's mock only: Tansu 0.6.0's ApiVersions lists no
+    ConsumerGroupHeartbeat (API 68). When it does, this fails: run the KIP-848 record
+    scenarios on Tansu too (confluent-kafka with group.protocol=consumer)."""
+    assert 11 in broker.apis and 68 not in broker.apis, sorted(broker.apis)

@@ -112,7 +112,9 @@ def shrink(scenario: list[dict], prop: str, runner: Callable, deadline: float, p
     ``deadline``. Returns the smallest scenario and its run (None: none smaller did)."""
     def attempt(candidate: list[dict]):
         run = runner(candidate, deadline)
-        if not (run.complete and prop in run.judgement.violated()):
+        records = getattr(run, "records", None)          # the record judge's, members with a commit policy
+        violated = run.judgement.violated() + (records.violated() if records is not None else [])
+        if not (run.complete and prop in violated):
             return None
         progress(f"  shrink: {len(candidate)} operations, {prop} still violated")
         return candidate, run

@@ -28,12 +28,12 @@ from groupcheck.conform.roles.consumer_client.campaign import OptionError, shrin
 from groupcheck.conform.roles.consumer_client.report import Report, write_divergence
 from groupcheck.conform.roles.consumer_client.scenarios import from_model, validate
 
-from ...targets.clients.broker import Broker
 from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
-from . import repro
+from . import repro, repro_records
 from ...judgements import judged
-from .runner_broker import run_scenario, settle_budget
+from .runner_broker import open_broker, run_scenario, settle_budget
 from .claims import PROPERTIES
+from .claims_848 import PROPERTIES as PROPERTIES_848
 from .claims_records import POLICIES, PROPERTIES as RECORD_PROPERTIES
 from .scenarios_broker import named, records_named, with_records
 from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
@@ -46,9 +46,9 @@ TITLE = "consumer-client conformance, real clients on a broker"
 
 
 def is_client_target(name: str) -> bool:
-    """Whether ``name`` names this kind of target (a real client), good or not."""
+    """Whether ``name`` names this kind of target (a real client process), good or not."""
     head = name.split(":")
-    return any(h in ASSIGNORS for h in head[:2])
+    return any(h in ASSIGNORS for h in head[:2]) or is_mock_records_target(name)
 
 
 def judgement_key(target: str, broker) -> str:
@@ -66,10 +66,48 @@ NOT_APPLICABLE_POLICIES = {("kafkajs", "sync-on-revoke"): "not applicable: kafka
                                                           "(consumer.run takes none) for the application to commit in"}
 
 
+# librdkafka's mock cluster as the broker of confluent-kafka processes (records only: without a
+# policy these names are the in-process targets of campaign.py).
+MOCK_CLASSIC = "librdkafka"
+MOCK_CONSUMER = "librdkafka-consumer-protocol"
+MOCK_TIMING = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 500, "max_poll_interval_ms": 6000}
+
+
+def is_mock_records_target(name: str) -> bool:
+    """``[broken:]librdkafka:ASSIGNOR+POLICY`` or ``[broken:]librdkafka-consumer-protocol+POLICY``."""
+    head = name.split("+")[0].split(":")
+    return any(name.endswith("+" + p) for p in POLICIES) and (MOCK_CONSUMER in head[:2] or MOCK_CLASSIC in head[:2])
+
+
+def _mock_settings(body: str, policy: str | None, static: bool) -> Settings:
+    """Settings of a record target on librdkafka's mock: confluent-kafka members (classic with
+    ``ASSIGNOR``, or ``group.protocol=consumer``), the harness through confluent-kafka."""
+    parts = body.split(":")
+    broken = parts.pop(0) if parts[0] not in (MOCK_CLASSIC, MOCK_CONSUMER) else None
+    consumer = parts[0] == MOCK_CONSUMER
+    classic = ASSIGNORS["confluent-kafka"]
+    if (broken is not None and broken not in BROKEN) or (consumer and len(parts) != 1) \
+            or (not consumer and (len(parts) != 2 or parts[1] not in classic)):
+        raise OptionError(f"target {body!r}: give [broken:]{MOCK_CLASSIC}:ASSIGNOR+POLICY (assignors: "
+                          f"{', '.join(classic)}) or [broken:]{MOCK_CONSUMER}+POLICY (broken: {'|'.join(BROKEN)})")
+    if policy is None or static:
+        raise OptionError(f"target {body!r}: on librdkafka's mock, real client processes run with a commit policy "
+                          f"(+{'|+'.join(POLICIES)}) and no +static; without one, {body} is the in-process target")
+    if broken == "commits-before-processing" and policy != "after-processing":
+        raise OptionError(f"target {body!r}: commits-before-processing needs +after-processing")
+    return Settings(client="confluent-kafka", assignor="consumer" if consumer else parts[1], broken=broken,
+                    commit_policy=policy, group_protocol="consumer" if consumer else "classic",
+                    harness="confluent-kafka", mock=True, **MOCK_TIMING)
+
+
 def parse_target(target: str) -> Settings:
-    """Settings for ``[broken:]CLIENT:ASSIGNOR[+static][+POLICY]``; OptionError names what is wrong."""
+    """Settings for ``[broken:]CLIENT:ASSIGNOR[+static][+POLICY]`` (and, records on librdkafka's
+    mock, ``[broken:]librdkafka:ASSIGNOR+POLICY`` / ``[broken:]librdkafka-consumer-protocol+POLICY``);
+    OptionError names what is wrong."""
     policy = next((p for p in POLICIES if target.endswith("+" + p)), None)
     target = target[:-len(policy) - 1] if policy else target
+    if is_mock_records_target(f"{target}+{policy}"):
+        return _mock_settings(target, policy, False)
     body, static = (target[:-len("+static")], True) if target.endswith("+static") else (target, False)
     parts = body.split(":")
     broken = parts.pop(0) if len(parts) == 3 else None
@@ -112,8 +150,8 @@ class Options:
     members: int = 3
     partitions: int = 4
     max_ops: int = 5
-    session_timeout_ms: int = 6000
-    max_poll_interval_ms: int = 9000
+    session_timeout_ms: int | None = None      # None: the target's (Tansu 6000, librdkafka's mock 3000)
+    max_poll_interval_ms: int | None = None    # None: the target's (Tansu 9000, librdkafka's mock 6000)
     shrink_seconds: float = 240.0
     named: bool = True                  # the named scenarios first
     out: str = "groupcheck-out/conform-clients"
@@ -125,9 +163,12 @@ class Options:
                              ("max_ops", 1, 30), ("session_timeout_ms", 1000, 300_000),
                              ("max_poll_interval_ms", 1000, 300_000)):
             v = getattr(self, name)
+            if v is None and name.endswith("_ms"):
+                continue                    # the target's own
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise OptionError(f"{name.replace('_', '-')} must be an integer {lo}..{hi}, not {v!r}")
-        if self.max_poll_interval_ms < self.session_timeout_ms:
+        if None not in (self.session_timeout_ms, self.max_poll_interval_ms) \
+                and self.max_poll_interval_ms < self.session_timeout_ms:
             raise OptionError("max-poll-interval-ms must be >= session-timeout-ms")
         if self.scenario is not None:
             try:
@@ -160,11 +201,11 @@ def _scenarios(options: Options, settings: Settings, report: Report):
         seed += 1
 
 
-REGRESSION = '''"""Regression: {prop} on {target}, real client processes on Tansu (written by
-groupcheck.conform.targets.clients). Re-runs the shrunk scenario and asserts the same verdict."""
-from groupcheck.conform.targets.clients.broker import Broker
+REGRESSION = '''"""Regression: {prop} on {target}, real client processes on Tansu or librdkafka's mock
+(SETTINGS["mock"]) (written by groupcheck.conform.targets.clients). Re-runs the shrunk scenario
+and asserts the same verdict."""
 from groupcheck.conform.targets.clients.group import Settings
-from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
+from groupcheck.conform.roles.consumer_client.runner_broker import open_broker, run_scenario
 
 SCENARIO = {scenario}
 SETTINGS = {settings}
@@ -172,7 +213,7 @@ OBSERVED = {observed}
 
 
 def test_{name}():
-    broker = Broker().open()
+    broker = open_broker(Settings(**SETTINGS))
     try:
         run = run_scenario(SCENARIO, Settings(**SETTINGS), broker)
     finally:
@@ -192,10 +233,16 @@ def run(target: str, options: Options, progress=print) -> Report:
     options.validate()
     settings = parse_target(target)
     settings.partitions = options.partitions
-    settings.session_timeout_ms, settings.max_poll_interval_ms = options.session_timeout_ms, options.max_poll_interval_ms
+    if settings.mock and options.bootstrap:
+        raise OptionError(f"target {target}: runs on librdkafka's mock cluster, not on --bootstrap {options.bootstrap}")
+    if options.session_timeout_ms is not None:
+        settings.session_timeout_ms = options.session_timeout_ms
+    if options.max_poll_interval_ms is not None:
+        settings.max_poll_interval_ms = options.max_poll_interval_ms
+    if settings.max_poll_interval_ms < settings.session_timeout_ms:
+        raise OptionError("max-poll-interval-ms must be >= session-timeout-ms")
     out = Path(options.out)
-    broker = Broker(options.bootstrap, log_dir=out)
-    broker.open()
+    broker = open_broker(settings, options.bootstrap, log_dir=out)
     try:
         if broker.min_session_ms > settings.session_timeout_ms:
             settings.session_timeout_ms = broker.min_session_ms
@@ -211,8 +258,9 @@ def run(target: str, options: Options, progress=print) -> Report:
 
 def _campaign(target, options: Options, settings: Settings, broker, out: Path, progress) -> Report:
     settings_d = asdict(settings)
+    group = PROPERTIES_848 if settings.group_protocol == "consumer" else PROPERTIES
     report = Report(target=target, settings={**settings_d, "broker": broker.name}, title=TITLE,
-                    properties=PROPERTIES + (RECORD_PROPERTIES if settings.commit_policy else ()),
+                    properties=group + (RECORD_PROPERTIES if settings.commit_policy else ()),
                     width=30 if settings.commit_policy else 24)
     start = time.monotonic()
     deadline = start + options.max_seconds
@@ -230,7 +278,7 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
             progress(f"[{n + 1}/{options.scenarios}] {label}: {len(scenario)} operations (at most {bound:.0f} s) "
                      + json.dumps(scenario))
             r = runner(scenario, deadline)
-            report.add(r)
+            report.add(r, label)
             bad = r.judgement.violated() + (r.records.violated() if r.records else [])
             progress(f"  {r.seconds:.1f} s, rounds {r.rounds}: " + ("all held" if not bad else "VIOLATED " + ", ".join(bad))
                      + ("" if r.complete else " (cut by the time limit)") + (f"; error {r.error}" if r.error else ""))
@@ -241,14 +289,17 @@ def _campaign(target, options: Options, settings: Settings, broker, out: Path, p
                     continue
                 if report.first_divergence_s is None:
                     report.first_divergence_s = round(time.monotonic() - start, 1)
-                shrunk, srun = (scenario, r) if prop in RECORD_PROPERTIES else shrink(   # not shrunk yet
-                    scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds), progress)
+                shrunk, srun = shrink(scenario, prop, runner, min(deadline, time.monotonic() + options.shrink_seconds),
+                                      progress)
                 srun = srun or r
                 smessage = _results(srun, prop).violations[0][2]
                 files = write_divergence(out, srun, target, settings_d, settings.broken or "", seed, prop, smessage,
                                          template=REGRESSION, prefix="clients")
-                script = None if prop in RECORD_PROPERTIES else repro.write(   # repro: group claims only
-                    files, judgement_key(target, broker), settings_d, shrunk, prop, smessage, settle_budget(settings))
+                # a group claim's script restates the worker for a user's broker: none for the mock's runs
+                script = None if settings.mock and prop not in RECORD_PROPERTIES else \
+                    (repro_records if prop in RECORD_PROPERTIES else repro).write(
+                        files, judgement_key(target, broker), settings_d, shrunk, prop, smessage,
+                        settle_budget(settings))
                 report.divergences.append({"property": prop, "message": message, "signature": met.signature,
                                            **judged(judgement_key(target, broker), prop, message),
                                            "scenario_name": label, "seed": seed, "scenario": scenario,

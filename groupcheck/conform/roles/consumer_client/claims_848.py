@@ -31,9 +31,12 @@ from .claims import Judgement, Result, _show
 
 _NOW = object()     # "the event's time" in MEMBER_OPS
 # what an operation on one member changes in the replayed state (join and the faults aside)
+# kill / sigstop / sigcont: real member processes (runner_broker.py); a stopped one no longer
+# counts as a group member at once (its session expiry is the broker's, not judged here).
 MEMBER_OPS = {"close": {"closing": True}, "closed": {"closed": True}, "subscribe": {"subscribed": True},
               "unsubscribe": {"subscribed": False, "unsubscribed_at": _NOW}, "resume": {"stalled": False},
-              "stall": {"stalled": True, "stall_start": _NOW}}
+              "stall": {"stalled": True, "stall_start": _NOW}, "kill": {"closed": True},
+              "sigstop": {"stalled": True, "stall_start": _NOW, "expired": True}, "sigcont": {"stalled": False}}
 
 PROPERTIES = ("no_double_ownership", "member_epoch_never_decreases", "revoke_before_reassign",
               "callbacks_in_order", "assigned_within_subscription", "converges")
@@ -163,8 +166,8 @@ def judge(events: list[dict], *, partitions: int, max_poll_interval_ms: int,
             elif op in MEMBER_OPS:
                 for attr, value in MEMBER_OPS[op].items():
                     setattr(x, attr, t if value is _NOW else value)
-                if op == "stall":
-                    x.fence_cause = x.fence_cause or "stalled"
+                if op in ("stall", "sigstop", "kill"):
+                    x.fence_cause = x.fence_cause or {"stall": "stalled", "sigstop": "SIGSTOP", "kill": "SIGKILL"}[op]
             elif op in ("broker_down", "rtt", "heartbeat_errors"):
                 fencing = op != "heartbeat_errors" or set(args["errors"]) & FENCING_ERRORS \
                     and not heartbeat_errors_observed     # then the heartbeat_error events say whom

@@ -32,19 +32,24 @@ class Report:
     rounds: bool = True                 # the classic verdict lists the wall time per JoinGroup round
     width: int = 24                     # of the property column in the text
     records: dict | None = None         # members processed records: claims_records tallies, summed
+    record_runs: list = field(default_factory=list)     # per scenario: produced, processed, the tally, seconds
 
     def __post_init__(self) -> None:
         if self.per_property is None:
             self.per_property = {p: {"held": 0, "violated": 0, "not exercised": 0, "checks": 0}
                                  for p in self.properties}
 
-    def add(self, run) -> None:
+    def add(self, run, label: str | None = None) -> None:
         self.scenarios += 1
         for p, s in run.judgement.summary().items():
             self.per_property[p][s["verdict"]] += 1
             self.per_property[p]["checks"] += s["checks"]
         if getattr(run, "records", None) is not None:
             self._add_records(run.records.summary())
+            kinds = [e["kind"] for e in run.events]
+            self.record_runs.append({"scenario": label, "produced": kinds.count("produced"),
+                                     "processed": kinds.count("processed"), **run.records.tally.counts(),
+                                     "violated": run.records.violated(), "seconds": round(run.seconds, 1)})
         self.round_seconds += [round(secs / n, 3) for n, secs in run.rounds]
         if run.error:
             self.errors.append(run.error)
@@ -77,7 +82,7 @@ class Report:
             "properties": {p: {"verdict": self.verdict(p), **self.per_property[p]} for p in self.properties},
             "divergences": self.divergences, "errors": self.errors,
             "not_run": [{"scenario": n, "reason": r} for n, r in self.not_run],
-            **({"records": self.records} if self.records is not None else {}),
+            **({"records": self.records, "record_runs": self.record_runs} if self.records is not None else {}),
         }
 
     def text(self) -> str:
@@ -99,6 +104,9 @@ class Report:
                          f"after a fault, {r['duplicated_unexcused']} without), {r['unconsumed']} never consumed")
             if r["notes"]:
                 lines.append(f"  broker: {len(r['notes'])} notes, e.g. {r['notes'][0]} (all in verdict.json)")
+            for x in self.record_runs:
+                lines.append(f"  {x['scenario']}: {x['produced']} produced, {x['processed']} processed, {x['lost']} lost, "
+                             f"{x['duplicated']} twice ({x['duplicated_excused']} after a fault), {x['seconds']} s")
         for d in self.divergences:
             lines.append(f"divergence: {d['property']}: {d['message']}")
             if "judgement" in d:

@@ -1,6 +1,9 @@
 """The consumer-client role as the CLI runs it: real librdkafka consumers in one group on
 the mock cluster (``librdkafka:``), or real clients, each its own process, on a broker
-(``kafka-python:``, ``aiokafka:``, ``confluent-kafka:``: ``command_broker.py``), scenarios from the consumer model's walks (classic) or generated
+(``kafka-python:``, ``aiokafka:``, ``confluent-kafka:``, ``kafkajs:``: ``command_broker.py``;
+with ``+POLICY`` also confluent-kafka processes on librdkafka's mock,
+``librdkafka:ASSIGNOR+POLICY`` / ``librdkafka-consumer-protocol+POLICY``), scenarios from the
+consumer model's walks (classic) or generated
 (KIP-848), judged by the models' properties over live, non-fenced members; one campaign
 and one verdict (verdict.json, verdict.txt) per target."""
 from __future__ import annotations
@@ -30,7 +33,8 @@ def command(req: Request) -> int:
     unknown = [n for n in names if n not in BUILTIN]
     if not names or unknown:
         raise fail(f"--role consumer-client: give --target {' | '.join(BUILTIN)} or all, or a real client on a "
-                   "broker CLIENT:ASSIGNOR[+static] (kafka-python, aiokafka, confluent-kafka)"
+                   "broker CLIENT:ASSIGNOR[+static][+POLICY] (kafka-python, aiokafka, confluent-kafka, kafkajs), "
+                   "or records on librdkafka's mock: librdkafka:ASSIGNOR+POLICY, librdkafka-consumer-protocol+POLICY"
                    + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     out_dir = folder_for_command(req.out_dir, force=req.force)
     codes = []

@@ -1,11 +1,15 @@
 """One scenario on a real broker: a fresh topic and group, one process per member,
 every operation performed by real means (``group.py``), judged by the consumer-client
-judge (``claims.py``, the same claims as on librdkafka's mock)."""
+judge (``claims.py``, the same claims as on librdkafka's mock; ``claims_848.py`` for
+members with ``group.protocol=consumer``) and, with a commit policy, by the record judge
+(``claims_records.py``). The broker is Tansu or a given one (``clients/broker.py``), or
+librdkafka's mock cluster (``librdkafka/mock_broker.py``): ``open_broker``."""
 from __future__ import annotations
 
 import time
 
 from groupcheck.conform.roles.consumer_client.claims import judge
+from groupcheck.conform.roles.consumer_client.claims_848 import judge as judge_848
 from groupcheck.conform.roles.consumer_client.claims_records import judge as judge_records
 from groupcheck.conform.roles.consumer_client.runner import ScenarioRun
 from groupcheck.conform.roles.consumer_client.scenarios import MOCK_OPS
@@ -13,6 +17,16 @@ from groupcheck.conform.roles.consumer_client.scenarios import MOCK_OPS
 from ...targets.clients.group import ProcessGroup, Settings
 
 COOPERATIVE = ("cooperative-sticky",)
+
+
+def open_broker(settings: Settings, bootstrap: str | None = None, log_dir=None):
+    """The scenario's broker, opened: librdkafka's mock cluster when ``settings.mock`` (its
+    KIP-848 group's session and heartbeat set from ``settings``), else Tansu or ``bootstrap``."""
+    if settings.mock:
+        from ...targets.librdkafka.mock_broker import MockBroker
+        return MockBroker(settings.group_protocol, settings.session_timeout_ms, settings.heartbeat_interval_ms).open()
+    from ...targets.clients.broker import Broker
+    return Broker(bootstrap, log_dir=log_dir).open()
 
 
 def settle_budget(s: Settings) -> float:
@@ -41,8 +55,8 @@ def execute(group: ProcessGroup, op: dict, settle_quiet_s: float) -> None:
         group.wait(op["seconds"])
     elif name == "produce":
         group.produce(op["count"])
-    elif name == "hold":
-        group.hold(m)
+    elif name in ("hold", "grab"):
+        group.hold(m, before_processing=name == "grab")
     elif name == "grow_topic":
         topic = group.grow()
         group.record("op", op="grown", args={"topic": topic, "partitions": group.partitions})
@@ -86,10 +100,14 @@ def run_scenario(scenario: list[dict], settings: Settings, broker, deadline: flo
         except Exception as exc:  # noqa: BLE001 - reported with the scenario
             error = error or f"final offsets: {type(exc).__name__}: {exc}"
     events = group.events
-    j = judge(events, cooperative=settings.assignor in COOPERATIVE, partitions=settings.partitions,
-              max_poll_interval_ms=settings.max_poll_interval_ms, session_timeout_ms=settings.session_timeout_ms,
-              heartbeat_interval_ms=settings.heartbeat_interval_ms)
+    if settings.group_protocol == "consumer":
+        j = judge_848(events, partitions=settings.partitions, max_poll_interval_ms=settings.max_poll_interval_ms)
+    else:
+        j = judge(events, cooperative=settings.assignor in COOPERATIVE, partitions=settings.partitions,
+                  max_poll_interval_ms=settings.max_poll_interval_ms, session_timeout_ms=settings.session_timeout_ms,
+                  heartbeat_interval_ms=settings.heartbeat_interval_ms)
     rounds = [(e["args"]["rounds"], e["args"]["seconds"]) for e in events
               if e["kind"] == "op" and e["op"] == "settled" and e["args"]["ok"] and e["args"]["rounds"]]
-    records = judge_records(events, policy=settings.commit_policy) if settings.commit_policy else None
+    records = (judge_records(events, policy=settings.commit_policy, stride=settings.partitions)
+               if settings.commit_policy else None)
     return ScenarioRun(scenario, events, j, time.monotonic() - start, rounds, complete, error, records)

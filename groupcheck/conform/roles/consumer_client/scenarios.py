@@ -18,6 +18,7 @@ A scenario is a list of operations, each a JSON object ``{"op": name, ...args}``
 | ``grow_topic`` | | a new topic the members' pattern subscription matches: the partitions grow (idem) |
 | ``produce`` | count | the harness writes ``count`` numbered records to each partition (idem, records on) |
 | ``hold`` | member | it processes one more record and blocks before committing it (idem, records on) |
+| ``grab`` | member | poll returns it one more record and it blocks before processing it (idem, records on) |
 
 ``from_model`` takes a seeded random walk of the consumer model (model/consumer) at a
 scope with the same number of members and partitions and projects each action the
@@ -59,9 +60,9 @@ OPS = {
     "request_errors": {"api", "errors"}, "rtt": {"ms", "seconds"}, "broker_down": {"seconds"},
     "wait": {"seconds"}, "settle": {"max_s"},
     "kill": {"member"}, "sigstop": {"member"}, "sigcont": {"member"}, "commit": {"member"}, "grow_topic": set(),
-    "produce": {"count"}, "hold": {"member"},
+    "produce": {"count"}, "hold": {"member"}, "grab": {"member"},
 }
-PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit", "grow_topic", "produce", "hold")      # only where each member is a process
+PROCESS_OPS = ("kill", "sigstop", "sigcont", "commit", "grow_topic", "produce", "hold", "grab")      # only where each member is a process
 MOCK_OPS = ("request_errors", "rtt", "broker_down")         # only on librdkafka's mock cluster
 
 
@@ -218,8 +219,8 @@ def finish(ops: list[dict]) -> list[dict]:
 
 
 def normalise(ops: list[dict]) -> list[dict]:
-    """Drop operations a shorter scenario made meaningless (close / stall / resume of a
-    member not running, a second join of a running member), so every candidate runs."""
+    """Drop operations a shorter scenario made meaningless (close / stall / resume / commit /
+    hold / grab of a member not running, a second join of a running member), so every candidate runs."""
     running: set[str] = set()
     hung: set[str] = set()
     stopped: set[str] = set()
@@ -245,7 +246,7 @@ def normalise(ops: list[dict]) -> list[dict]:
             if m not in stopped:
                 continue
             stopped.discard(m)
-        elif name == "commit":
+        elif name in ("commit", "hold", "grab"):
             if m not in running or m in stopped:
                 continue
         elif name == "stall":

@@ -91,4 +91,10 @@ def records_named() -> list[tuple[str, list[dict], str]]:
             {"op": "wait", "seconds": 3}],
          "a member's process stops past the session timeout (the survivor takes its partitions), then continues "
          "and commits what it processed: a zombie commit the coordinator must refuse"),
+        ("records-kill-after-grab", _join("c1", "c2") + [
+            {"op": "produce", "count": 2}, {"op": "wait", "seconds": 2}, {"op": "grab", "member": "c1"},
+            {"op": "produce", "count": 2}, {"op": "wait", "seconds": 3}, {"op": "kill", "member": "c1"},
+            {"op": "settle", "max_s": 60}, {"op": "wait", "seconds": 3}],
+         "poll returns a member a record and the application is stuck before processing it (more than one "
+         "auto-commit interval), then SIGKILLed: an auto-commit of what poll returned loses the record"),
     ]

@@ -13,7 +13,9 @@ tells the harness, as JSON lines (``worker.emit``), what it did with each:
 * ``{"kind": "hold_asked"}`` when a ``hold`` command is read, and ``{"kind": "held",
   "partition", "offset"}`` after it: the application
   processed one more record and now blocks before committing it (it polls no more), so
-  the harness's SIGKILL lands between processing and committing.
+  the harness's SIGKILL lands between processing and committing. ``grab`` is the same but
+  the application blocks *before processing* the record poll returned it (a stuck
+  application: the record is returned, not processed; ``held`` names it, no ``processed``).
 
 Policies (each one configuration an application really runs, design §1.2):
 ``auto`` (enable.auto.commit=true), ``sync-on-revoke`` (commitSync of what was processed
@@ -40,6 +42,7 @@ class Records:
         self.identity, self.emit = identity, emit
         self.processed: dict[int, int] = {}       # partition -> next offset to process
         self.hold_asked = False
+        self.grab = False                          # the hold comes before processing the record
         self.held = False
 
     @property
@@ -76,6 +79,8 @@ class Records:
     def steps(self, partition: int, offset: int) -> list[tuple]:
         """What the application does with one returned record, in order: ``("commit",
         offsets)``, ``("process",)``, ``("hold",)`` (then it stops)."""
+        if self.hold_asked and self.grab:
+            return [("hold",)]
         broken = self.broken == "commits-before-processing"
         out: list[tuple] = [("commit", {partition: offset + 1})] if broken else []
         if not (self.hold_asked and broken):
@@ -91,10 +96,10 @@ class Records:
         self.emit("processed", partition=partition, offset=offset, member_id=mid, generation=gen)
         self.processed[partition] = offset + 1
 
-    def ask_hold(self) -> None:
-        """The ``hold`` command: hold at the next record; ``hold_asked`` tells the harness it
-        may now produce that record."""
-        self.hold_asked = True
+    def ask_hold(self, grab: bool = False) -> None:
+        """The ``hold`` (``grab``: before processing) command: hold at the next record;
+        ``hold_asked`` tells the harness it may now produce that record."""
+        self.hold_asked, self.grab = True, grab
         self.emit("hold_asked")
 
     def hold(self, partition: int, offset: int) -> None:

@@ -14,7 +14,9 @@ members process records (``app_records.py``): ``produce`` writes numbered record
 the harness's one producer (``records_io.py``; a ``produced`` event per record), ``hold``
 makes a member process one more record and block before committing it (a ``kill`` of it
 waits for its ``held`` line), and ``offsets`` records the broker's final end and
-committed offsets after every worker stopped. Events are the same dicts as the mock target's
+committed offsets after every worker stopped (``Settings.harness``: through kafka-python, or
+confluent-kafka on librdkafka's mock). ``Settings.group_protocol = "consumer"`` runs
+confluent-kafka members with ``group.protocol=consumer`` (KIP-848). Events are the same dicts as the mock target's
 (``librdkafka/client.py``), with ``t`` seconds since the group started, sorted by time
 (the workers stamp their lines with the wall clock of this machine).
 """
@@ -60,6 +62,9 @@ class Settings:
     static: bool = False             # every member has group.instance.id = its name
     broken: str | None = None
     commit_policy: str | None = None  # the record layer: workers process records, commit by this
+    group_protocol: str = "classic"  # "consumer": KIP-848 (confluent-kafka's group.protocol=consumer)
+    harness: str = "kafka-python"    # the library of the harness's producer and offset reader (records_io)
+    mock: bool = False               # the broker is librdkafka's mock cluster (librdkafka/mock_broker.py)
     partitions: int = 4
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
@@ -149,6 +154,8 @@ class ProcessGroup:
             cmd += ["--broken", s.broken]
         if s.commit_policy:
             cmd += ["--commit-policy", s.commit_policy]
+        if s.group_protocol != "classic":
+            cmd += ["--group-protocol", s.group_protocol]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True, bufsize=1, env=dict(os.environ), start_new_session=True)
         w = self.members[name] = Worker(name, proc)
@@ -171,22 +178,24 @@ class ProcessGroup:
 
     def produce(self, count: int) -> None:
         """``count`` numbered records to each partition, through the harness's one producer."""
-        from .records_io import NumberedProducer
+        from .records_io import producer
         if self.producer is None:
-            self.producer = NumberedProducer(self.bootstrap, self.topic, self.partitions)
+            self.producer = producer(self.bootstrap, self.topic, self.partitions, self.settings.harness)
         for p, offset, value in self.producer.produce(count):
             self.record("produced", partition=p, offset=offset, value=value)
 
-    def hold(self, name: str) -> None:
+    def hold(self, name: str, before_processing: bool = False) -> None:
         """Ask ``name`` to process one more record and block before committing it (returns
-        once it took the command); it holds at its next record (a later ``produce`` may
-        bring it). A ``kill`` of it waits
-        for its ``held`` line first."""
+        once it took the command); ``before_processing`` (the ``grab`` op): to block before
+        processing the record poll returned. It holds at its next record (a later ``produce``
+        may bring it). A ``kill`` of it waits for its ``held`` line first."""
         if not self.settings.commit_policy:
             raise ValueError("hold needs members that process records (a commit policy)")
+        if before_processing and self.settings.client in NODE_CLIENTS:
+            raise ValueError(f"grab: the {self.settings.client} worker has no grab command")
         w = self._running(name)
         w.hold_from, asked = len(self._held(name)), len(self._held(name, "hold_asked"))
-        self._send(w, "hold")
+        self._send(w, "grab" if before_processing else "hold")
         end = time.monotonic() + 30
         while len(self._held(name, "hold_asked")) <= asked:     # it reads commands between polls
             if time.monotonic() >= end or self.past_deadline():
@@ -211,7 +220,8 @@ class ProcessGroup:
         if self.producer is not None:
             self.producer.close()
             self.producer = None
-        self.record("offsets", **read_offsets(self.bootstrap, self.group, self.topic, self.partitions))
+        self.record("offsets", **read_offsets(self.bootstrap, self.group, self.topic, self.partitions,
+                                              self.settings.harness))
 
     def grow(self) -> str:
         """Create the next sibling topic ``<topic>-g<k>`` (as many partitions as the

@@ -22,9 +22,12 @@ processing what it gave back), for the judge's self-test.
 
 ``--commit-policy auto | sync-on-revoke | after-processing | none`` turns the record layer
 on (``app_records.py``): the application processes every record it is given and commits
-by that policy, with ``processed`` / ``commit`` / ``held`` lines; the ``hold`` command makes
+by that policy, with ``processed`` / ``commit`` / ``held`` lines; the ``hold`` (``grab``) command makes
 it process one more record and block before committing it. Without the option the
 worker commits nothing by itself, as before.
+
+``--group-protocol consumer`` (confluent-kafka, ``--assignor consumer``) joins by KIP-848's
+ConsumerGroupHeartbeat: the broker assigns, and sets the session and heartbeat interval.
 
 ``--pattern`` (the ``grow_topic`` scenario) subscribes by pattern to the topic and its
 later siblings ``<topic>-g<k>`` (each with ``--partitions`` partitions, like the first),
@@ -238,14 +241,23 @@ def records_listener(c, app: App, records: Records, topics: Topics):
     return RecordsListener()
 
 
+def group_protocol(a) -> dict:
+    """confluent-kafka's group settings: classic (the assignor, session and heartbeat are the
+    client's), or ``consumer`` (KIP-848: the broker assigns and sets session and heartbeat;
+    librdkafka rejects the classic ones then)."""
+    if a.group_protocol == "consumer":
+        return {"group.protocol": "consumer"}
+    return {"group.protocol": "classic", "partition.assignment.strategy": a.assignor,
+            "session.timeout.ms": a.session_timeout_ms, "heartbeat.interval.ms": a.heartbeat_interval_ms}
+
+
 def run_confluent(a) -> None:
     import confluent_kafka
 
     from groupcheck.conform.targets.librdkafka.client import parse_group_metadata
     c = confluent_kafka.Consumer({
-        "bootstrap.servers": a.bootstrap, "group.id": a.group, "group.protocol": "classic", "client.id": a.name,
-        "partition.assignment.strategy": a.assignor, "session.timeout.ms": a.session_timeout_ms,
-        "heartbeat.interval.ms": a.heartbeat_interval_ms, "max.poll.interval.ms": a.max_poll_interval_ms,
+        "bootstrap.servers": a.bootstrap, "group.id": a.group, "client.id": a.name, **group_protocol(a),
+        "max.poll.interval.ms": a.max_poll_interval_ms,
         "auto.offset.reset": "earliest", "enable.auto.commit": a.commit_policy == "auto", "log_level": 2,
         "auto.commit.interval.ms": AUTO_COMMIT_INTERVAL_MS,
         **({"on_commit": lambda err, ps: auto_committed(err, ps)} if a.commit_policy == "auto" else {}),
@@ -321,8 +333,8 @@ def loop(poll, sample, commit, close, records: Records | None = None, commit_off
         elif cmd == "commit":
             gen, mid, error = commit()
             emit("commit", generation=gen, member_id=mid, error=error)
-        elif cmd == "hold" and records is not None:
-            records.ask_hold()
+        elif cmd in ("hold", "grab") and records is not None:
+            records.ask_hold(grab=cmd == "grab")
         if not stalled:
             poll()
             sampler(*sample())
@@ -404,8 +416,8 @@ async def _aiokafka(a) -> None:
             except KafkaError as e:
                 error = type(e).__name__
             emit("commit", generation=gen, member_id=mid, error=error)
-        elif cmd == "hold" and records is not None:
-            records.ask_hold()
+        elif cmd in ("hold", "grab") and records is not None:
+            records.ask_hold(grab=cmd == "grab")
         if stalled or (records is not None and records.held):
             await asyncio.sleep(0.1)      # the event loop (heartbeats) runs on; getmany is not called
             continue
@@ -442,13 +454,17 @@ def main(argv=None) -> None:
     p.add_argument("--broken", choices=BROKEN, default=None)
     p.add_argument("--commit-policy", choices=POLICIES, default=None,
                    help="process the records and commit by this policy (app_records.py)")
+    p.add_argument("--group-protocol", choices=("classic", "consumer"), default="classic",
+                   help="consumer: KIP-848 (confluent-kafka only; --assignor consumer)")
     p.add_argument("--session-timeout-ms", type=int, default=6000)
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=9000)
     p.add_argument("--partitions", type=int, default=1, help="each topic's partitions (with --pattern)")
     p.add_argument("--pattern", action="store_true", help="subscribe to the topic and its siblings <topic>-g<k>")
     a = p.parse_args(argv)
-    if a.assignor not in ASSIGNORS[a.client]:
+    if a.group_protocol == "consumer" and (a.client != "confluent-kafka" or a.assignor != "consumer"):
+        p.error("--group-protocol consumer needs --client confluent-kafka --assignor consumer (the broker assigns)")
+    elif a.group_protocol == "classic" and a.assignor not in ASSIGNORS[a.client]:
         p.error(f"{a.client} has no assignor {a.assignor!r}; known: {', '.join(ASSIGNORS[a.client])}")
     if a.broken == "commits-before-processing" and a.commit_policy != "after-processing":
         p.error("--broken commits-before-processing needs --commit-policy after-processing")
