@@ -199,7 +199,8 @@ public class ConsumerWorker {
         }
 
         public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-            if (!reportAutoCommits || inSyncCommit || topicsOf == null) return;
+            // an empty map: nothing was consumed yet, the client sent no OffsetCommit
+            if (!reportAutoCommits || inSyncCommit || topicsOf == null || offsets.isEmpty()) return;
             TreeMap<Integer, Long> out = new TreeMap<>();
             for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet())
                 out.put(topicsOf.index(e.getKey()), e.getValue().offset());
