@@ -31,10 +31,9 @@ for f in clients/src/main/java/org/apache/kafka/clients/consumer/KafkaConsumer.j
          generator/src/main/java/org/apache/kafka/message/MessageGenerator.java build.gradle gradle.properties; do
     [ -f "$SRC/$f" ] || fail "$SRC is not a Kafka source tree: $f is missing"
 done
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+OUT=$(realpath -m "$OUT")             # checked before anything is made
 case "$OUT/" in "$REPO/"*) fail "OUT_DIR $OUT is inside the repository; pick a folder outside it (e.g. /tmp/kafka-java-3.9)";; esac
-[ -z "$(ls -A "$OUT")" ] || fail "OUT_DIR $OUT is not empty; remove it or pick another"
+[ ! -e "$OUT" ] || [ -z "$(ls -A "$OUT")" ] || fail "OUT_DIR $OUT is not empty; remove it or pick another"
 if [ -n "$OTEL" ]; then
     [ -f "$OTEL/opentelemetry/proto/metrics/v1/metrics.proto" ] || fail "$OTEL has no opentelemetry/proto/metrics/v1/metrics.proto"
     OTEL=$(cd "$OTEL" && pwd)
@@ -49,6 +48,7 @@ RUN_CP=$(dep slf4j-api libslf4j-java):$(dep slf4j-simple libslf4j-java):$(dep lz
 VERSION=$(sed -n 's/^version=//p' "$SRC/gradle.properties")
 RELEASE=$(sed -n 's/^ *minJavaVersion = "\?\([0-9]*\)"\?.*/\1/p' "$SRC/build.gradle" | head -1)
 RELEASE=${RELEASE:-8}
+mkdir -p "$OUT"
 JAVAC=(nice -n 10 javac -J-Xmx1500m -nowarn -Xlint:none -encoding UTF-8 --release "$RELEASE")
 started=$(date +%s)
 
