@@ -20,8 +20,8 @@
  *
  * WHAT IS REPORTED, AND FROM WHAT:
  * - assign / revoke / lost: the ConsumerRebalanceListener's three callbacks (Kafka calls
- *   them inside poll(), on this thread); generation and member id from
- *   KafkaConsumer.groupMetadata() at that moment.
+ *   them inside poll(), on this thread; onPartitionsLost since 2.4); generation and member
+ *   id from KafkaConsumer.groupMetadata() at that moment (since 2.5; before, -1 and "").
  * - sample: groupMetadata() and assignment() after each poll, on change and every second.
  * - processed: once per record the application processed (after --process-ms).
  * - commit_sent / commit (auto false): around each commitSync the application makes
@@ -34,7 +34,6 @@
  *   consumer thread last saw and never touches the consumer.
  */
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -160,10 +159,18 @@ public class ConsumerWorker {
 
     // -- the client --------------------------------------------------------------------
 
+    /** The client's (generation, member id) from groupMetadata(), by reflection: the method
+     *  came with KIP-447 (2.5); an older client reports -1 and "" (the worker still builds). */
     void identity() {
-        ConsumerGroupMetadata m = consumer.groupMetadata();
-        lastGeneration = m.generationId();
-        lastMemberId = m.memberId() == null ? "" : m.memberId();
+        try {
+            Object m = consumer.getClass().getMethod("groupMetadata").invoke(consumer);
+            lastGeneration = (Integer) m.getClass().getMethod("generationId").invoke(m);
+            String id = (String) m.getClass().getMethod("memberId").invoke(m);
+            lastMemberId = id == null ? "" : id;
+        } catch (ReflectiveOperationException e) {
+            lastGeneration = -1;
+            lastMemberId = "";
+        }
     }
 
     KafkaConsumer<byte[], byte[]> create() {

@@ -56,10 +56,15 @@ echo "build.sh: kafka-clients $VERSION from $SRC (javac --release $RELEASE) into
 # 1. the message generator, then the generated protocol messages (build.gradle's processMessages)
 mkdir -p "$OUT/generator" "$OUT/generated"
 "${JAVAC[@]}" -d "$OUT/generator" -cp "$GEN_CP" $(find "$SRC/generator/src/main/java" -name '*.java')
-java -cp "$OUT/generator:$GEN_CP" org.apache.kafka.message.MessageGenerator \
-    -p org.apache.kafka.common.message -o "$OUT/generated/org/apache/kafka/common/message" \
-    -i "$SRC/clients/src/main/resources/common/message" \
-    -t ApiMessageTypeGenerator -m MessageDataGenerator JsonConverterGenerator > "$OUT/generator.log"
+MESSAGES=(org.apache.kafka.common.message "$OUT/generated/org/apache/kafka/common/message"
+          "$SRC/clients/src/main/resources/common/message")
+if grep -q '"--package"' "$SRC/generator/src/main/java/org/apache/kafka/message/MessageGenerator.java"; then
+    ARGS=(-p "${MESSAGES[0]}" -o "${MESSAGES[1]}" -i "${MESSAGES[2]}"
+          -t ApiMessageTypeGenerator -m MessageDataGenerator JsonConverterGenerator)    # 2.7 and later
+else
+    ARGS=("${MESSAGES[@]}")                                                            # before: positional
+fi
+java -cp "$OUT/generator:$GEN_CP" org.apache.kafka.message.MessageGenerator "${ARGS[@]}" > "$OUT/generator.log"
 
 # 2. KIP-714's telemetry classes import the OpenTelemetry metrics protos: generate them with protoc
 CLIENT_CP=$RUN_CP:$GEN_CP
