@@ -12,7 +12,8 @@
 #   only when the client has KIP-714 telemetry (it imports io.opentelemetry.proto).
 #
 # The jars it compiles against are Debian's (see README.md for the apt-get line); DEPS_DIR
-# (default /usr/share/java) names another folder holding the same jar names.
+# (default /usr/share/java) names another folder holding the same jar names; EXTRA_CLASSPATH
+# adds jars Debian lacks to the generator's and the client's compile classpath.
 # It writes OUT_DIR/kafka-clients-<version>.jar, OUT_DIR/worker/ and the launcher
 # OUT_DIR/consumer-worker (what GROUPCHECK_JAVA_CLIENT=OUT_DIR runs).
 set -euo pipefail
@@ -44,6 +45,7 @@ dep() {  # the path of one dependency jar, or a clear line naming the Debian pac
     echo "$DEPS/$1.jar"
 }
 GEN_CP=$(dep jackson-databind libjackson2-databind-java):$(dep jackson-core libjackson2-core-java):$(dep jackson-annotations libjackson2-annotations-java):$(dep argparse4j libargparse4j-java)
+GEN_CP=$GEN_CP${EXTRA_CLASSPATH:+:$EXTRA_CLASSPATH}     # e.g. jackson-datatype-jdk8 for trunk (README.md)
 RUN_CP=$(dep slf4j-api libslf4j-java):$(dep slf4j-simple libslf4j-java):$(dep lz4-java liblz4-java):$(dep snappy-java libsnappy-java):$(dep zstd-jni libzstd-jni-java)
 VERSION=$(sed -n 's/^version=//p' "$SRC/gradle.properties")
 RELEASE=$(sed -n 's/^ *minJavaVersion = "\?\([0-9]*\)"\?.*/\1/p' "$SRC/build.gradle" | head -1)
