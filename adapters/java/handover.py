@@ -15,7 +15,8 @@ while records keep coming, one partition moves. The application is slow on purpo
 sleeps ``--process-ms`` per record, polls at most ``--max-poll-records``), so poll() keeps
 returning records during the rebalance. One line per run on stdout; in ``--out`` (JSON, a
 new file) every run with its duplicates and its events. Exit 0 when every run held every
-claim, 1 when one did not, 2 on bad input, 130 / 143 when interrupted (what ran is kept).
+claim, 1 when one did not, 2 on bad input, 3 when no broker started, 130 / 143 when
+interrupted (what ran is kept).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import signal
 import sys
 from pathlib import Path
 
-from groupcheck.console import BAD_INPUT, FAILED, PASSED, signal_code
+from groupcheck.console import BAD_INPUT, FAILED, NOT_PROVED, PASSED, signal_code
 from groupcheck.conform.roles.consumer_client.runner_broker import run_scenario
 from groupcheck.conform.roles.consumer_client.scenarios_broker import records_named
 from groupcheck.conform.targets.clients.broker import Broker
@@ -41,7 +42,7 @@ TARGETS = ("cooperative-sticky+auto", "cooperative-sticky+sync-on-revoke", "rang
 POLICIES = ("auto", "sync-on-revoke", "after-processing", "none")
 
 
-class Interrupted(Exception):
+class Interrupted(BaseException):      # not an Exception: the broker's "except Exception" lets it by
     def __init__(self, signum: int):
         self.signum = signum
 
@@ -67,6 +68,14 @@ def one_run(broker, target: str, scenario: str, run: int) -> dict:
             "processed": sum(1 for e in r.events if e["kind"] == "processed"), "events": r.events}
 
 
+def version(path: Path) -> str:
+    """The kafka-clients version build.sh wrote, or "unknown"."""
+    try:
+        return path.read_text(errors="replace").strip()[:100]
+    except OSError:
+        return "unknown"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="adapters/java/handover.py")
     p.add_argument("--runs", type=int, default=5)
@@ -82,8 +91,8 @@ def main(argv=None) -> int:
             parse_target(t)
         if not 1 <= a.runs <= 100 or not 0 <= a.process_ms <= 1000 or not 1 <= a.max_poll_records <= 10_000:
             raise ValueError("--runs 1..100, --process-ms 0..1000, --max-poll-records 1..10000")
-        if Path(a.out).exists():
-            raise ValueError(f"{a.out} exists; nothing is overwritten")
+        if Path(a.out).exists() or not Path(a.out).parent.is_dir():
+            raise ValueError(f"--out {a.out}: give a new file in an existing folder (nothing is overwritten)")
         worker_command("java")
     except ValueError as e:
         print(f"handover: {e}", file=sys.stderr)
@@ -97,7 +106,11 @@ def main(argv=None) -> int:
         signal.signal(s, stop)
     results, code, broker = [], PASSED, None
     try:
-        broker = Broker().open()
+        try:
+            broker = Broker().open()
+        except Exception as e:  # noqa: BLE001 - Tansu did not start: one line, nothing ran
+            print(f"handover: no broker: {type(e).__name__}: {e}", file=sys.stderr)
+            return NOT_PROVED
         for target in targets:
             for run in range(1, a.runs + 1):
                 res = one_run(broker, target, a.scenario, run)
@@ -112,7 +125,7 @@ def main(argv=None) -> int:
             broker.close()
         with open(a.out, "x") as f:
             json.dump({"scenario": a.scenario, "process_ms": a.process_ms, "max_poll_records": a.max_poll_records,
-                       "client": (Path(os.environ["GROUPCHECK_JAVA_CLIENT"]) / "VERSION").read_text().strip(),
+                       "client": version(Path(os.environ["GROUPCHECK_JAVA_CLIENT"]) / "VERSION"),
                        "runs": results}, f, indent=1)
     return code
 

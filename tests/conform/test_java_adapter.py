@@ -69,6 +69,30 @@ def test_the_java_client_needs_a_build(monkeypatch, tmp_path, value):
         worker_command("java")
 
 
+def _handover(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "adapters" / "java" / "handover.py"), *args],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--target", "range+sometimes"], "ASSIGNOR+POLICY"),
+    (["--target", "roundrobin"], "ASSIGNOR+POLICY"),
+    (["--runs", "0"], "--runs 1..100"),
+    (["--out", "/nonexistent-folder/x.json"], "a new file in an existing folder"),
+    (["--out", "EXISTING"], "a new file in an existing folder"),
+    ([], "GROUPCHECK_JAVA_CLIENT"),
+])
+def test_handover_refuses_bad_input_in_one_line(tmp_path, args, says):
+    kept = tmp_path / "kept.json"
+    kept.write_text("mine")
+    args = [str(kept) if a == "EXISTING" else a for a in args]
+    out = [] if "--out" in args else ["--out", str(tmp_path / "new.json")]
+    r = _handover(*args, *out, env={"GROUPCHECK_JAVA_CLIENT": "", "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2, r
+    assert len(r.stderr.strip().splitlines()) == 1 and says in r.stderr, r.stderr
+    assert kept.read_text() == "mine" and not (tmp_path / "new.json").exists()
+
+
 BUILT = os.environ.get("GROUPCHECK_JAVA_CLIENT", "")
 
 
