@@ -352,7 +352,9 @@ public class ConsumerWorker {
         }
     }
 
-    /** The harness's commit command without records: commitSync of offset 0 for what it owns. */
+    /** The harness's commit command without records: commitSync of offset 0 for what it owns.
+     *  Owning nothing (after onPartitionsLost), KafkaConsumer sends no OffsetCommit for an empty
+     *  map and returns: reported as the error NothingToCommit, since nothing was accepted. */
     void commitZero() {
         identity();
         int gen = lastGeneration;
@@ -360,9 +362,9 @@ public class ConsumerWorker {
         emit("commit_sent", "generation", gen, "member_id", mid);
         Map<TopicPartition, OffsetAndMetadata> req = new HashMap<>();
         for (Integer p : owned) req.put(partition(p), new OffsetAndMetadata(0));
-        String error = null;
+        String error = req.isEmpty() ? "NothingToCommit" : null;
         try {
-            consumer.commitSync(req);
+            if (!req.isEmpty()) consumer.commitSync(req);
         } catch (RuntimeException e) {
             error = e.getClass().getSimpleName();
         }
