@@ -160,7 +160,8 @@ FINDINGS: tuple[Variant, ...] = (
         "positions and marks nothing pending revocation (maybeMarkPartitionsPendingRevocation is EAGER only), "
         "poll() keeps returning records during the rebalance, and onJoinComplete revokes the partitions that "
         "move without committing: the next owner starts at onJoinPrepare's offset and processes again what the "
-        "previous owner processed in between, with no fault. A model finding, not reproduced on a broker. "
+        "previous owner processed in between, with no fault. Reproduced with Apache Kafka's Java client 3.9 on "
+        "Tansu: 5 of 5 runs, 12 duplicates each (adapters/java; also 2.5.0 to trunk, not 2.4.1). "
         "The model's candidate fix (not Kafka, delivery switch commit-before-cooperative-revoke): "
         "onJoinComplete auto-commits the positions of the partitions it revokes before onPartitionsRevoked, "
         "as the KIP-848 consumer commits before a revocation.",

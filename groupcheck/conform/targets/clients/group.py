@@ -19,6 +19,8 @@ confluent-kafka on librdkafka's mock). ``Settings.group_protocol = "consumer"`` 
 confluent-kafka members with ``group.protocol=consumer`` (KIP-848). Events are the same dicts as the mock target's
 (``librdkafka/client.py``), with ``t`` seconds since the group started, sorted by time
 (the workers stamp their lines with the wall clock of this machine).
+The client ``java`` (Apache Kafka's KafkaConsumer) runs the launcher ``adapters/java/build.sh``
+wrote in the folder ``GROUPCHECK_JAVA_CLIENT`` names; it speaks the same JSON lines.
 """
 from __future__ import annotations
 
@@ -36,12 +38,20 @@ from pathlib import Path
 WORKER = "groupcheck.conform.targets.clients.worker"
 NODE_WORKER = Path(__file__).resolve().parents[4] / "adapters" / "node" / "consumer-worker.js"
 NODE_CLIENTS = {"kafkajs": ("roundrobin",)}   # run by NODE_WORKER (Node.js); kafkajs ships no range
+# Apache Kafka's KafkaConsumer: GROUPCHECK_JAVA_CLIENT names the folder adapters/java/build.sh built
+JAVA_CLIENTS = {"java": ("range", "roundrobin", "sticky", "cooperative-sticky")}
 
 
 def worker_command(client: str) -> list[str]:
     """The program for one member: ``node consumer-worker.js`` for kafkajs, else this
-    interpreter's ``worker`` module. ValueError (one line) when Node.js or the
-    adapter's packages are missing."""
+    interpreter's ``worker`` module, or java's launcher. ValueError (one line) when Node.js,
+    the adapter's packages or the Java build are missing."""
+    if client in JAVA_CLIENTS:
+        built = os.environ.get("GROUPCHECK_JAVA_CLIENT", "")
+        launcher = Path(built) / "consumer-worker"
+        if not built or not launcher.is_file():
+            raise ValueError(f"{client} needs GROUPCHECK_JAVA_CLIENT naming a folder adapters/java/build.sh built")
+        return [str(launcher)]
     if client not in NODE_CLIENTS:
         return [sys.executable, "-m", WORKER]
     node = shutil.which("node")
