@@ -723,10 +723,13 @@ Roll(s) == "roll" \in Operations /\ Close(s, clients[s].forGood)
 ProtocolUnchanged == UNCHANGED <<group, clients, budget, calm, beaten, fresh, wedged>>
 
 \* the application's poll() on p (one record; the first initialises the position by OffsetFetch)
-Poll(s, p) ==
+PollEnabled(s, p) ==
     /\ Records /\ Polling(s) /\ apps[s] # NoValue
     /\ CanPoll(apps[s], logs, p)
     /\ apps[s].cursors[p].position # NoOffset \/ OffsetFetchOK(s)
+
+Poll(s, p) ==
+    /\ PollEnabled(s, p)
     /\ LET r == PollCursor(apps[s], logs, p, Key(clients, s))
            clean == /\ apps[s].cursors[p].position = NoOffset
                     /\ CleanHandover(logs[p], r.logs[p], r.app.cursors[p].processed)
@@ -737,9 +740,10 @@ Poll(s, p) ==
 
 \* the application processes the next record of p it holds (a zombie's is excused at once;
 \* policy after-processing owes its commitSync from here on)
+ProcessEnabled(s, p) == Records /\ Polling(s) /\ apps[s] # NoValue /\ CanProcess(apps[s], p)
+
 Process(s, p) ==
-    /\ Records /\ Polling(s) /\ apps[s] # NoValue
-    /\ CanProcess(apps[s], p)
+    /\ ProcessEnabled(s, p)
     /\ LET o == apps[s].cursors[p].processed
            r == ProcessCursor(apps[s], logs, p)
        IN /\ logs' = IF ZombieIn(group, clients, s) THEN Excuse(r.logs, {p}) ELSE r.logs
@@ -751,18 +755,23 @@ Process(s, p) ==
 \* policy after-processing: commitSync() of the processed offsets (judged at once)
 ManualRequest(s) == CommitRequest(apps[s], Key(clients, s), clients[s].epoch, "manual", TRUE, Owns(apps[s]))
 
+CommitEnabled(s) == Records /\ Polling(s) /\ apps[s] # NoValue /\ apps[s].waiting = "commit"
+
 Commit(s) ==
-    /\ Records /\ Polling(s) /\ apps[s] # NoValue /\ apps[s].waiting = "commit"
+    /\ CommitEnabled(s)
     /\ logs' = CommitNow(s, logs, ManualRequest(s))
     /\ apps' = [apps EXCEPT ![s].waiting = ""]
     /\ UNCHANGED marks /\ ProtocolUnchanged
 
 \* policy auto: the interval commit of every position, a message; onlyInPoll: KAFKA-18641's fix
-AutoCommitWith(s, onlyInPoll) ==
+AutoCommitEnabled(s, onlyInPoll) ==
     /\ Records /\ CommitPolicy = "auto" /\ Polling(s) /\ apps[s] # NoValue
     /\ clients[s].status \in InGroup /\ IdleCommit(apps[s]) /\ apps[s].waiting = ""
     /\ InPoll(apps[s]) \/ ~onlyInPoll
     /\ Behind(apps[s])
+
+AutoCommitWith(s, onlyInPoll) ==
+    /\ AutoCommitEnabled(s, onlyInPoll)
     /\ apps' = [apps EXCEPT ![s].commit = CommitRequest(apps[s], Key(clients, s), clients[s].epoch, "interval", FALSE,
                                                         Owns(apps[s]))]
     /\ UNCHANGED <<logs, marks>> /\ ProtocolUnchanged
@@ -770,8 +779,10 @@ AutoCommitWith(s, onlyInPoll) ==
 AutoCommit(s) == AutoCommitWith(s, TRUE)
 
 \* the commit in flight reaches the coordinator (the connection's heartbeat slot is free)
+CommitDeliverEnabled(s) == Records /\ apps[s] # NoValue /\ apps[s].commit # NoValue /\ clients[s].request = None
+
 CommitDeliver(s) ==
-    /\ Records /\ apps[s] # NoValue /\ apps[s].commit # NoValue /\ clients[s].request = None
+    /\ CommitDeliverEnabled(s)
     /\ LET error == Judge(s, apps[s].commit)
        IN /\ apps' = [apps EXCEPT ![s].commit = NoValue, ![s].reply = error]
           /\ logs' = ApplyCommit(logs, apps[s].commit, error)
@@ -794,8 +805,10 @@ ReadCommit(s, lost) ==
                /\ UNCHANGED clients
           ELSE FinishRevocation(s, a)
 
+CommitReadEnabled(s) == Records /\ apps[s] # NoValue /\ apps[s].reply # NoValue /\ ~clients[s].stalled
+
 CommitRead(s) ==
-    /\ Records /\ apps[s] # NoValue /\ apps[s].reply # NoValue /\ ~clients[s].stalled
+    /\ CommitReadEnabled(s)
     /\ ReadCommit(s, FALSE)
     /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
 
@@ -812,6 +825,12 @@ Produce(p) ==
     /\ Records /\ logs[p].end < MaxRecords
     /\ logs' = Produce1(logs, p)
     /\ UNCHANGED <<apps, marks>> /\ ProtocolUnchanged
+
+\* a record step of the application is enabled (step.py's settled: progress is left)
+RecordsBusy ==
+    \E s \in Slots :
+        \/ \E p \in Partitions : PollEnabled(s, p) \/ ProcessEnabled(s, p)
+        \/ CommitEnabled(s) \/ AutoCommitEnabled(s, TRUE) \/ CommitDeliverEnabled(s) \/ CommitReadEnabled(s)
 
 \* the record layer's actions (the known-bug variant modules' next takes them as they are)
 RecordsNext ==
@@ -891,8 +910,10 @@ CommitAccepted(s) ==
     ~group.dead /\ IdOf(s) \in DOMAIN group.members /\ group.members[IdOf(s)].epoch = clients[s].epoch
 
 \* nothing is left to do but heartbeats: no message in flight, no reconciliation or restart
-\* pending, no member to expire or time out (step.py's settled)
+\* pending, no member to expire or time out, no record step of an application left to take
+\* (step.py's settled)
 Settled ==
+    /\ ~RecordsBusy
     /\ \A s \in Slots : /\ Idle(clients[s]) /\ ~clients[s].stalled
                         /\ clients[s].status \notin {"RECONCILING", "DOWN"}
     /\ ~group.dead => \A id \in DOMAIN group.members :
