@@ -869,6 +869,40 @@ Spec == Init /\ [][Next]_vars
 StateConstraint == group.epoch < MaxEpoch
 
 -----------------------------------------------------------------------------
+(* The record layer's claims see the clients as holders (Delivery.tla) *)
+
+\* The clients as the record layer's claims see them (delivery_claims._holders): the member key of
+\* the client's incarnation, live while its process runs, its application (zombies FALSE: a
+\* client the coordinator removed shows none: what it processes is excused)
+HoldersOf(g, cs, as, zombies) ==
+    [s \in Slots |-> [member |-> Key(cs, s), live |-> Running(cs[s]),
+                      app |-> IF zombies \/ ~ZombieIn(g, cs, s) THEN as[s] ELSE NoValue]]
+
+\* the commit a step judged at once (the model's offset_commit events): commitSync after
+\* processing (waiting "commit" ends), in onPartitionsRevoked (RECONCILING -> ACKNOWLEDGING
+\* under sync-on-revoke), the commit of close() (-> LEAVING); NoValue: none
+AtomicCommit(s) ==
+    LET a == apps[s]
+        c == clients[s]
+        c2 == clients'[s]
+    IN IF a = NoValue \/ apps'[s] = NoValue THEN NoValue
+       ELSE IF a.waiting = "commit" /\ apps'[s].waiting = "" THEN ManualRequest(s)
+       ELSE IF CommitPolicy = "sync-on-revoke" /\ c.status = "RECONCILING" /\ c2.status = "ACKNOWLEDGING"
+       THEN CommitRequest(a, Key(clients, s), c.epoch, "callback", TRUE, c.owned \ c.target)
+       ELSE IF c.status \in InGroup /\ c2.status = "LEAVING" THEN CloseRequest(s)
+       ELSE NoValue
+
+\* the commit in flight the step delivered (CommitDeliver)
+DeliveredCommit(s) ==
+    /\ apps[s] # NoValue /\ apps'[s] # NoValue
+    /\ apps[s].commit # NoValue /\ apps'[s].commit = NoValue /\ apps'[s].reply # NoValue
+
+\* every [req, error] the coordinator answered in the step
+AnsweredCommits ==
+    {[req |-> apps[s].commit, error |-> apps'[s].reply] : s \in {x \in Slots : DeliveredCommit(x)}}
+    \cup {[req |-> AtomicCommit(s), error |-> Judge(s, AtomicCommit(s))] : s \in {x \in Slots : AtomicCommit(x) # NoValue}}
+
+-----------------------------------------------------------------------------
 (* Invariants, named as the model's properties *)
 
 Live == {s \in Slots : Running(clients[s]) /\ ~group.dead /\ IdOf(s) \in DOMAIN group.members}
@@ -877,6 +911,9 @@ Live == {s \in Slots : Running(clients[s]) /\ ~group.dead /\ IdOf(s) \in DOMAIN 
 \* previous owner". Claim: no two live clients own a partition.
 no_double_ownership ==
     \A s, t \in Live : s # t => clients[s].owned \cap clients[t].owned = {}
+
+\* the record layer (Delivery.tla's NoRecordLost: the sentence it enforces); TRUE while Records is off
+no_record_lost == Records => NoRecordLost(logs, HoldersOf(group, clients, apps, TRUE))
 
 \* KIP-848 (Assignor): a member is assigned partitions of topics it subscribes to (every
 \* member subscribes to the one topic here).
@@ -972,46 +1009,14 @@ join_epoch_is_rejoin ==
                       /\ group.members[IdOf(s)].epoch # LeaveStaticEpoch /\ Running(clients[s]))
                          => clients'[s].reply.error = ""
 
-\* The record layer's claims (Delivery.tla states them with the sentence each enforces): TRUE
-\* while Records is off. The clients as holders (delivery_claims._holders): the member key of
-\* the client's incarnation, live while its process runs, its application (zombies FALSE: a
-\* client the coordinator removed shows none: what it processes is excused)
-HoldersOf(g, cs, as, zombies) ==
-    [s \in Slots |-> [member |-> Key(cs, s), live |-> Running(cs[s]),
-                      app |-> IF zombies \/ ~ZombieIn(g, cs, s) THEN as[s] ELSE NoValue]]
-
-no_record_lost == Records => NoRecordLost(logs, HoldersOf(group, clients, apps, TRUE))
-
+\* the record layer's step claims (Delivery.tla: the sentences they enforce); TRUE while Records
+\* is off
 no_duplicate_without_failure ==
     (Records /\ CommitPolicy # "none") =>
         NoDuplicateWithoutFailure(logs, HoldersOf(group, clients, apps, FALSE), HoldersOf(group', clients', apps', TRUE))
 
 fetch_stops_at_revocation ==
     Records => FetchStopsAtRevocation(HoldersOf(group, clients, apps, TRUE), HoldersOf(group', clients', apps', TRUE))
-
-\* the commit a step judged at once (the model's offset_commit events): commitSync after
-\* processing (waiting "commit" ends), in onPartitionsRevoked (RECONCILING -> ACKNOWLEDGING
-\* under sync-on-revoke), the commit of close() (-> LEAVING); NoValue: none
-AtomicCommit(s) ==
-    LET a == apps[s]
-        c == clients[s]
-        c2 == clients'[s]
-    IN IF a = NoValue \/ apps'[s] = NoValue THEN NoValue
-       ELSE IF a.waiting = "commit" /\ apps'[s].waiting = "" THEN ManualRequest(s)
-       ELSE IF CommitPolicy = "sync-on-revoke" /\ c.status = "RECONCILING" /\ c2.status = "ACKNOWLEDGING"
-       THEN CommitRequest(a, Key(clients, s), c.epoch, "callback", TRUE, c.owned \ c.target)
-       ELSE IF c.status \in InGroup /\ c2.status = "LEAVING" THEN CloseRequest(s)
-       ELSE NoValue
-
-\* the commit in flight the step delivered (CommitDeliver)
-DeliveredCommit(s) ==
-    /\ apps[s] # NoValue /\ apps'[s] # NoValue
-    /\ apps[s].commit # NoValue /\ apps'[s].commit = NoValue /\ apps'[s].reply # NoValue
-
-\* every [req, error] the coordinator answered in the step
-AnsweredCommits ==
-    {[req |-> apps[s].commit, error |-> apps'[s].reply] : s \in {x \in Slots : DeliveredCommit(x)}}
-    \cup {[req |-> AtomicCommit(s), error |-> Judge(s, AtomicCommit(s))] : s \in {x \in Slots : AtomicCommit(x) # NoValue}}
 
 commits_fenced_after_handover == Records => CommitsFencedAfterHandover(logs, AnsweredCommits)
 
