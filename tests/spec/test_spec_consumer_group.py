@@ -71,6 +71,45 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
 
 
+# the record layer (issue 30) at a scope small enough to explore twice: one consumer, one
+# partition, one record, policy auto (441 states)
+TINY_RECORDS = manifest.Config("tiny-records", BUNDLE.model.view.scope_from_dict(
+    {**BUNDLE.model.view.scope_to_dict(BUNDLE.model.view.default_scope()),
+     "members": 1, "partitions": [1], "records": True, "max_records": 1, "commit_policy": "auto"}), 441)
+
+
+def test_the_tiny_records_scope_agrees():
+    """The scope the record rules are flipped at agrees unchanged (so a flip is what fails it)."""
+    report = crosscheck.check_config(BUNDLE, TINY_RECORDS)
+    assert report.problems == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module, old, new, config", [
+    # OffsetFetch ignores the committed offset: every new position starts at auto.offset.reset
+    ("Delivery", "IF log.committed # NoOffset", "IF FALSE", "records-crash"),
+    # processing a record does not record it as done
+    ("Delivery", "!.done = @ \\cup {o}]", "!.done = @]", TINY_RECORDS),
+    # a crash excuses nothing: its redelivery counts as a duplicate
+    ("ConsumerGroup", "/\\ logs' = IF Records /\\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs",
+     "/\\ logs' = logs", "records-crash"),
+    # the crash witness never marked
+    ("ConsumerGroup", "THEN {\"KILLED_BEFORE_COMMIT\"} ELSE {}", "THEN {} ELSE {}", "records-crash"),
+    # the interval auto-commit also while the application holds records (KAFKA-18641's rule)
+    ("ConsumerGroup", "AutoCommit(s) == AutoCommitWith(s, TRUE)", "AutoCommit(s) == AutoCommitWith(s, FALSE)",
+     TINY_RECORDS),
+    # policy after-processing owes no commitSync after a record
+    ("ConsumerGroup", "THEN [r.app EXCEPT !.waiting = \"commit\"]", "THEN r.app", "records-crash"),
+])
+def test_a_changed_record_rule_is_caught(tmp_path, module, old, new, config):
+    """The record layer's rules in Delivery.tla and ConsumerGroup.tla matter: changed, the
+    cross-check fails (states, steps or verdicts differ)."""
+    bundle = changed_bundle(BUNDLE, tmp_path, old, new, module)
+    pinned = config if isinstance(config, manifest.Config) else next(c for c in bundle.configs if c.name == config)
+    report = crosscheck.check_config(bundle, pinned)
+    assert report.problems, f"changing {old!r} went unnoticed"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("module, old, new, key", [
     # join_epoch_is_rejoin without its client clause: KAFKA-16251's rejoin no longer breaks it
