@@ -481,10 +481,11 @@ CommitNow(lg, req, sent, own) ==
 Zombie(s) == consumers[s].memberId \notin Ids(group)
 
 \* the group requests wait while an OffsetCommit is in flight or its answer unread
-Free(s) == ~Records \/ apps[s] = NoValue \/ (IdleCommit(apps[s]) /\ apps[s].waiting \in {"", "commit"})
+\* (IF, not \/: TLC evaluates each disjunct of an action, and apps[s] may be NoValue)
+Free(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE IdleCommit(apps[s]) /\ apps[s].waiting \in {"", "commit"}
 
 \* callbacks and the JoinGroup run inside poll(): once the application processed what poll gave
-PollDone(s) == ~Records \/ apps[s] = NoValue \/ InPoll(apps[s])
+PollDone(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE InPoll(apps[s])
 
 \* the listener's calls on [app, logs] (delivery_steps._listener); was: the consumer before
 \* the step (its member id and generation go with a commit in onPartitionsRevoked)
@@ -1112,12 +1113,20 @@ RebalanceTimeoutFair == []<>~Straggling \/ []<><<RebalanceTimeout>>_vars
 \* model's non-fault kinds receive, join, heartbeat, deliver, restart, resume and
 \* session_timeout per slot, and the coordinator's rebalance_timeout (slot -1) as one instance
 \* (refresh_metadata and bounce are left out of the spec)
+\* the record layer's steps (disabled while Records is off), per (kind, slot) as the model's
+\* (a kind over partitions is one instance per slot; Produce one instance)
+RecordsFairness ==
+    /\ \A s \in Slots : WF_vars(\E p \in Partitions : Poll(s, p)) /\ WF_vars(\E p \in Partitions : Process(s, p))
+    /\ \A s \in Slots : WF_vars(Commit(s)) /\ WF_vars(AutoCommit(s)) /\ WF_vars(CommitDeliver(s)) /\ WF_vars(CommitRead(s))
+    /\ WF_vars(\E p \in Partitions : Produce(p))
+
 Fairness ==
     /\ \A s \in Slots : ReceiveFair(s) /\ WF_vars(Join(s)) /\ WF_vars(Heartbeat(s))
     /\ \A s \in Slots : DeliverFair(s)
     /\ \A s \in Slots : WF_vars(Restart(s)) /\ WF_vars(Resume(s))
     /\ \A s \in Slots : SessionTimeoutFair(s)
     /\ RebalanceTimeoutFair
+    /\ RecordsFairness
 
 FairSpec == Init /\ [][Next]_vars /\ Fairness
 

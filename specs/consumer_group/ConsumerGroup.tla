@@ -466,13 +466,14 @@ RemovedLogs(s, id) ==
     IF Records /\ id[2] = clients[s].incarnation /\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs
 
 \* one connection per client, in order: a queued commit goes before the next heartbeat
-MaySend(s) == ~Records \/ apps[s] = NoValue \/ apps[s].commit = NoValue
+\* (IF, not \/: TLC evaluates each disjunct of an action, and apps[s] may be NoValue)
+MaySend(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE apps[s].commit = NoValue
 
 \* maybeReconcile(canCommit): from the application's poll, with no commit of its own under way
-MayReconcile(s) == ~Records \/ (apps[s] # NoValue /\ InPoll(apps[s]) /\ IdleCommit(apps[s]))
+MayReconcile(s) == IF ~Records THEN TRUE ELSE apps[s] # NoValue /\ InPoll(apps[s]) /\ IdleCommit(apps[s])
 
 \* close() runs between the application's batches, with no commit under way
-MayClose(s) == ~Records \/ apps[s] = NoValue \/ (InPoll(apps[s]) /\ IdleCommit(apps[s]))
+MayClose(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE InPoll(apps[s]) /\ IdleCommit(apps[s])
 
 \* close(): policy auto commits every position, sync-on-revoke the processed offsets in
 \* onPartitionsRevoked (epoch > 0)
@@ -1048,10 +1049,18 @@ HandleFair(s) == []<>(clients[s].request = None) \/ []<><<Handled(s)>>_vars
 \* weak fairness per (step kind, client slot) on every step that is neither a fault nor an
 \* operation (both spend the finite Budget, so they stop in every behaviour): the model's
 \* (kind, slot) instances outside its fault_kinds
+\* the record layer's steps (disabled while Records is off), per (kind, slot) as the model's
+\* (a kind over partitions is one instance per slot; Produce one instance)
+RecordsFairness ==
+    /\ \A s \in Slots : WF_vars(\E p \in Partitions : Poll(s, p)) /\ WF_vars(\E p \in Partitions : Process(s, p))
+    /\ \A s \in Slots : WF_vars(Commit(s)) /\ WF_vars(AutoCommit(s)) /\ WF_vars(CommitDeliver(s)) /\ WF_vars(CommitRead(s))
+    /\ WF_vars(\E p \in Partitions : Produce(p))
+
 Fairness ==
     /\ \A s \in Slots : WF_vars(Send(s)) /\ HandleFair(s) /\ WF_vars(Deliver(s)) /\ WF_vars(Reconcile(s))
     /\ \A s \in Slots : WF_vars(Restart(s)) /\ WF_vars(Expire(s)) /\ WF_vars(RebalanceTimeout(s))
     /\ \A s \in Slots : WF_vars(Resume(s))
+    /\ RecordsFairness
 
 FairSpec == Init /\ [][Next]_vars /\ Fairness
 
