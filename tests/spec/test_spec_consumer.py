@@ -228,18 +228,12 @@ def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     ("Consumer", "Join(s) == JoinWith(s, TRUE)", "Join(s) == JoinWith(s, FALSE)", "records-eager-auto"),
     # onPartitionsRevoked commits nothing under sync-on-revoke
     ("Consumer", "LET req == IF CommitPolicy = \"sync-on-revoke\"", "LET req == IF FALSE", "records-sync-on-revoke"),
-    # a fenced answer excuses nothing
-    ("Consumer", "ListenFenced(r) == [app |-> r.app, logs |-> Excuse(r.logs, Owns(r.app))]",
-     "ListenFenced(r) == [app |-> r.app, logs |-> r.logs]", "records-pause"),
     # a zombie's OffsetFetch takes the partition over (the log's fetcher)
     ("Consumer", "IF Zombie(s) THEN logs[p].fetcher ELSE consumers[s].memberId", "consumers[s].memberId",
      "records-pause"),
     # a crash excuses nothing
     ("Consumer", "/\\ logs' = IF Records /\\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs",
      "/\\ logs' = logs", "records-crash"),
-    # the coordinator accepts an OffsetCommit during CompletingRebalance
-    ("Consumer", "ELSE IF g.status = \"CompletingRebalance\" THEN \"REBALANCE_IN_PROGRESS\" ELSE Accepted\n    ELSE IF",
-     "ELSE Accepted\n    ELSE IF", "records-eager-auto"),
     # auto.offset.reset=earliest starts at the log end
     ("Delivery", "IF OffsetReset = \"earliest\" THEN 0 ELSE log.end", "log.end", "records-sync-on-revoke"),
 ])

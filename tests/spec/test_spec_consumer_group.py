@@ -89,7 +89,7 @@ def test_the_tiny_records_scope_agrees():
     # OffsetFetch ignores the committed offset: every new position starts at auto.offset.reset
     ("Delivery", "IF log.committed # NoOffset", "IF FALSE", "records-crash"),
     # processing a record does not record it as done
-    ("Delivery", "!.done = @ \\cup {o}]", "!.done = @]", TINY_RECORDS),
+    ("Delivery", "![p].done = @ \\cup {o}]", "![p].done = @]", TINY_RECORDS),
     # a crash excuses nothing: its redelivery counts as a duplicate
     ("ConsumerGroup", "/\\ logs' = IF Records /\\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs",
      "/\\ logs' = logs", "records-crash"),
