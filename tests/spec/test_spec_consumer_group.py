@@ -53,8 +53,8 @@ def test_the_tiny_stall_scope_agrees():
     # an old incarnation's member never expires (only a gone process's)
     ("/\\ id[2] # clients[s].incarnation \\/ ~Running(clients[s])", "/\\ ~Running(clients[s])", "crash"),
     # the session-timeout fault spares the member (no removal, no bump)
-    ("    /\\ group' = RemoveMember(group, IdOf(s))\n    /\\ budget' = budget - 1",
-     "    /\\ group' = group\n    /\\ budget' = budget - 1", "crash"),
+    ("    /\\ group' = RemoveMember(group, IdOf(s))\n    /\\ logs' = RemovedLogs(s, IdOf(s))\n    /\\ budget' = budget - 1",
+     "    /\\ group' = group\n    /\\ logs' = RemovedLogs(s, IdOf(s))\n    /\\ budget' = budget - 1", "crash"),
     # a stalled application still reconciles
     ("CanReconcile(c) == c.status = \"RECONCILING\" /\\ ~c.stalled", "CanReconcile(c) == c.status = \"RECONCILING\"",
      TINY_STALL),
