@@ -100,6 +100,13 @@ def test_the_tiny_records_scope_agrees():
      TINY_RECORDS),
     # policy after-processing owes no commitSync after a record
     ("ConsumerGroup", "THEN [r.app EXCEPT !.waiting = \"commit\"]", "THEN r.app", "records-crash"),
+    # commits_fenced_after_handover also flags a commit by the member that fetched the partition:
+    # caught where the spec tells the step's commits apart (AnsweredCommits): a delivered
+    # auto-commit, a commitSync after processing, one in onPartitionsRevoked
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", TINY_RECORDS),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", "records-crash"),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}",
+     "records-sync-on-revoke"),
 ])
 def test_a_changed_record_rule_is_caught(tmp_path, module, old, new, config):
     """The record layer's rules in Delivery.tla and ConsumerGroup.tla matter: changed, the
