@@ -20,9 +20,11 @@
 (* Deliver, the faults LoseResponse and Timeout (a SyncGroup that times    *)
 (* out), Crash (and Restart), Pause (and Resume: a zombie), the            *)
 (* coordinator's session and rebalance timeouts, the liveness monitor of   *)
-(* converges_within_k. Leaves out (see README.md): rolling bounces onto    *)
-(* other configs (and LeaveGroup), metadata changes, subscription changes, *)
-(* group deletion, the callbacks' log.                                     *)
+(* converges_within_k; with the constant Records, the record layer         *)
+(* (Delivery.tla; model/consumer/delivery_steps.py): partition logs, each  *)
+(* application's cursors and offset commits. Leaves out (see README.md):   *)
+(* rolling bounces onto other configs (and LeaveGroup), metadata changes,  *)
+(* subscription changes, group deletion, the callbacks' log.               *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets, Sequences, Delivery
 
