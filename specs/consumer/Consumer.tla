@@ -20,11 +20,13 @@
 (* Deliver, the faults LoseResponse and Timeout (a SyncGroup that times    *)
 (* out), Crash (and Restart), Pause (and Resume: a zombie), the            *)
 (* coordinator's session and rebalance timeouts, the liveness monitor of   *)
-(* converges_within_k. Leaves out (see README.md): rolling bounces onto    *)
-(* other configs (and LeaveGroup), metadata changes, subscription changes, *)
-(* group deletion, the callbacks' log.                                     *)
+(* converges_within_k; with the constant Records, the record layer         *)
+(* (Delivery.tla; model/consumer/delivery_steps.py): partition logs, each  *)
+(* application's cursors and offset commits. Leaves out (see README.md):   *)
+(* rolling bounces onto other configs (and LeaveGroup), metadata changes,  *)
+(* subscription changes, group deletion, the callbacks' log.               *)
 (***************************************************************************)
-EXTENDS Integers, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences, Delivery
 
 CONSTANTS
     Slots,          \* the consumers, by slot number (0 .. members-1)
@@ -34,15 +36,19 @@ CONSTANTS
     Budget,         \* how many faults may happen
     MaxGeneration,  \* the scope's bound on the group generation (TLC: CONSTRAINT)
     CalmCap         \* the liveness monitor's cap (3)
+    \* Delivery.tla declares NoValue and the record layer's Records, MaxRecords, CommitPolicy,
+    \* OffsetReset
 
 VARIABLES
     group,          \* the coordinator's group
     consumers,      \* slot -> the consumer process in that slot
     budget,         \* faults left
     calm,           \* leader assignments since the last disturbance (at most CalmCap)
-    calmFrom        \* the last generation begun before the last disturbance
+    calmFrom,       \* the last generation begun before the last disturbance
+    logs,           \* the record layer: partition -> Log (Delivery.tla); NoValue without Records
+    apps            \* the record layer: slot -> the application behind the consumer (NoValue: none)
 
-vars == <<group, consumers, budget, calm, calmFrom>>
+vars == <<group, consumers, budget, calm, calmFrom, logs, apps>>
 
 -----------------------------------------------------------------------------
 (* Values *)
@@ -91,6 +97,8 @@ Init ==
     /\ budget = Budget
     /\ calm = 0
     /\ calmFrom = 0
+    /\ logs = IF Records THEN [p \in Partitions |-> NewLog] ELSE NoValue
+    /\ apps = [s \in Slots |-> IF Records THEN NewApp ELSE NoValue]
 
 -----------------------------------------------------------------------------
 (* The coordinator (GroupCoordinator), one request at a time. A handler     *)
@@ -424,13 +432,124 @@ OnResponse(c0, resp) ==
                      ELSE [consumer |-> Fenced(d, resp.error), led |-> FALSE]
 
 -----------------------------------------------------------------------------
+(***************************************************************************)
+(* The record layer (issue 30; model/consumer/delivery_steps.py), on with   *)
+(* the constant Records: the application behind each consumer polls and      *)
+(* processes records of the partitions it owns and commits offsets by        *)
+(* CommitPolicy. Delivery.tla has the rules on logs and cursors; here: where *)
+(* the classic ConsumerCoordinator (Kafka 3.9) applies them. A member is its *)
+(* member id, a commit's generation the consumer's.                          *)
+(***************************************************************************)
+
+\* the generation or the member id was reset (resetStateAndRejoin)
+Reset(c) == c.generation = NoGeneration \/ c.memberId = NoMember
+
+\* AbstractCoordinator#rebalanceInProgress: PREPARING_REBALANCE or COMPLETING_REBALANCE
+RebalanceInProgress(c) == c.status \in {"joining", "syncing"} \/ (c.status = "idle" /\ ~c.needsJoinPrepare)
+
+\* MemberState.STABLE with a generation: generationIfStable() is not null
+StableMember(c) ==
+    c.status # "down" /\ c.memberId # NoMember /\ c.generation # NoGeneration /\ ~RebalanceInProgress(c)
+
+\* GroupCoordinator.validateOffsetCommit then doCommitOffsets (probes.offset_commit_error):
+\* the answer to an OffsetCommit of member id at generation gen (Accepted: none)
+OffsetCommitError(g, id, gen) ==
+    IF gen < 0 /\ g.status = "Empty" THEN Accepted
+    ELSE IF gen >= 0 \/ id # NoMember
+    THEN IF id \notin Ids(g) THEN "UNKNOWN_MEMBER_ID"
+         ELSE IF gen # g.generation THEN "ILLEGAL_GENERATION"
+         ELSE IF g.status = "CompletingRebalance" THEN "REBALANCE_IN_PROGRESS" ELSE Accepted
+    ELSE IF g.status # "Empty" THEN "UNKNOWN_MEMBER_ID"
+    ELSE IF g.status = "CompletingRebalance" THEN "REBALANCE_IN_PROGRESS" ELSE Accepted
+
+CurrentMember(g, id, gen) == id \in Ids(g) /\ gen = g.generation
+
+\* a rejection the application cannot avoid (the member is not current at generation own, or
+\* REBALANCE_IN_PROGRESS) excuses what the commit carried
+Judged(lg, req, own) ==
+    LET err == OffsetCommitError(group, req.member, req.generation)
+        l1 == ApplyCommit(lg, req, err)
+    IN IF err # Accepted /\ (err = "REBALANCE_IN_PROGRESS" \/ ~CurrentMember(group, req.member, own))
+       THEN Excuse(l1, CommittedSet(req)) ELSE l1
+
+\* a commitSync the client blocks on, judged in the step; sent FALSE: the client fails it
+\* itself (no generationIfStable()), which excuses
+CommitNow(lg, req, sent, own) ==
+    IF req = NoValue THEN lg
+    ELSE IF ~sent THEN Excuse(lg, CommittedSet(req))
+    ELSE Judged(lg, req, own)
+
+\* the consumer no longer counts as a member: what it processes now is a fault's doing
+Zombie(s) == consumers[s].memberId \notin Ids(group)
+
+\* the group requests wait while an OffsetCommit is in flight or its answer unread
+\* (IF, not \/: TLC evaluates each disjunct of an action, and apps[s] may be NoValue)
+Free(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE IdleCommit(apps[s]) /\ apps[s].waiting \in {"", "commit"}
+
+\* callbacks and the JoinGroup run inside poll(): once the application processed what poll gave
+PollDone(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE InPoll(apps[s])
+
+\* the listener's calls on [app, logs] (delivery_steps._listener); was: the consumer before
+\* the step (its member id and generation go with a commit in onPartitionsRevoked)
+ListenLost(r, P) == Lost(r.app, r.logs, P)
+ListenRevoked(r, P, was) ==
+    LET req == IF CommitPolicy = "sync-on-revoke"
+               THEN CommitRequest(r.app, was.memberId, was.generation, "callback", TRUE, P) ELSE NoValue
+    IN [app |-> Revoked(r.app, P),
+        logs |-> CommitNow(r.logs, req, was.generation # NoGeneration /\ was.memberId # NoMember, was.generation)]
+ListenAssigned(r, P) == [app |-> Assigned(r.app, P), logs |-> r.logs]
+ListenFenced(r) == [app |-> r.app, logs |-> Excuse(r.logs, Owns(r.app))]
+
+\* onJoinPrepare's callbacks for consumer c (ConsumerCoordinator#onJoinPrepare): a reset one
+\* loses what it owns, EAGER revokes everything, COOPERATIVE nothing (one topic)
+JoinListeners(c, r, was) ==
+    IF ~c.needsJoinPrepare THEN r
+    ELSE IF Reset(c) THEN (IF c.owned # {} THEN ListenLost(r, c.owned) ELSE r)
+    ELSE IF ~Cooperative THEN ListenRevoked(r, c.owned, was)
+    ELSE r
+
+\* the commit before the rebalance (policy auto, onJoinPrepare): maybeMarkPartitionsPendingRevocation
+\* (EAGER only; pause: unfetchable too, KAFKA-14196's fix) and the positions sent; waits
+PrepareCommit(c, app, pause) ==
+    RevokeCommit(app, IF Cooperative THEN {} ELSE Owns(app),
+                 CommitRequest(app, c.memberId, c.generation, "revoke", FALSE, Owns(app)), "prepare", pause)
+
+\* the records of a response read (client.receive, then the listener): a fence excuses, an
+\* assignment revokes (COOPERATIVE: owned - assigned) and assigns (assigned - owned)
+ReceiveRecords(s) ==
+    LET c == consumers[s]
+        resp == Head(c.inbox)
+        fenced == /\ Awaited(c, resp)
+                  /\ \/ resp.kind = "JoinGroup" /\ resp.error \notin {"NONE", "MEMBER_ID_REQUIRED"}
+                     \/ resp.kind # "JoinGroup" /\ resp.error \notin {"NONE", "REBALANCE_IN_PROGRESS"}
+        completed == Awaited(c, resp) /\ resp.kind = "SyncGroup" /\ resp.error = "NONE"
+        r0 == [app |-> apps[s], logs |-> logs]
+        r1 == IF fenced THEN ListenFenced(r0) ELSE r0
+        revoked == IF completed THEN c.owned \ resp.assignment ELSE {}
+        r2 == IF Cooperative /\ revoked # {} THEN ListenRevoked(r1, revoked, c) ELSE r1
+        r3 == IF completed THEN ListenAssigned(r2, resp.assignment \ c.owned) ELSE r2
+    IN IF ~Records \/ apps[s] = NoValue THEN UNCHANGED <<logs, apps>>
+       ELSE apps' = [apps EXCEPT ![s] = r3.app] /\ logs' = r3.logs
+
+\* the members the coordinator removed from g (a timeout): what their consumers processed may
+\* be redelivered by the next owner, a fault's doing
+ExcuseRemoved(g, g2) ==
+    LET gone == {id \in Ids(g) \ Ids(g2) : consumers[g.members[id].slot].memberId = id
+                                            /\ apps[g.members[id].slot] # NoValue}
+    IN IF ~Records THEN logs ELSE Excuse(logs, UNION {Owns(apps[g.members[id].slot]) : id \in gone})
+
+-----------------------------------------------------------------------------
 (* Actions: one per model action kind *)
 
-CanReceive(s) == ~consumers[s].paused /\ consumers[s].inbox # <<>>
+\* (with records, a SyncGroup response is handled inside poll(): onJoinComplete's callbacks)
+CanReceive(s) ==
+    /\ ~consumers[s].paused /\ consumers[s].inbox # <<>>
+    /\ Head(consumers[s].inbox).kind # "SyncGroup" \/ PollDone(s)
 
 \* the consumer in slot s has handled its oldest response with result r
 Received(s, r) ==
     /\ consumers' = [consumers EXCEPT ![s] = r.consumer]
+    /\ ReceiveRecords(s)
     \* the monitor counts assignments for generations begun after the last disturbance
     /\ calm' = IF r.led /\ r.consumer.generation > calmFrom
                THEN (IF calm + 1 < CalmCap THEN calm + 1 ELSE CalmCap) ELSE calm
@@ -439,28 +558,41 @@ Received(s, r) ==
 \* the consumer processes the oldest response in its inbox
 Receive(s) == CanReceive(s) /\ Received(s, OnResponse(consumers[s], Head(consumers[s].inbox)))
 
-Reset(c) == c.generation = NoGeneration \/ c.memberId = NoMember
-
 \* onJoinPrepare, once per rebalance: a reset consumer calls onPartitionsLost and rejoins
 \* owning nothing; EAGER revokes everything; COOPERATIVE revokes only partitions of topics no
 \* longer subscribed (none: one topic, one subscription). Then JoinGroup.
-Join(s) ==
+JoinedConsumer(c) ==
+    LET d == [c EXCEPT !.owned = IF c.needsJoinPrepare /\ (Reset(c) \/ ~Cooperative) THEN {} ELSE @,
+                       !.needsJoinPrepare = FALSE]
+    IN [d EXCEPT !.status = "joining", !.awaiting = "JoinGroup", !.outbox = <<JoinRequest(d)>>]
+
+\* with records and policy auto, a stable member's first onJoinPrepare sends its commit and
+\* waits (nothing else changes; CommitRead goes on); pause: KAFKA-14196's fix
+JoinWith(s, pause) ==
     /\ ~consumers[s].paused
     /\ consumers[s].status = "idle" /\ consumers[s].awaiting = "" /\ consumers[s].outbox = <<>>
+    /\ Free(s) /\ PollDone(s)
     /\ LET c == consumers[s]
-           d == [c EXCEPT !.owned = IF c.needsJoinPrepare /\ (Reset(c) \/ ~Cooperative) THEN {} ELSE @,
-                          !.needsJoinPrepare = FALSE]
-       IN consumers' = [consumers EXCEPT ![s] = [d EXCEPT !.status = "joining", !.awaiting = "JoinGroup",
-                                                          !.outbox = <<JoinRequest(d)>>]]
+           prep == Records /\ CommitPolicy = "auto" /\ c.needsJoinPrepare /\ StableMember(c)
+           marked == PrepareCommit(c, apps[s], pause)
+           r == JoinListeners(c, [app |-> IF prep THEN marked ELSE apps[s], logs |-> logs], c)
+       IN IF prep /\ marked.waiting # ""
+          THEN apps' = [apps EXCEPT ![s] = marked] /\ UNCHANGED <<consumers, logs>>
+          ELSE /\ consumers' = [consumers EXCEPT ![s] = JoinedConsumer(c)]
+               /\ IF Records /\ apps[s] # NoValue THEN apps' = [apps EXCEPT ![s] = r.app] /\ logs' = r.logs
+                  ELSE UNCHANGED <<logs, apps>>
     /\ UNCHANGED <<group, budget, calm, calmFrom>>
+
+Join(s) == JoinWith(s, TRUE)
 
 Heartbeat(s) ==
     /\ ~consumers[s].paused
     /\ consumers[s].status = "stable" /\ consumers[s].awaiting = "" /\ consumers[s].outbox = <<>>
+    /\ Free(s)
     /\ consumers' = [consumers EXCEPT ![s].awaiting = "Heartbeat",
                                       ![s].outbox = <<[kind |-> "Heartbeat", memberId |-> consumers[s].memberId,
                                                        generation |-> consumers[s].generation]>>]
-    /\ UNCHANGED <<group, budget, calm, calmFrom>>
+    /\ UNCHANGED <<group, budget, calm, calmFrom, logs, apps>>
 
 \* the responses of ``out`` for the consumer in slot s with member id ``id``, in order; one
 \* addressed to another member id is dropped
@@ -490,7 +622,7 @@ Deliver(s) ==
                                  IN IF calmFrom > group.generation + opened THEN calmFrom
                                     ELSE group.generation + opened
              ELSE UNCHANGED <<calm, calmFrom>>
-    /\ UNCHANGED budget
+    /\ UNCHANGED <<budget, logs, apps>>
 
 \* a fault (and every fault) is a disturbance: the JoinGroup round already open does not count
 Disturbed ==
@@ -512,7 +644,7 @@ LoseResponse(s) ==
                           ELSE d]
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED group
+    /\ UNCHANGED <<group, logs, apps>>
 
 \* fault: the SyncGroup times out; the consumer rejoins
 Timeout(s) ==
@@ -521,7 +653,7 @@ Timeout(s) ==
     /\ consumers' = [consumers EXCEPT ![s].awaiting = "", ![s].status = "idle"]
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED group
+    /\ UNCHANGED <<group, logs, apps>>
 
 \* fault: the process dies; a member id handed out but not yet joined expires with it
 Crash(s) ==
@@ -533,14 +665,18 @@ Crash(s) ==
                                                    !.generation = NoGeneration, !.owned = {}, !.userData = {},
                                                    !.paused = FALSE, !.awaiting = "", !.outbox = <<>>,
                                                    !.inbox = <<>>, !.needsJoinPrepare = TRUE]]
+    \* the application and its cursors are gone, their records excused
+    /\ apps' = [apps EXCEPT ![s] = NoValue]
+    /\ logs' = IF Records /\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs
     /\ budget' = budget - 1
     /\ Disturbed
 
 Restart(s) ==
     /\ consumers[s].status = "down"
     /\ consumers' = [consumers EXCEPT ![s] = FreshConsumer]
+    /\ apps' = [apps EXCEPT ![s] = IF Records THEN NewApp ELSE NoValue]
     /\ Disturbed
-    /\ UNCHANGED <<group, budget>>
+    /\ UNCHANGED <<group, budget, logs>>
 
 \* fault: the application stops polling past its session timeout (a zombie in the making)
 Pause(s) ==
@@ -549,20 +685,21 @@ Pause(s) ==
     /\ consumers' = [consumers EXCEPT ![s].paused = TRUE]
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED group
+    /\ UNCHANGED <<group, logs, apps>>
 
 Resume(s) ==
     /\ consumers[s].status # "down" /\ consumers[s].paused
     /\ consumers' = [consumers EXCEPT ![s].paused = FALSE]
     /\ Disturbed
-    /\ UNCHANGED <<group, budget>>
+    /\ UNCHANGED <<group, budget, logs, apps>>
 
 \* the coordinator's answers go out to the consumers that still listen
 Broker(r) ==
     /\ group' = r.group
     /\ consumers' = Delivered(consumers, r.out)
+    /\ logs' = ExcuseRemoved(group, r.group)
     /\ Disturbed
-    /\ UNCHANGED budget
+    /\ UNCHANGED <<budget, apps>>
 
 \* the session of a member whose process cannot answer expires
 SessionTimeout(s) ==
@@ -579,6 +716,100 @@ RebalanceTimeout ==
     IN /\ group.status = "PreparingRebalance" /\ stragglers # {}
        /\ Broker(Chain(r, MaybeCompleteJoin(r.group)))
 
+
+(***************************************************************************)
+(* The record layer's actions (Records only; delivery_steps.py's KINDS)      *)
+(***************************************************************************)
+ProtocolUnchanged == UNCHANGED <<group, consumers, budget, calm, calmFrom>>
+
+Polling(s) == Records /\ apps[s] # NoValue /\ ~consumers[s].paused
+
+\* the application's poll() on p: one record (the first initialises the position by
+\* OffsetFetch; a zombie's takes nothing over: the log keeps its fetcher)
+Poll(s, p) ==
+    /\ Polling(s) /\ CanPoll(apps[s], logs, p)
+    /\ LET r == PollCursor(apps[s], logs, p, IF Zombie(s) THEN logs[p].fetcher ELSE consumers[s].memberId)
+       IN apps' = [apps EXCEPT ![s] = r.app] /\ logs' = r.logs
+    /\ ProtocolUnchanged
+
+\* the application processes the next record of p it holds (a zombie's is excused at once;
+\* policy after-processing owes its commitSync from here on)
+Process(s, p) ==
+    /\ Polling(s) /\ CanProcess(apps[s], p)
+    /\ LET o == apps[s].cursors[p].processed
+           r == ProcessCursor(apps[s], logs, p)
+       IN /\ logs' = IF Zombie(s) THEN ExcuseOffset(r.logs, p, o) ELSE r.logs
+          /\ apps' = [apps EXCEPT ![s] = IF CommitPolicy = "after-processing" THEN [r.app EXCEPT !.waiting = "commit"]
+                                        ELSE r.app]
+    /\ ProtocolUnchanged
+
+\* policy after-processing: commitSync() of the processed offsets, judged at once (failed by
+\* the client itself while the member is not stable)
+ManualRequest(s) == CommitRequest(apps[s], consumers[s].memberId, consumers[s].generation, "manual", TRUE, Owns(apps[s]))
+
+Commit(s) ==
+    /\ Polling(s) /\ apps[s].waiting = "commit"
+    /\ logs' = CommitNow(logs, ManualRequest(s), StableMember(consumers[s]), consumers[s].generation)
+    /\ apps' = [apps EXCEPT ![s].waiting = ""]
+    /\ ProtocolUnchanged
+
+\* policy auto: ConsumerCoordinator.poll -> maybeAutoCommitOffsetsAsync of the positions, a
+\* message; only inside poll, only while the member is stable, with no group request queued
+AutoCommit(s) ==
+    /\ Polling(s) /\ CommitPolicy = "auto"
+    /\ IdleCommit(apps[s]) /\ apps[s].waiting = "" /\ consumers[s].outbox = <<>>
+    /\ InPoll(apps[s]) /\ StableMember(consumers[s])
+    /\ \E p \in DOMAIN apps[s].cursors : apps[s].cursors[p].position > logs[p].committed
+    /\ apps' = [apps EXCEPT ![s].commit = CommitRequest(apps[s], consumers[s].memberId, consumers[s].generation,
+                                                        "interval", FALSE, Owns(apps[s]))]
+    /\ UNCHANGED logs /\ ProtocolUnchanged
+
+\* the commit in flight reaches the coordinator (also while paused: it is on the wire)
+CommitDeliver(s) ==
+    /\ Records /\ apps[s] # NoValue /\ apps[s].commit # NoValue
+    /\ LET req == apps[s].commit
+           err == OffsetCommitError(group, req.member, req.generation)
+       IN /\ apps' = [apps EXCEPT ![s].commit = NoValue, ![s].reply = err]
+          /\ logs' = Judged(logs, req, req.generation)
+    /\ ProtocolUnchanged
+
+\* the client reads its commit's answer: UNKNOWN_MEMBER_ID and ILLEGAL_GENERATION reset the
+\* member (resetGenerationOnResponseError); in the prepare phase this is onJoinPrepare again: a
+\* retriable error commits again, anything else goes on to the callbacks and the JoinGroup
+\* (pause: KAFKA-14196's fix, as in Join)
+CommitReadWith(s, pause) ==
+    /\ Polling(s) /\ apps[s].reply # NoValue
+    /\ apps[s].waiting # "prepare" \/ InPoll(apps[s])
+    /\ LET c0 == consumers[s]
+           err == apps[s].reply
+           fence == err \in {"UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION"}
+           c1 == IF fence THEN Fenced(c0, err) ELSE c0
+           a0 == [apps[s] EXCEPT !.reply = NoValue]
+           r1 == IF fence THEN ListenFenced([app |-> a0, logs |-> logs]) ELSE [app |-> a0, logs |-> logs]
+           r2 == JoinListeners(c1, [app |-> [r1.app EXCEPT !.waiting = ""], logs |-> r1.logs], c0)
+       IN IF apps[s].waiting # "prepare"
+          THEN consumers' = [consumers EXCEPT ![s] = c1] /\ apps' = [apps EXCEPT ![s] = r1.app] /\ logs' = r1.logs
+          ELSE IF err = "COORDINATOR_NOT_AVAILABLE"
+          THEN /\ consumers' = [consumers EXCEPT ![s] = c1]
+               /\ apps' = [apps EXCEPT ![s] = PrepareCommit(c1, r1.app, pause)] /\ logs' = r1.logs
+          ELSE /\ consumers' = [consumers EXCEPT ![s] = JoinedConsumer(c1)]
+               /\ apps' = [apps EXCEPT ![s] = r2.app] /\ logs' = r2.logs
+    /\ UNCHANGED <<group, budget, calm, calmFrom>>
+
+CommitRead(s) == CommitReadWith(s, TRUE)
+
+\* a producer appends a record to p
+Produce(p) ==
+    /\ Records /\ logs[p].end < MaxRecords
+    /\ logs' = Produce1(logs, p)
+    /\ UNCHANGED apps /\ ProtocolUnchanged
+
+\* the record layer's actions (the known-bug variant modules' next takes them as they are)
+RecordsNext ==
+    \/ \E s \in Slots, p \in Partitions : Poll(s, p) \/ Process(s, p)
+    \/ \E s \in Slots : Commit(s) \/ AutoCommit(s) \/ CommitDeliver(s) \/ CommitRead(s)
+    \/ \E p \in Partitions : Produce(p)
+
 Next ==
     \/ \E s \in Slots : Receive(s)
     \/ \E s \in Slots : Join(s)
@@ -592,6 +823,14 @@ Next ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \* the record layer (disabled while Records is off)
+    \/ \E s \in Slots, p \in Partitions : Poll(s, p)
+    \/ \E s \in Slots, p \in Partitions : Process(s, p)
+    \/ \E s \in Slots : Commit(s)
+    \/ \E s \in Slots : AutoCommit(s)
+    \/ \E s \in Slots : CommitDeliver(s)
+    \/ \E s \in Slots : CommitRead(s)
+    \/ \E p \in Partitions : Produce(p)
 
 Spec == Init /\ [][Next]_vars
 
@@ -623,6 +862,13 @@ selected_protocol_everywhere ==
     group.status \in {"CompletingRebalance", "Stable"} => group.protocol = Protocol
 
 Live == {s \in Slots : consumers[s].status # "down"}
+
+\* the consumers as the record layer's claims see them (properties._holders): live while the
+\* process runs (paused too)
+HoldersOf(cs, as) == [s \in Slots |-> [member |-> cs[s].memberId, live |-> cs[s].status # "down", app |-> as[s]]]
+
+\* the record layer (Delivery.tla's NoRecordLost: the sentence it enforces); TRUE while Records is off
+no_record_lost == Records => NoRecordLost(logs, HoldersOf(consumers, apps))
 
 \* KIP-429: "any time a partition has to be revoked it will trigger a follow up rebalance" -
 \* one follow-up, no more. Claim (bounded liveness): with no fault, no operation and no
@@ -676,6 +922,40 @@ Handled(s) == consumers[s].outbox # <<>> /\ consumers'[s].outbox = <<>> /\ consu
 \* the consumer in slot s sent JoinGroup after onJoinPrepare's decision: only Join takes a
 \* consumer from idle to joining
 SentJoin(s) == consumers[s].status = "idle" /\ consumers'[s].status = "joining"
+
+\* the commit a step judged at once (the model's offset_commit events): commitSync after
+\* processing (waiting "commit" ends; none when the client fails it itself), in
+\* onPartitionsRevoked under sync-on-revoke: EAGER's onJoinPrepare (Join: idle -> joining) or
+\* COOPERATIVE's onJoinComplete (a SyncGroup response read); NoValue: none
+AtomicCommit(s) ==
+    LET a == apps[s]
+        c == consumers[s]
+        resp == Head(c.inbox)
+        callback(P) == CommitRequest(a, c.memberId, c.generation, "callback", TRUE, P)
+    IN IF a = NoValue \/ apps'[s] = NoValue THEN NoValue
+       ELSE IF a.waiting = "commit" /\ apps'[s].waiting = "" THEN IF StableMember(c) THEN ManualRequest(s) ELSE NoValue
+       ELSE IF CommitPolicy # "sync-on-revoke" \/ Reset(c) THEN NoValue
+       ELSE IF c.status = "idle" /\ consumers'[s].status = "joining" /\ c.needsJoinPrepare /\ ~Cooperative
+       THEN callback(c.owned)
+       ELSE IF /\ Cooperative /\ Read(s) /\ Awaited(c, resp) /\ resp.kind = "SyncGroup" /\ resp.error = "NONE"
+       THEN callback(c.owned \ resp.assignment)
+       ELSE NoValue
+
+\* the commit in flight the step delivered (CommitDeliver)
+DeliveredCommit(s) ==
+    /\ apps[s] # NoValue /\ apps'[s] # NoValue
+    /\ apps[s].commit # NoValue /\ apps'[s].commit = NoValue /\ apps'[s].reply # NoValue
+
+\* every [req, error] the coordinator answered in the step
+AnsweredCommits ==
+    {[req |-> apps[s].commit, error |-> apps'[s].reply] : s \in {x \in Slots : DeliveredCommit(x)}}
+    \cup {[req |-> AtomicCommit(s), error |-> OffsetCommitError(group, AtomicCommit(s).member, AtomicCommit(s).generation)] :
+          s \in {x \in Slots : AtomicCommit(x) # NoValue}}
+
+\* a consumer still a member processed a record in the step (a zombie's is a fault's doing)
+ProcessedByMember(s) ==
+    /\ apps[s] # NoValue /\ apps'[s] # NoValue /\ consumers[s].memberId \in Ids(group)
+    /\ \E p \in Owns(apps[s]) \cap Owns(apps'[s]) : apps'[s].cursors[p].processed > apps[s].cursors[p].processed
 
 \* Step claims
 \* KIP-429: "If received UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION from join-group / sync-group /
@@ -777,11 +1057,23 @@ coordinator_answers ==
                    /\ (req.kind = "SyncGroup" /\ want = "NONE" /\ group.status = "Stable")
                       => inbox[Len(inbox)].assignment = group.members[req.memberId].assignment
 
+\* the record layer's step claims (Delivery.tla: the sentences they enforce); TRUE while Records
+\* is off. A Poll that initialises a position moves processed from NoOffset: no duplicate.
+no_duplicate_without_failure ==
+    (Records /\ CommitPolicy # "none") =>
+        \A s \in Slots : ProcessedByMember(s) =>
+            NoDuplicateWithoutFailure(logs, HoldersOf(consumers, apps), HoldersOf(consumers', apps'))
+
+fetch_stops_at_revocation == Records => FetchStopsAtRevocation(HoldersOf(consumers, apps), HoldersOf(consumers', apps'))
+
+commits_fenced_after_handover == Records => CommitsFencedAfterHandover(logs, AnsweredCommits)
+
 \* For TLC
 \* the step claims as one temporal property (MCConsumer.cfg: PROPERTY StepClaims)
 StepClaimsAction ==
     /\ fencing_resets_generation /\ rebalance_in_progress_rejoins /\ heartbeat_loss_keeps_membership
     /\ lost_only_when_fenced /\ rebalance_on_change_only /\ generation_per_round /\ coordinator_answers
+    /\ no_duplicate_without_failure /\ fetch_stops_at_revocation /\ commits_fenced_after_handover
 StepClaims == [][StepClaimsAction]_vars
 
 \* Liveness under fairness (groupcheck/liveness.py's settles_under_fairness): once faults stop,
@@ -823,12 +1115,20 @@ RebalanceTimeoutFair == []<>~Straggling \/ []<><<RebalanceTimeout>>_vars
 \* model's non-fault kinds receive, join, heartbeat, deliver, restart, resume and
 \* session_timeout per slot, and the coordinator's rebalance_timeout (slot -1) as one instance
 \* (refresh_metadata and bounce are left out of the spec)
+\* the record layer's steps (disabled while Records is off), per (kind, slot) as the model's
+\* (a kind over partitions is one instance per slot; Produce one instance)
+RecordsFairness ==
+    /\ \A s \in Slots : WF_vars(\E p \in Partitions : Poll(s, p)) /\ WF_vars(\E p \in Partitions : Process(s, p))
+    /\ \A s \in Slots : WF_vars(Commit(s)) /\ WF_vars(AutoCommit(s)) /\ WF_vars(CommitDeliver(s)) /\ WF_vars(CommitRead(s))
+    /\ WF_vars(\E p \in Partitions : Produce(p))
+
 Fairness ==
     /\ \A s \in Slots : ReceiveFair(s) /\ WF_vars(Join(s)) /\ WF_vars(Heartbeat(s))
     /\ \A s \in Slots : DeliverFair(s)
     /\ \A s \in Slots : WF_vars(Restart(s)) /\ WF_vars(Resume(s))
     /\ \A s \in Slots : SessionTimeoutFair(s)
     /\ RebalanceTimeoutFair
+    /\ RecordsFairness
 
 FairSpec == Init /\ [][Next]_vars /\ Fairness
 
@@ -847,4 +1147,9 @@ sometimes_settled == Quiescent
 \* a paused consumer still believes it owns partitions after the group expelled it: the
 \* zombie the fencing exists for
 sometimes_zombie == \E s \in Slots : consumers[s].paused /\ consumers[s].owned # {} /\ consumers[s].memberId \notin Ids(group)
+
+\* records: a fault struck between processing a record and committing it: an offset at or above
+\* the committed offset was processed and its redelivery is excused
+sometimes_killed_before_commit ==
+    Records /\ \E p \in DOMAIN logs : \E o \in logs[p].done \cap logs[p].excused : o >= logs[p].committed
 =============================================================================

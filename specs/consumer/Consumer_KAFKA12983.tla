@@ -33,6 +33,7 @@ NextKAFKA12983 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA12983 == Init /\ [][NextKAFKA12983]_vars
 =============================================================================

@@ -39,6 +39,7 @@ NextKAFKA12984 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA12984 == Init /\ [][NextKAFKA12984]_vars
 =============================================================================

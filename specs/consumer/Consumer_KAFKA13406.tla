@@ -41,6 +41,7 @@ NextKAFKA13406 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA13406 == Init /\ [][NextKAFKA13406]_vars
 =============================================================================

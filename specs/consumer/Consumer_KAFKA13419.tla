@@ -33,6 +33,7 @@ NextKAFKA13419 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA13419 == Init /\ [][NextKAFKA13419]_vars
 =============================================================================

@@ -39,6 +39,7 @@ NextKAFKA14639 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA14639 == Init /\ [][NextKAFKA14639]_vars
 =============================================================================

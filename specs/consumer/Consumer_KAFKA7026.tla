@@ -32,6 +32,7 @@ NextKAFKA7026 ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKAFKA7026 == Init /\ [][NextKAFKA7026]_vars
 =============================================================================

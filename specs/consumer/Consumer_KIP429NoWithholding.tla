@@ -31,6 +31,7 @@ NextKIP429NoWithholding ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKIP429NoWithholding == Init /\ [][NextKIP429NoWithholding]_vars
 =============================================================================

@@ -32,6 +32,7 @@ NextKIP429OldLeader ==
     \/ \E s \in Slots : Resume(s)
     \/ \E s \in Slots : SessionTimeout(s)
     \/ RebalanceTimeout
+    \/ RecordsNext
 
 SpecKIP429OldLeader == Init /\ [][NextKIP429OldLeader]_vars
 =============================================================================

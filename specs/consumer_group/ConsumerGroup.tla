@@ -20,13 +20,16 @@
 (* application stops polling), the operations Leave (close for good) and   *)
 (* Roll (close to restart: a rolling bounce; a static member leaves with    *)
 (* epoch -2 and its next incarnation takes its assignment over), and the    *)
-(* convergence monitor of converges_within_k. Leaves out (see README.md):   *)
+(* convergence monitor of converges_within_k; with the constant Records,  *)
+(* the record layer (Delivery.tla; model/consumer_group/delivery_steps.py): *)
+(* partition logs, each application's cursors and offset commits. Leaves  *)
+(* out (see README.md):                                                    *)
 (* joiner slots, regular expressions, several topics, the range assignor,   *)
 (* subscription and topic changes, coordinator failover, classic members    *)
 (* and online migration, the other profiles. Known-bug variants are modules *)
 (* that EXTEND this one (ConsumerGroup_KAFKA*.tla).                          *)
 (***************************************************************************)
-EXTENDS Integers, FiniteSets, Sequences
+EXTENDS Integers, FiniteSets, Sequences, Delivery
 
 CONSTANTS
     Slots,          \* the clients, by slot number (0 .. members-1)
@@ -36,8 +39,9 @@ CONSTANTS
     Operations,     \* a subset of {"leave", "roll"}
     Budget,         \* how many faults and operations may happen
     MaxEpoch,       \* the scope's bound on the group epoch (TLC: CONSTRAINT)
-    K,              \* heartbeat rounds converges_within_k allows (5)
-    NoValue         \* a TLC model value: "no value" (no request, no reply, not reported)
+    K               \* heartbeat rounds converges_within_k allows (5)
+    \* Delivery.tla declares NoValue and the record layer's Records, MaxRecords, CommitPolicy,
+    \* OffsetReset
 
 VARIABLES
     group,          \* the coordinator's consumer group
@@ -47,9 +51,12 @@ VARIABLES
     beaten,         \* slots that read the response to a heartbeat sent this round
     fresh,          \* slots whose heartbeat in flight was sent this round
     wedged,         \* slots whose lost response may have carried an assignment
-    marks           \* witnesses seen on the way: "REVOKED", "LOST_RECOVERED", "STATIC_KEPT"
+    marks,          \* witnesses seen on the way: "REVOKED", "LOST_RECOVERED", "STATIC_KEPT", and
+                    \* the record layer's "REDELIVERED", "KILLED_BEFORE_COMMIT", "HANDOVER_CLEAN"
+    logs,           \* the record layer: partition -> Log (Delivery.tla); NoValue without Records
+    apps            \* the record layer: slot -> the application behind the client (NoValue: none)
 
-vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks>>
+vars == <<group, clients, budget, calm, beaten, fresh, wedged, marks, logs, apps>>
 
 -----------------------------------------------------------------------------
 (* Values *)
@@ -110,6 +117,8 @@ Init ==
     /\ fresh = {}
     /\ wedged = {}
     /\ marks = {}
+    /\ logs = IF Records THEN [p \in Partitions |-> NewLog] ELSE NoValue
+    /\ apps = [s \in Slots |-> IF Records THEN NewApp ELSE NoValue]
 
 -----------------------------------------------------------------------------
 (* Helpers: the group *)
@@ -415,14 +424,121 @@ Monitor(s, cs, busy, wedgedNow) ==
 Disturbed == calm' = 0 /\ beaten' = {} /\ fresh' = {}
 
 -----------------------------------------------------------------------------
+(***************************************************************************)
+(* The record layer (issue 30; model/consumer_group/delivery_steps.py), on  *)
+(* with the constant Records: the application behind each client polls and  *)
+(* processes records of the partitions it owns and commits offsets by        *)
+(* CommitPolicy. Delivery.tla has the rules on logs and cursors; here: when  *)
+(* each runs in a KIP-848 group and what the coordinator answers.           *)
+(***************************************************************************)
+\* delivery_steps.member_key: one int per (slot, incarnation), never 0
+Key(cs, s) == cs[s].incarnation * 4 + s + 1
+
+\* the application runs: its process runs and it polls
+Polling(s) == Running(clients[s]) /\ ~clients[s].stalled
+
+\* ConsumerGroup#validateOffsetCommit (coordinator.offset_commit, the kip-848 profile): the
+\* answer to an OffsetCommit of member id at epoch
+OffsetCommitError(g, id, epoch) ==
+    IF g.dead THEN IF epoch < 0 THEN Accepted ELSE "GROUP_ID_NOT_FOUND"
+    ELSE IF epoch < 0 /\ DOMAIN g.members = {} THEN Accepted
+    ELSE IF id \notin DOMAIN g.members THEN "UNKNOWN_MEMBER_ID"
+    ELSE IF epoch = g.members[id].epoch THEN Accepted
+    ELSE "STALE_MEMBER_EPOCH"
+
+Judge(s, req) == OffsetCommitError(group, IdOf(s), req.generation)
+
+\* req judged and applied at once (commitSync; the auto-commit on close)
+CommitNow(s, lg, req) == IF req = NoValue THEN lg ELSE ApplyCommit(lg, req, Judge(s, req))
+
+\* ConsumerGroup#validateOffsetFetch: the OffsetFetch that initialises a position carries the
+\* member id and epoch; a removed member or another epoch is refused
+OffsetFetchOK(s) ==
+    ~group.dead /\ IdOf(s) \in DOMAIN group.members /\ group.members[IdOf(s)].epoch = clients[s].epoch
+
+\* a client running as a member (epoch > 0) the coordinator no longer holds
+ZombieIn(g, cs, s) == Running(cs[s]) /\ cs[s].epoch > 0 /\ (g.dead \/ <<s, cs[s].incarnation>> \notin DOMAIN g.members)
+
+\* a cursor whose position is past the partition's committed offset
+Behind(app) ==
+    \E p \in DOMAIN app.cursors : app.cursors[p].position # NoOffset /\ app.cursors[p].position > logs[p].committed
+
+\* a member id the coordinator removes (a timeout): the client's records are excused from then
+\* on, when it is that client's current incarnation
+RemovedLogs(s, id) ==
+    IF Records /\ id[2] = clients[s].incarnation /\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs
+
+\* one connection per client, in order: a queued commit goes before the next heartbeat
+\* (IF, not \/: TLC evaluates each disjunct of an action, and apps[s] may be NoValue)
+MaySend(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE apps[s].commit = NoValue
+
+\* maybeReconcile(canCommit): from the application's poll, with no commit of its own under way
+MayReconcile(s) == IF ~Records THEN TRUE ELSE apps[s] # NoValue /\ InPoll(apps[s]) /\ IdleCommit(apps[s])
+
+\* close() runs between the application's batches, with no commit under way
+MayClose(s) == IF ~Records \/ apps[s] = NoValue THEN TRUE ELSE InPoll(apps[s]) /\ IdleCommit(apps[s])
+
+\* close(): policy auto commits every position, sync-on-revoke the processed offsets in
+\* onPartitionsRevoked (epoch > 0)
+CloseRequest(s) ==
+    LET a == apps[s]
+        c == clients[s]
+    IN IF CommitPolicy = "auto" THEN CommitRequest(a, Key(clients, s), c.epoch, "close", FALSE, Owns(a))
+       ELSE IF CommitPolicy = "sync-on-revoke" /\ c.epoch > 0
+       THEN CommitRequest(a, Key(clients, s), c.epoch, "callback", TRUE, Owns(a))
+       ELSE NoValue
+
+\* the records of close(): the commit, then the partitions revoked (epoch > 0) or lost
+CloseRecords(s) ==
+    LET c == clients[s]
+        lg == CommitNow(s, logs, CloseRequest(s))
+        l == Lost(apps[s], lg, c.owned)
+    IN IF ~Records \/ apps[s] = NoValue THEN UNCHANGED <<logs, apps>>
+       ELSE IF c.epoch > 0 THEN logs' = lg /\ apps' = [apps EXCEPT ![s] = Revoked(apps[s], c.owned)]
+       ELSE logs' = l.logs /\ apps' = [apps EXCEPT ![s] = l.app]
+
+\* the reconciliation's records (reconcile_step): policy auto with partitions to revoke starts
+\* phase 1 (mark them, commit the positions, wait: the clients do not move); otherwise it runs
+\* at once, policy sync-on-revoke committing the processed offsets of the revoked partitions in
+\* onPartitionsRevoked. pause: the revoked cursors turn unfetchable (KAFKA-16460's fix).
+ReconcileRecords(s, pause) ==
+    LET c == clients[s]
+        a == apps[s]
+        revoked == c.owned \ c.target
+        first == CommitRequest(a, Key(clients, s), c.epoch, "revoke", FALSE, Owns(a))
+        cb == IF CommitPolicy = "sync-on-revoke" /\ revoked # {}
+              THEN CommitRequest(a, Key(clients, s), c.epoch, "callback", TRUE, revoked) ELSE NoValue
+    IN IF CommitPolicy = "auto" /\ revoked # {} /\ first # NoValue
+       THEN /\ apps' = [apps EXCEPT ![s] = RevokeCommit(a, revoked, first, "reconcile", pause)]
+            /\ UNCHANGED <<clients, logs>>
+       ELSE /\ clients' = [clients EXCEPT ![s].status = "ACKNOWLEDGING", ![s].owned = c.target,
+                                          ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
+            /\ logs' = CommitNow(s, logs, cb)
+            /\ apps' = [apps EXCEPT ![s] = Assigned(Revoked(a, revoked), c.target \ c.owned)]
+
+\* phase 2 of a reconciliation that waited for its commit: onPartitionsRevoked of what phase 1
+\* marked, onPartitionsAssigned of the target's additions (a client fenced meanwhile abandoned
+\* it). app: the application with the answer read
+FinishRevocation(s, app) ==
+    LET c == clients[s]
+        a == [app EXCEPT !.waiting = ""]
+        marked == {p \in DOMAIN a.cursors : a.cursors[p].revoking}
+        owned == (c.owned \ marked) \cup (c.target \ c.owned)
+    IN IF c.status # "RECONCILING"
+       THEN apps' = [apps EXCEPT ![s] = a] /\ UNCHANGED clients
+       ELSE /\ clients' = [clients EXCEPT ![s].status = "ACKNOWLEDGING", ![s].owned = owned,
+                                          ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
+            /\ apps' = [apps EXCEPT ![s] = Assigned(Revoked(a, marked), owned)]
+
+-----------------------------------------------------------------------------
 (* Actions: one per model action kind *)
 
 \* the client sends its heartbeat
 Send(s) ==
-    /\ Running(clients[s]) /\ Idle(clients[s])
+    /\ Running(clients[s]) /\ Idle(clients[s]) /\ MaySend(s)
     /\ clients' = [clients EXCEPT ![s] = AfterSend(@, RequestOf(@))]
     /\ fresh' = fresh \cup {s}
-    /\ UNCHANGED <<group, budget, calm, beaten, wedged, marks>>
+    /\ UNCHANGED <<group, budget, calm, beaten, wedged, marks, logs, apps>>
 
 \* the coordinator's answer out reaches the client (a leave heartbeat's, or a gone process's,
 \* reaches nobody); the witnesses it shows are marked
@@ -454,7 +570,7 @@ Answered(s, out) ==
        /\ marks' = marks \cup seen
        \* the membership changes: a new round begins
        /\ IF r.epoch < 0 THEN Disturbed ELSE UNCHANGED <<calm, beaten, fresh>>
-       /\ UNCHANGED <<budget, wedged>>
+       /\ UNCHANGED <<budget, wedged, logs, apps>>
 
 \* the coordinator handles the heartbeat and answers
 Handle(s) ==
@@ -467,9 +583,14 @@ Delivered(s, c, busy) ==
         stillWedged == s \in wedged /\ ~(c.status \notin InGroup \/ ConvergedWith(cs, s))
         w == IF stillWedged THEN wedged ELSE wedged \ {s}
         mon == Monitor(s, cs, busy, w)
+        \* a fence or a fatal error ran onPartitionsLost: the cursors follow, excused
+        lost == clients[s].owned \ c.owned
+        l == Lost(apps[s], logs, lost)
     IN /\ clients' = cs
        /\ wedged' = w
        /\ calm' = mon.calm /\ beaten' = mon.beaten /\ fresh' = mon.fresh
+       /\ IF Records /\ lost # {} THEN logs' = l.logs /\ apps' = [apps EXCEPT ![s] = l.app]
+          ELSE UNCHANGED <<logs, apps>>
        /\ UNCHANGED <<group, budget, marks>>
 
 \* the client reads the response
@@ -478,12 +599,17 @@ Deliver(s) ==
     /\ LET c == OnResponse(clients[s], clients[s].reply)
        IN Delivered(s, c, CanReconcile(c) \/ c.status = "ACKNOWLEDGING")
 
-\* the application's poll reconciles: commit, onPartitionsRevoked, onPartitionsAssigned
-Reconcile(s) ==
-    /\ CanReconcile(clients[s])
-    /\ clients' = [clients EXCEPT ![s].status = "ACKNOWLEDGING", ![s].owned = clients[s].target,
-                                  ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
+\* the application's poll reconciles: commit, onPartitionsRevoked, onPartitionsAssigned (with
+\* records: ReconcileRecords; pause: KAFKA-16460's fix)
+ReconcileWith(s, pause) ==
+    /\ CanReconcile(clients[s]) /\ MayReconcile(s)
+    /\ IF Records THEN ReconcileRecords(s, pause)
+       ELSE /\ clients' = [clients EXCEPT ![s].status = "ACKNOWLEDGING", ![s].owned = clients[s].target,
+                                          ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
+            /\ UNCHANGED <<logs, apps>>
     /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
+
+Reconcile(s) == ReconcileWith(s, TRUE)
 
 \* a process that is down (crashed, or closed to restart) starts again: a new incarnation,
 \* a new member id, joining. (As in the model, a process that crashed while closing for good
@@ -491,8 +617,9 @@ Reconcile(s) ==
 Restart(s) ==
     /\ clients[s].status = "DOWN" /\ clients[s].request = None
     /\ clients' = [clients EXCEPT ![s] = NewClient(@.incarnation + 1, @.forGood)]
+    /\ apps' = [apps EXCEPT ![s] = IF Records THEN NewApp ELSE NoValue]
     /\ Disturbed
-    /\ UNCHANGED <<group, budget, wedged, marks>>
+    /\ UNCHANGED <<group, budget, wedged, marks, logs>>
 
 \* the session of a member whose process is gone (or is a newer incarnation now) expires
 \* (consumerGroupSessionTimeoutExpired)
@@ -502,8 +629,9 @@ Expire(s) ==
           /\ id[1] = s
           /\ id[2] # clients[s].incarnation \/ ~Running(clients[s])
           /\ group' = RemoveMember(group, id)
+          /\ logs' = RemovedLogs(s, id)
     /\ Disturbed
-    /\ UNCHANGED <<clients, budget, wedged, marks>>
+    /\ UNCHANGED <<clients, budget, wedged, marks, apps>>
 
 (***************************************************************************)
 (* The coordinator's rebalance timer (scheduleConsumerGroupRebalanceTimeout) *)
@@ -518,15 +646,16 @@ RebalanceTimeout(s) ==
     /\ group.members[IdOf(s)].state = "UNREVOKED"
     /\ s \in wedged \/ clients[s].stalled
     /\ group' = RemoveMember(group, IdOf(s))
+    /\ logs' = RemovedLogs(s, IdOf(s))
     /\ Disturbed
-    /\ UNCHANGED <<clients, budget, wedged, marks>>
+    /\ UNCHANGED <<clients, budget, wedged, marks, apps>>
 
 \* the application polls again
 Resume(s) ==
     /\ clients[s].stalled
     /\ clients' = [clients EXCEPT ![s].stalled = FALSE]
     /\ Disturbed
-    /\ UNCHANGED <<group, budget, wedged, marks>>
+    /\ UNCHANGED <<group, budget, wedged, marks, logs, apps>>
 
 \* fault: the response is lost; the request times out and the next heartbeat is sent in full
 LoseResponse(s) ==
@@ -536,7 +665,7 @@ LoseResponse(s) ==
     /\ wedged' = wedged \cup {s}
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED <<group, marks>>
+    /\ UNCHANGED <<group, marks, logs, apps>>
 
 \* fault: the session of a live member expires (the coordinator heard nothing in time)
 SessionTimeout(s) ==
@@ -544,9 +673,10 @@ SessionTimeout(s) ==
     /\ Running(clients[s])
     /\ ~group.dead /\ IdOf(s) \in DOMAIN group.members
     /\ group' = RemoveMember(group, IdOf(s))
+    /\ logs' = RemovedLogs(s, IdOf(s))
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED <<clients, wedged, marks>>
+    /\ UNCHANGED <<clients, wedged, marks, apps>>
 
 \* fault: the process dies; a heartbeat it sent may still reach the coordinator
 Crash(s) ==
@@ -554,9 +684,13 @@ Crash(s) ==
     /\ Running(clients[s])
     /\ clients' = [clients EXCEPT ![s].status = "DOWN", ![s].epoch = 0, ![s].owned = {}, ![s].target = {},
                                   ![s].reply = None, ![s].sent = NoSent, ![s].stalled = FALSE]
+    \* the application and its cursors are gone, their records excused
+    /\ apps' = [apps EXCEPT ![s] = NoValue]
+    /\ logs' = IF Records /\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs
+    /\ marks' = marks \cup (IF Records /\ KilledBeforeCommit(logs, apps[s]) THEN {"KILLED_BEFORE_COMMIT"} ELSE {})
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED <<group, wedged, marks>>
+    /\ UNCHANGED <<group, wedged>>
 
 \* fault: the application stops polling while it has an assignment to reconcile
 Stall(s) ==
@@ -565,15 +699,16 @@ Stall(s) ==
     /\ clients' = [clients EXCEPT ![s].stalled = TRUE]
     /\ budget' = budget - 1
     /\ Disturbed
-    /\ UNCHANGED <<group, wedged, marks>>
+    /\ UNCHANGED <<group, wedged, marks, logs, apps>>
 
 \* close(): commit, onPartitionsRevoked, then the leave heartbeat (epoch -1, static -2);
 \* forGood: the process will not restart
 Close(s, forGood) ==
     /\ budget > 0
-    /\ clients[s].status \in InGroup /\ Idle(clients[s])
+    /\ clients[s].status \in InGroup /\ Idle(clients[s]) /\ MayClose(s)
     /\ clients' = [clients EXCEPT ![s].status = "LEAVING", ![s].owned = {}, ![s].target = {},
                                   ![s].stalled = FALSE, ![s].forGood = forGood]
+    /\ CloseRecords(s)
     /\ budget' = budget - 1
     /\ Disturbed
     /\ UNCHANGED <<group, wedged, marks>>
@@ -583,6 +718,129 @@ Leave(s) == "leave" \in Operations /\ Close(s, TRUE)
 
 \* operation: the consumer closes to restart (a rolling bounce)
 Roll(s) == "roll" \in Operations /\ Close(s, clients[s].forGood)
+
+
+(***************************************************************************)
+(* The record layer's actions (Records only; delivery_steps.py's KINDS,     *)
+(* ENVIRONMENT and FAULTS)                                                  *)
+(***************************************************************************)
+ProtocolUnchanged == UNCHANGED <<group, clients, budget, calm, beaten, fresh, wedged>>
+
+\* the application's poll() on p (one record; the first initialises the position by OffsetFetch)
+PollEnabled(s, p) ==
+    /\ Records /\ Polling(s) /\ apps[s] # NoValue
+    /\ CanPoll(apps[s], logs, p)
+    /\ apps[s].cursors[p].position # NoOffset \/ OffsetFetchOK(s)
+
+Poll(s, p) ==
+    /\ PollEnabled(s, p)
+    /\ LET r == PollCursor(apps[s], logs, p, Key(clients, s))
+           clean == /\ apps[s].cursors[p].position = NoOffset
+                    /\ CleanHandover(logs[p], r.logs[p], r.app.cursors[p].processed)
+       IN /\ apps' = [apps EXCEPT ![s] = r.app]
+          /\ logs' = r.logs
+          /\ marks' = marks \cup (IF clean THEN {"HANDOVER_CLEAN"} ELSE {})
+    /\ ProtocolUnchanged
+
+\* the application processes the next record of p it holds (a zombie's is excused at once;
+\* policy after-processing owes its commitSync from here on)
+ProcessEnabled(s, p) == Records /\ Polling(s) /\ apps[s] # NoValue /\ CanProcess(apps[s], p)
+
+Process(s, p) ==
+    /\ ProcessEnabled(s, p)
+    /\ LET o == apps[s].cursors[p].processed
+           r == ProcessCursor(apps[s], logs, p)
+       IN /\ logs' = IF ZombieIn(group, clients, s) THEN Excuse(r.logs, {p}) ELSE r.logs
+          /\ apps' = [apps EXCEPT ![s] = IF CommitPolicy = "after-processing" THEN [r.app EXCEPT !.waiting = "commit"]
+                                        ELSE r.app]
+          /\ marks' = marks \cup (IF o \in logs[p].done /\ o \in logs[p].excused THEN {"REDELIVERED"} ELSE {})
+    /\ ProtocolUnchanged
+
+\* policy after-processing: commitSync() of the processed offsets (judged at once)
+ManualRequest(s) == CommitRequest(apps[s], Key(clients, s), clients[s].epoch, "manual", TRUE, Owns(apps[s]))
+
+CommitEnabled(s) == Records /\ Polling(s) /\ apps[s] # NoValue /\ apps[s].waiting = "commit"
+
+Commit(s) ==
+    /\ CommitEnabled(s)
+    /\ logs' = CommitNow(s, logs, ManualRequest(s))
+    /\ apps' = [apps EXCEPT ![s].waiting = ""]
+    /\ UNCHANGED marks /\ ProtocolUnchanged
+
+\* policy auto: the interval commit of every position, a message; onlyInPoll: KAFKA-18641's fix
+AutoCommitEnabled(s, onlyInPoll) ==
+    /\ Records /\ CommitPolicy = "auto" /\ Polling(s) /\ apps[s] # NoValue
+    /\ clients[s].status \in InGroup /\ IdleCommit(apps[s]) /\ apps[s].waiting = ""
+    /\ InPoll(apps[s]) \/ ~onlyInPoll
+    /\ Behind(apps[s])
+
+AutoCommitWith(s, onlyInPoll) ==
+    /\ AutoCommitEnabled(s, onlyInPoll)
+    /\ apps' = [apps EXCEPT ![s].commit = CommitRequest(apps[s], Key(clients, s), clients[s].epoch, "interval", FALSE,
+                                                        Owns(apps[s]))]
+    /\ UNCHANGED <<logs, marks>> /\ ProtocolUnchanged
+
+AutoCommit(s) == AutoCommitWith(s, TRUE)
+
+\* the commit in flight reaches the coordinator (the connection's heartbeat slot is free)
+CommitDeliverEnabled(s) == Records /\ apps[s] # NoValue /\ apps[s].commit # NoValue /\ clients[s].request = None
+
+CommitDeliver(s) ==
+    /\ CommitDeliverEnabled(s)
+    /\ LET error == Judge(s, apps[s].commit)
+       IN /\ apps' = [apps EXCEPT ![s].commit = NoValue, ![s].reply = error]
+          /\ logs' = ApplyCommit(logs, apps[s].commit, error)
+    /\ UNCHANGED marks /\ ProtocolUnchanged
+
+\* the client reads its commit's answer (lost: the request timed out, which excuses); a
+\* reconciliation waiting for it goes on, STALE_MEMBER_EPOCH retried with the latest
+\* positions and epoch (KAFKA-16033's fix)
+ReadCommit(s, lost) ==
+    LET a == [apps[s] EXCEPT !.reply = NoValue]
+        error == IF lost THEN "REQUEST_TIMED_OUT" ELSE apps[s].reply
+        c == clients[s]
+        retry == CommitRequest(a, Key(clients, s), c.epoch, "revoke", FALSE, Owns(a))
+    IN /\ logs' = IF lost THEN Excuse(logs, Owns(a)) ELSE logs
+       /\ IF a.waiting # "reconcile"
+          THEN apps' = [apps EXCEPT ![s] = a] /\ UNCHANGED clients
+          ELSE IF error = "STALE_MEMBER_EPOCH" /\ c.status = "RECONCILING"
+          THEN /\ apps' = [apps EXCEPT ![s] = [a EXCEPT !.commit = retry,
+                                                        !.waiting = IF retry # NoValue THEN "reconcile" ELSE ""]]
+               /\ UNCHANGED clients
+          ELSE FinishRevocation(s, a)
+
+CommitReadEnabled(s) == Records /\ apps[s] # NoValue /\ apps[s].reply # NoValue /\ ~clients[s].stalled
+
+CommitRead(s) ==
+    /\ CommitReadEnabled(s)
+    /\ ReadCommit(s, FALSE)
+    /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
+
+\* fault: the commit's answer is lost (fault lose_response; budgeted, not a disturbance)
+LoseCommitReply(s) ==
+    /\ Records /\ "lose_response" \in Faults /\ budget > 0
+    /\ apps[s] # NoValue /\ apps[s].reply # NoValue
+    /\ ReadCommit(s, TRUE)
+    /\ budget' = budget - 1
+    /\ UNCHANGED <<group, calm, beaten, fresh, wedged, marks>>
+
+\* a producer appends a record to p
+Produce(p) ==
+    /\ Records /\ logs[p].end < MaxRecords
+    /\ logs' = Produce1(logs, p)
+    /\ UNCHANGED <<apps, marks>> /\ ProtocolUnchanged
+
+\* a record step of the application is enabled (step.py's settled: progress is left)
+RecordsBusy ==
+    \E s \in Slots :
+        \/ \E p \in Partitions : PollEnabled(s, p) \/ ProcessEnabled(s, p)
+        \/ CommitEnabled(s) \/ AutoCommitEnabled(s, TRUE) \/ CommitDeliverEnabled(s) \/ CommitReadEnabled(s)
+
+\* the record layer's actions (the known-bug variant modules' next takes them as they are)
+RecordsNext ==
+    \/ \E s \in Slots, p \in Partitions : Poll(s, p) \/ Process(s, p)
+    \/ \E s \in Slots : Commit(s) \/ AutoCommit(s) \/ CommitDeliver(s) \/ CommitRead(s) \/ LoseCommitReply(s)
+    \/ \E p \in Partitions : Produce(p)
 
 Next ==
     \/ \E s \in Slots : Send(s)
@@ -599,11 +857,54 @@ Next ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \* the record layer (disabled while Records is off)
+    \/ \E s \in Slots, p \in Partitions : Poll(s, p)
+    \/ \E s \in Slots, p \in Partitions : Process(s, p)
+    \/ \E s \in Slots : Commit(s)
+    \/ \E s \in Slots : AutoCommit(s)
+    \/ \E s \in Slots : CommitDeliver(s)
+    \/ \E s \in Slots : CommitRead(s)
+    \/ \E s \in Slots : LoseCommitReply(s)
+    \/ \E p \in Partitions : Produce(p)
 
 Spec == Init /\ [][Next]_vars
 
 \* TLC's CONSTRAINT: the scope's bound (the model's within_bounds)
 StateConstraint == group.epoch < MaxEpoch
+
+-----------------------------------------------------------------------------
+(* The record layer's claims see the clients as holders (Delivery.tla) *)
+
+\* The clients as the record layer's claims see them (delivery_claims._holders): the member key of
+\* the client's incarnation, live while its process runs, its application (zombies FALSE: a
+\* client the coordinator removed shows none: what it processes is excused)
+HoldersOf(g, cs, as, zombies) ==
+    [s \in Slots |-> [member |-> Key(cs, s), live |-> Running(cs[s]),
+                      app |-> IF zombies \/ ~ZombieIn(g, cs, s) THEN as[s] ELSE NoValue]]
+
+\* the commit a step judged at once (the model's offset_commit events): commitSync after
+\* processing (waiting "commit" ends), in onPartitionsRevoked (RECONCILING -> ACKNOWLEDGING
+\* under sync-on-revoke), the commit of close() (-> LEAVING); NoValue: none
+AtomicCommit(s) ==
+    LET a == apps[s]
+        c == clients[s]
+        c2 == clients'[s]
+    IN IF a = NoValue \/ apps'[s] = NoValue THEN NoValue
+       ELSE IF a.waiting = "commit" /\ apps'[s].waiting = "" THEN ManualRequest(s)
+       ELSE IF CommitPolicy = "sync-on-revoke" /\ c.status = "RECONCILING" /\ c2.status = "ACKNOWLEDGING"
+       THEN CommitRequest(a, Key(clients, s), c.epoch, "callback", TRUE, c.owned \ c.target)
+       ELSE IF c.status \in InGroup /\ c2.status = "LEAVING" THEN CloseRequest(s)
+       ELSE NoValue
+
+\* the commit in flight the step delivered (CommitDeliver)
+DeliveredCommit(s) ==
+    /\ apps[s] # NoValue /\ apps'[s] # NoValue
+    /\ apps[s].commit # NoValue /\ apps'[s].commit = NoValue /\ apps'[s].reply # NoValue
+
+\* every [req, error] the coordinator answered in the step
+AnsweredCommits ==
+    {[req |-> apps[s].commit, error |-> apps'[s].reply] : s \in {x \in Slots : DeliveredCommit(x)}}
+    \cup {[req |-> AtomicCommit(s), error |-> Judge(s, AtomicCommit(s))] : s \in {x \in Slots : AtomicCommit(x) # NoValue}}
 
 -----------------------------------------------------------------------------
 (* Invariants, named as the model's properties *)
@@ -614,6 +915,9 @@ Live == {s \in Slots : Running(clients[s]) /\ ~group.dead /\ IdOf(s) \in DOMAIN 
 \* previous owner". Claim: no two live clients own a partition.
 no_double_ownership ==
     \A s, t \in Live : s # t => clients[s].owned \cap clients[t].owned = {}
+
+\* the record layer (Delivery.tla's NoRecordLost: the sentence it enforces); TRUE while Records is off
+no_record_lost == Records => NoRecordLost(logs, HoldersOf(group, clients, apps, TRUE))
 
 \* KIP-848 (Assignor): a member is assigned partitions of topics it subscribes to (every
 \* member subscribes to the one topic here).
@@ -647,8 +951,10 @@ CommitAccepted(s) ==
     ~group.dead /\ IdOf(s) \in DOMAIN group.members /\ group.members[IdOf(s)].epoch = clients[s].epoch
 
 \* nothing is left to do but heartbeats: no message in flight, no reconciliation or restart
-\* pending, no member to expire or time out (step.py's settled)
+\* pending, no member to expire or time out, no record step of an application left to take
+\* (step.py's settled)
 Settled ==
+    /\ ~RecordsBusy
     /\ \A s \in Slots : /\ Idle(clients[s]) /\ ~clients[s].stalled
                         /\ clients[s].status \notin {"RECONCILING", "DOWN"}
     /\ ~group.dead => \A id \in DOMAIN group.members :
@@ -707,10 +1013,22 @@ join_epoch_is_rejoin ==
                       /\ group.members[IdOf(s)].epoch # LeaveStaticEpoch /\ Running(clients[s]))
                          => clients'[s].reply.error = ""
 
+\* the record layer's step claims (Delivery.tla: the sentences they enforce); TRUE while Records
+\* is off
+no_duplicate_without_failure ==
+    (Records /\ CommitPolicy # "none") =>
+        NoDuplicateWithoutFailure(logs, HoldersOf(group, clients, apps, FALSE), HoldersOf(group', clients', apps', TRUE))
+
+fetch_stops_at_revocation ==
+    Records => FetchStopsAtRevocation(HoldersOf(group, clients, apps, TRUE), HoldersOf(group', clients', apps', TRUE))
+
+commits_fenced_after_handover == Records => CommitsFencedAfterHandover(logs, AnsweredCommits)
+
 \* For TLC
 \* the step claims as one temporal property (MCConsumerGroup.cfg: PROPERTY StepClaims)
 StepClaimsAction == member_epoch_never_decreases /\ revoke_before_reassign /\ commits_only_by_owner
-                    /\ join_epoch_is_rejoin
+                    /\ join_epoch_is_rejoin /\ no_duplicate_without_failure /\ commits_fenced_after_handover
+                    /\ fetch_stops_at_revocation
 StepClaims == [][StepClaimsAction]_vars
 
 \* Liveness under fairness (groupcheck/liveness.py's settles_under_fairness): once faults and
@@ -734,10 +1052,18 @@ HandleFair(s) == []<>(clients[s].request = None) \/ []<><<Handled(s)>>_vars
 \* weak fairness per (step kind, client slot) on every step that is neither a fault nor an
 \* operation (both spend the finite Budget, so they stop in every behaviour): the model's
 \* (kind, slot) instances outside its fault_kinds
+\* the record layer's steps (disabled while Records is off), per (kind, slot) as the model's
+\* (a kind over partitions is one instance per slot; Produce one instance)
+RecordsFairness ==
+    /\ \A s \in Slots : WF_vars(\E p \in Partitions : Poll(s, p)) /\ WF_vars(\E p \in Partitions : Process(s, p))
+    /\ \A s \in Slots : WF_vars(Commit(s)) /\ WF_vars(AutoCommit(s)) /\ WF_vars(CommitDeliver(s)) /\ WF_vars(CommitRead(s))
+    /\ WF_vars(\E p \in Partitions : Produce(p))
+
 Fairness ==
     /\ \A s \in Slots : WF_vars(Send(s)) /\ HandleFair(s) /\ WF_vars(Deliver(s)) /\ WF_vars(Reconcile(s))
     /\ \A s \in Slots : WF_vars(Restart(s)) /\ WF_vars(Expire(s)) /\ WF_vars(RebalanceTimeout(s))
     /\ \A s \in Slots : WF_vars(Resume(s))
+    /\ RecordsFairness
 
 FairSpec == Init /\ [][Next]_vars /\ Fairness
 
@@ -768,4 +1094,13 @@ rolling_bounce_completes ==
     /\ \E s \in Slots : clients[s].incarnation >= 1
     /\ \E s \in Slots : Running(clients[s])
     /\ Settled
+\* the record layer's witnesses (marks set by Process, Crash and Poll)
+\* a record was processed again, a fault having excused it
+sometimes_redelivered_after_crash == "REDELIVERED" \in marks
+
+\* a crash fell between processing and committing
+sometimes_killed_before_commit == "KILLED_BEFORE_COMMIT" \in marks
+
+\* a new owner's OffsetFetch started it right after the records processed before
+sometimes_handover_clean == "HANDOVER_CLEAN" \in marks
 =============================================================================

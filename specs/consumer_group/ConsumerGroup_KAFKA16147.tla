@@ -53,6 +53,7 @@ NextKAFKA16147 ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \/ RecordsNext
 
 SpecKAFKA16147 == Init /\ [][NextKAFKA16147]_vars
 

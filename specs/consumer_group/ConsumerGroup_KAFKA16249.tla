@@ -50,6 +50,7 @@ NextKAFKA16249 ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \/ RecordsNext
 
 SpecKAFKA16249 == Init /\ [][NextKAFKA16249]_vars
 

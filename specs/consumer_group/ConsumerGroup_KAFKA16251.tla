@@ -41,6 +41,7 @@ NextKAFKA16251 ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \/ RecordsNext
 
 SpecKAFKA16251 == Init /\ [][NextKAFKA16251]_vars
 =============================================================================

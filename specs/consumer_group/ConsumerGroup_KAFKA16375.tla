@@ -33,7 +33,10 @@ ReconcileKAFKA16375(s) ==
     /\ clients' = [clients EXCEPT ![s].status = IF @ = "RECONCILING" THEN "ACKNOWLEDGING" ELSE @,
                                   ![s].owned = clients[s].target,
                                   ![s].sent = IF @.kind = "none" THEN @ ELSE [kind |-> "changed", owned |-> {}]]
-    /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks>>
+    \* the record layer's reconciliation (ReconcileRecords) is the base's: this variant is stated
+    \* without records
+    /\ ~Records
+    /\ UNCHANGED <<group, budget, calm, beaten, fresh, wedged, marks, logs, apps>>
 
 NextKAFKA16375 ==
     \/ \E s \in Slots : Send(s)
@@ -50,6 +53,7 @@ NextKAFKA16375 ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \/ RecordsNext
 
 SpecKAFKA16375 == Init /\ [][NextKAFKA16375]_vars
 =============================================================================

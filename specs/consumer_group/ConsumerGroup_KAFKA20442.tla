@@ -30,8 +30,9 @@ ExpireKAFKA20442(s) ==
           /\ id[1] = s
           /\ id[2] # clients[s].incarnation \/ ~Running(clients[s])
           /\ group' = RemoveMemberKAFKA20442(group, id)
+          /\ logs' = RemovedLogs(s, id)
     /\ Disturbed
-    /\ UNCHANGED <<clients, budget, wedged, marks>>
+    /\ UNCHANGED <<clients, budget, wedged, marks, apps>>
 
 NextKAFKA20442 ==
     \/ \E s \in Slots : Send(s)
@@ -48,6 +49,7 @@ NextKAFKA20442 ==
     \/ \E s \in Slots : Stall(s)
     \/ \E s \in Slots : Leave(s)
     \/ \E s \in Slots : Roll(s)
+    \/ RecordsNext
 
 SpecKAFKA20442 == Init /\ [][NextKAFKA20442]_vars
 =============================================================================

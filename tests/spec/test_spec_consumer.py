@@ -218,3 +218,54 @@ def test_a_trace_of_a_known_bug_is_a_behaviour_of_its_variant(tmp_path):
     result = spec_trace(BUNDLE, scope, found.violation.path, tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "a behaviour of Consumer_KIP429NoWithholding" in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module, old, new, config", [
+    # onJoinPrepare's commit before the rebalance not awaited: the JoinGroup goes out at once
+    ("Consumer", "IF prep /\\ marked.waiting # \"\"", "IF FALSE", "MCConsumerRecords"),
+    # EAGER's onJoinPrepare marks nothing pending revocation (KAFKA-14196's rule in the base)
+    ("Consumer", "Join(s) == JoinWith(s, TRUE)", "Join(s) == JoinWith(s, FALSE)", "records-eager-auto"),
+    # onPartitionsRevoked commits nothing under sync-on-revoke
+    ("Consumer", "LET req == IF CommitPolicy = \"sync-on-revoke\"", "LET req == IF FALSE", "records-sync-on-revoke"),
+    # a zombie's OffsetFetch takes the partition over (the log's fetcher)
+    ("Consumer", "IF Zombie(s) THEN logs[p].fetcher ELSE consumers[s].memberId", "consumers[s].memberId",
+     "records-pause"),
+    # a crash excuses nothing
+    ("Consumer", "/\\ logs' = IF Records /\\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs",
+     "/\\ logs' = logs", "records-crash"),
+    # commits_fenced_after_handover also flags a commit by the member that fetched the partition:
+    # caught where the spec tells the step's commits apart (AnsweredCommits): a delivered
+    # auto-commit, a commitSync after processing, one in EAGER's onPartitionsRevoked
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", "records-eager-auto"),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", "records-crash"),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}",
+     "records-sync-on-revoke"),
+    # auto.offset.reset=earliest starts at the log end
+    ("Delivery", "IF OffsetReset = \"earliest\" THEN 0 ELSE log.end", "log.end", "records-sync-on-revoke"),
+])
+def test_a_changed_record_rule_is_caught(tmp_path, module, old, new, config):
+    """The record layer's rules in Consumer.tla and Delivery.tla matter: changed, the
+    cross-check at a record config fails (states, steps or verdicts differ)."""
+    bundle = changed_bundle(BUNDLE, tmp_path, old, new, module)
+    report = crosscheck.check_config(bundle, next(c for c in bundle.configs if c.name == config))
+    assert report.problems, f"changing {old!r} went unnoticed"
+
+
+@pytest.mark.slow
+def test_the_cooperative_auto_commit_finding_is_a_behaviour_of_the_base_spec():
+    """The finding cooperative-auto-commit-redelivers (the reference rules, no variant
+    module): the model's shortest counterexample is a behaviour of Consumer.tla, and its
+    last step breaks no_duplicate_without_failure there too."""
+    finding = variant("cooperative-auto-commit-redelivers")
+    scope = finding.buggy_scope()
+    found = bfs(BUNDLE.model, scope)
+    assert found.violation.property == "no_duplicate_without_failure"
+    spec = crosscheck.load_spec(BUNDLE, scope)
+    path = list(found.violation.path)
+    steps, problems = crosscheck.validate_path(BUNDLE, scope, path, spec)
+    assert problems == [] and steps == len(path) - 1
+    _, taken = replay(BUNDLE.model, scope, path)
+    last = taken[-1]
+    before, after = (crosscheck.as_state(spec, BUNDLE, scope, s) for s in (last.prev, last.next))
+    assert not spec.holds_step("no_duplicate_without_failure", before, after)

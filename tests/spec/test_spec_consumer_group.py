@@ -53,8 +53,8 @@ def test_the_tiny_stall_scope_agrees():
     # an old incarnation's member never expires (only a gone process's)
     ("/\\ id[2] # clients[s].incarnation \\/ ~Running(clients[s])", "/\\ ~Running(clients[s])", "crash"),
     # the session-timeout fault spares the member (no removal, no bump)
-    ("    /\\ group' = RemoveMember(group, IdOf(s))\n    /\\ budget' = budget - 1",
-     "    /\\ group' = group\n    /\\ budget' = budget - 1", "crash"),
+    ("    /\\ group' = RemoveMember(group, IdOf(s))\n    /\\ logs' = RemovedLogs(s, IdOf(s))\n    /\\ budget' = budget - 1",
+     "    /\\ group' = group\n    /\\ logs' = RemovedLogs(s, IdOf(s))\n    /\\ budget' = budget - 1", "crash"),
     # a stalled application still reconciles
     ("CanReconcile(c) == c.status = \"RECONCILING\" /\\ ~c.stalled", "CanReconcile(c) == c.status = \"RECONCILING\"",
      TINY_STALL),
@@ -69,6 +69,52 @@ def test_a_changed_spec_rule_is_caught(tmp_path, old, new, config):
     """The cross-check fails: it reports differences, or the changed spec cannot even be
     evaluated along the model's states (an error naming the line)."""
     assert_change_caught(BUNDLE, tmp_path, old, new, config)
+
+
+# the record layer (issue 30) at a scope small enough to explore twice: one consumer, one
+# partition, one record, policy auto (441 states)
+TINY_RECORDS = manifest.Config("tiny-records", BUNDLE.model.view.scope_from_dict(
+    {**BUNDLE.model.view.scope_to_dict(BUNDLE.model.view.default_scope()),
+     "members": 1, "partitions": [1], "records": True, "max_records": 1, "commit_policy": "auto"}), 441)
+
+
+def test_the_tiny_records_scope_agrees():
+    """The scope the record rules are flipped at agrees unchanged (so a flip is what fails it)."""
+    report = crosscheck.check_config(BUNDLE, TINY_RECORDS)
+    assert report.problems == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module, old, new, config", [
+    # OffsetFetch ignores the committed offset: every new position starts at auto.offset.reset
+    ("Delivery", "IF log.committed # NoOffset", "IF FALSE", "records-crash"),
+    # processing a record does not record it as done
+    ("Delivery", "![p].done = @ \\cup {o}]", "![p].done = @]", TINY_RECORDS),
+    # a crash excuses nothing: its redelivery counts as a duplicate
+    ("ConsumerGroup", "/\\ logs' = IF Records /\\ apps[s] # NoValue THEN Excuse(logs, Owns(apps[s])) ELSE logs",
+     "/\\ logs' = logs", "records-crash"),
+    # the crash witness never marked
+    ("ConsumerGroup", "THEN {\"KILLED_BEFORE_COMMIT\"} ELSE {}", "THEN {} ELSE {}", "records-crash"),
+    # the interval auto-commit also while the application holds records (KAFKA-18641's rule)
+    ("ConsumerGroup", "AutoCommit(s) == AutoCommitWith(s, TRUE)", "AutoCommit(s) == AutoCommitWith(s, FALSE)",
+     TINY_RECORDS),
+    # policy after-processing owes no commitSync after a record
+    ("ConsumerGroup", "THEN [r.app EXCEPT !.waiting = \"commit\"]", "THEN r.app", "records-crash"),
+    # commits_fenced_after_handover also flags a commit by the member that fetched the partition:
+    # caught where the spec tells the step's commits apart (AnsweredCommits): a delivered
+    # auto-commit, a commitSync after processing, one in onPartitionsRevoked
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", TINY_RECORDS),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}", "records-crash"),
+    ("Delivery", "prevLogs[p].fetcher \\in {0, a.req.member}", "prevLogs[p].fetcher \\in {0}",
+     "records-sync-on-revoke"),
+])
+def test_a_changed_record_rule_is_caught(tmp_path, module, old, new, config):
+    """The record layer's rules in Delivery.tla and ConsumerGroup.tla matter: changed, the
+    cross-check fails (states, steps or verdicts differ)."""
+    bundle = changed_bundle(BUNDLE, tmp_path, old, new, module)
+    pinned = config if isinstance(config, manifest.Config) else next(c for c in bundle.configs if c.name == config)
+    report = crosscheck.check_config(bundle, pinned)
+    assert report.problems, f"changing {old!r} went unnoticed"
 
 
 @pytest.mark.slow

@@ -19,6 +19,13 @@ def test_every_modelled_protocol_has_a_spec():
                                                            "streams-group"}
 
 
+def test_delivery_tla_is_one_file_in_both_consumer_spec_folders():
+    """The record layer's operators and claims are stated once: TLC runs in a copy of one
+    folder, so each consumer spec folder holds Delivery.tla, byte for byte the same."""
+    consumer, group = BUNDLES["consumer"].folder / "Delivery.tla", BUNDLES["consumer-group"].folder / "Delivery.tla"
+    assert consumer.read_bytes() == group.read_bytes()
+
+
 @pytest.mark.parametrize("name", sorted(BUNDLES))
 def test_names_agree_both_ways(name):
     bundle = BUNDLES[name]

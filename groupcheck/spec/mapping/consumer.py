@@ -14,9 +14,7 @@ from groupcheck.model.consumer import CALM_CAP, State
 
 from ..manifest import OutsideSpec
 from ..values import fcn, mask_set, rec, tset
-
-
-
+from .delivery import NONE, app_value, logs_value, records_constants
 
 ASSIGNORS = ("range", "sticky", "cooperative-sticky")
 
@@ -28,7 +26,8 @@ def constants(scope) -> dict:
                           "cooperative-sticky; subscription v3)")
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
             "Assignor": scope.plan[0].assignors[0], "Faults": tset(scope.faults), "Budget": scope.budget,
-            "MaxGeneration": scope.max_generation, "CalmCap": CALM_CAP}
+            "MaxGeneration": scope.max_generation, "CalmCap": CALM_CAP, "NoValue": NONE,
+            **records_constants(scope)}
 
 
 def _subscription(sub) -> object:
@@ -86,4 +85,17 @@ def variables(scope, state: State) -> dict:
         "budget": state.budget,
         "calm": state.calm,
         "calmFrom": state.calm_from,
+        "logs": _logs(state),
+        "apps": fcn({s: app_value(c.app) for s, c in enumerate(state.consumers)}),
     }
+
+
+def _logs(state: State) -> object:
+    """The logs of the topic's partitions: the model keeps one per partition bit a topic may
+    ever have (``scope.stride``); those past the topic's partitions never change."""
+    if state.logs is None:
+        return NONE
+    n = state.partitions[0]
+    if any(log.end or log.committed != -1 or log.fetcher or log.done for log in state.logs[n:]):
+        raise OutsideSpec("records of a partition the topic does not have are outside the spec")
+    return logs_value(state.logs[:n])

@@ -15,12 +15,8 @@ from __future__ import annotations
 from groupcheck.model.consumer_group import K, State
 
 from ..manifest import OutsideSpec
-from ..values import ModelValue, fcn, mask_set, rec, tset
-
-NONE = ModelValue("NoValue")     # the specs' None: the config's model value NoValue
-
-
-
+from ..values import fcn, mask_set, rec, tset
+from .delivery import NONE, app_value, logs_value, records_constants
 
 def _id(member_id: str) -> tuple:
     slot, inc = member_id[1:].split(".")
@@ -36,7 +32,7 @@ def constants(scope) -> dict:
     return {"Slots": tset(range(scope.members)), "Partitions": tset(range(scope.partitions[0])),
             "Static": scope.static, "Faults": tset(scope.faults), "Operations": tset(scope.operations),
             "Budget": scope.budget, "MaxEpoch": scope.max_epoch, "K": K,
-            "NoValue": NONE}
+            "NoValue": NONE, **records_constants(scope)}
 
 
 def _instance(scope, member_id: str):
@@ -100,13 +96,15 @@ def _client(scope, c) -> object:
                reply=_reply(c.reply), stalled=c.stalled, forGood=c.sub == -1)
 
 
-MARKS = {1: "REVOKED", 2: "LOST_RECOVERED", 4: "STATIC_KEPT"}
+# the witness bits of model/consumer_group/world.py (32, 64, 128: the record layer's)
+MARKS = {1: "REVOKED", 2: "LOST_RECOVERED", 4: "STATIC_KEPT", 32: "REDELIVERED", 64: "KILLED_BEFORE_COMMIT",
+         128: "HANDOVER_CLEAN"}
 
 
 def variables(scope, state: State) -> dict:
     if state.classic is not None or state.downgrading:
         raise OutsideSpec("classic members are outside the spec")
-    if state.marks & ~7:
+    if state.marks & ~sum(MARKS):
         raise OutsideSpec(f"witness marks {state.marks:#x} are outside the spec")
 
     def slots(mask: int) -> frozenset:
@@ -120,4 +118,6 @@ def variables(scope, state: State) -> dict:
         "fresh": slots(state.fresh),
         "wedged": slots(state.wedged),
         "marks": tset(name for bit, name in MARKS.items() if state.marks & bit),
+        "logs": logs_value(state.logs),
+        "apps": fcn({s: app_value(c.app) for s, c in enumerate(state.clients)}),
     }
