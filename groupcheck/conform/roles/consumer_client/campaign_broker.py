@@ -28,7 +28,7 @@ from groupcheck.conform.roles.consumer_client.campaign import OptionError, shrin
 from groupcheck.conform.roles.consumer_client.report import Report, write_divergence
 from groupcheck.conform.roles.consumer_client.scenarios import from_model, validate
 
-from ...targets.clients.group import NODE_CLIENTS, Settings, worker_command
+from ...targets.clients.group import JAVA_CLIENTS, NODE_CLIENTS, Settings, worker_command
 from . import repro, repro_records
 from ...judgements import judged
 from .runner_broker import open_broker, run_scenario, settle_budget
@@ -38,7 +38,7 @@ from .claims_records import POLICIES, PROPERTIES as RECORD_PROPERTIES
 from .scenarios_broker import named, records_named, with_records
 from ...targets.clients.worker import ASSIGNORS as PYTHON_ASSIGNORS, BROKEN
 
-ASSIGNORS = {**PYTHON_ASSIGNORS, **NODE_CLIENTS}
+ASSIGNORS = {**PYTHON_ASSIGNORS, **NODE_CLIENTS, **JAVA_CLIENTS}
 
 DEFAULT_TARGETS = ("kafka-python:range", "kafka-python:cooperative-sticky", "confluent-kafka:range",
                    "confluent-kafka:cooperative-sticky", "aiokafka:range", "kafka-python:range+static")
