@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import lru_cache
 
 import pytest
 
-from groupcheck.explorer import Session, open_variant
+from tests.helpers.explorer_variants import at_violation as _at_violation, states as _states
+from groupcheck.explorer import open_variant
 from groupcheck.explorer.timeline import DOUBLE, timeline
 from groupcheck.model.consumer_group.properties import _consuming
 from groupcheck.model.streams_group.properties import _live as _streams_live
@@ -31,20 +31,6 @@ JUDGE = {"consumer-group": "no_double_ownership", "streams-group": "no_task_acti
          "streams-classic": "revoke_before_reassign"}
 
 
-@lru_cache(maxsize=None)
-def _path(key: str) -> tuple[int, ...]:
-    found = open_variant(key).run_to_violation("bfs")
-    assert found.path is not None
-    return tuple(found.path)
-
-
-def _at_violation(key: str) -> Session:
-    return open_variant(key).goto(list(_path(key)))
-
-
-def _states(s: Session) -> list:
-    first, steps = s._whole()
-    return [first] + [st.next for st in steps]
 
 
 @pytest.mark.parametrize("protocol", list(CASES))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from tests.helpers.explorer_variants import at_violation as _at_violation, states as _states
 from groupcheck.explorer import Session, open_scope, open_trace, open_variant
 from groupcheck.explorer import track
 from groupcheck.explorer.server import create_app
@@ -23,20 +23,6 @@ DUP, LOST = "no_duplicate_without_failure", "no_record_lost"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools" / "explore.md"
 
 
-@lru_cache(maxsize=None)
-def _path(key: str) -> tuple[int, ...]:
-    found = open_variant(key).run_to_violation("bfs")
-    assert found.path is not None
-    return tuple(found.path)
-
-
-def _at_violation(key: str) -> Session:
-    return open_variant(key).goto(list(_path(key)))
-
-
-def _states(s: Session) -> list:
-    first, steps = s._whole()
-    return [first] + [st.next for st in steps]
 
 
 def _walk(s: Session, plan: list[str]) -> Session:

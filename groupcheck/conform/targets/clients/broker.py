@@ -19,16 +19,34 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from groupcheck.conform.targets.broker.broker import BrokerCoordinator, BrokerError, parse_address, roundtrip
 
-class Broker:
+class FreshTopics:
+    """What every broker of the worker processes shares: a fresh (topic, group id) per
+    scenario, named by this run; ``create_topic`` is the broker's own."""
+
+    def __init__(self):
+        self.counter = itertools.count(1)
+        self.run_id = time.strftime("%H%M%S") + f"-{time.monotonic_ns() % 100000}"
+
+    def new_topic(self, partitions: int) -> tuple[str, str]:
+        """A fresh (topic, group id) for one scenario."""
+        n = next(self.counter)
+        topic, group = f"gc-{self.run_id}-t{n}", f"gc-{self.run_id}-g{n}"
+        self.create_topic(topic, partitions)
+        return topic, group
+
+    def create_topic(self, name: str, partitions: int) -> None:
+        raise NotImplementedError
+
+
+class Broker(FreshTopics):
     def __init__(self, bootstrap: str | None = None, log_dir: Path | None = None):
+        super().__init__()
         self.given = bootstrap
         if bootstrap is not None:
             parse_address(bootstrap)          # BrokerError (one line) on a bad address
         self.log_dir = log_dir
         self.tansu = None
         self.admin = None
-        self.counter = itertools.count(1)
-        self.run_id = time.strftime("%H%M%S") + f"-{time.monotonic_ns() % 100000}"
 
     def open(self) -> "Broker":
         if self.given is None:
@@ -58,13 +76,6 @@ class Broker:
     @property
     def log_path(self):
         return getattr(self.tansu, "log_path", None)
-
-    def new_topic(self, partitions: int) -> tuple[str, str]:
-        """A fresh (topic, group id) for one scenario."""
-        n = next(self.counter)
-        topic, group = f"gc-{self.run_id}-t{n}", f"gc-{self.run_id}-g{n}"
-        self.create_topic(topic, partitions)
-        return topic, group
 
     def create_topic(self, name: str, partitions: int) -> None:
         from kafka.admin import NewTopic

@@ -17,17 +17,16 @@ assigns with its own range target.
 """
 from __future__ import annotations
 
-import itertools
-import time
-
+from ..clients.broker import FreshTopics
 from .mock import MockCluster
 from .mock_848 import ConsumerGroupMock
 
 PROTOCOLS = ("classic", "consumer")
 
 
-class MockBroker:
+class MockBroker(FreshTopics):
     def __init__(self, protocol: str = "classic", session_timeout_ms: int = 3000, heartbeat_interval_ms: int = 500):
+        super().__init__()
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
         self.protocol = protocol
@@ -37,8 +36,6 @@ class MockBroker:
         self.bootstrap = ""
         self.min_session_ms = 0          # the mock enforces no group.min.session.timeout.ms
         self.log_path = None             # no broker log: the mock logs through its handle
-        self.counter = itertools.count(1)
-        self.run_id = time.strftime("%H%M%S") + f"-{time.monotonic_ns() % 100000}"
 
     def open(self) -> "MockBroker":
         self.cluster = MockCluster(brokers=1)
@@ -46,13 +43,6 @@ class MockBroker:
         if self.protocol == "consumer":
             ConsumerGroupMock(self.cluster).set_timeouts(self.session_timeout_ms, self.heartbeat_interval_ms)
         return self
-
-    def new_topic(self, partitions: int) -> tuple[str, str]:
-        """A fresh (topic, group id) for one scenario."""
-        n = next(self.counter)
-        topic, group = f"gc-{self.run_id}-t{n}", f"gc-{self.run_id}-g{n}"
-        self.create_topic(topic, partitions)
-        return topic, group
 
     def create_topic(self, name: str, partitions: int) -> None:
         self.cluster.topic_create(name, partitions)
