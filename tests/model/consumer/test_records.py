@@ -342,6 +342,16 @@ def test_max_poll_leaves_resets_and_the_next_join_loses_the_partitions():
     assert [(e.kind, e.partitions) for e in events] == [("lost", 1)] and state.consumers[0].owned == 0
 
 
+def test_max_poll_strikes_only_a_member_of_the_group():
+    """A member max.poll.interval.ms already reset (no member id) has left: with budget to
+    spare, the fault is not enabled again while it still holds its unprocessed record."""
+    scope = replace(MAX_POLL, budget=2)
+    state = do(scope, _stuck_mid_rebalance(scope), ("max_poll", 0))
+    c = state.consumers[0]
+    assert c.member_id == NO_MEMBER and state.budget == 1 and c.app.cursors[0].processed != c.app.cursors[0].position
+    assert not any(a.kind == "max_poll" and a.slot == 0 for a in MODEL.actions(scope, state))
+
+
 def test_librdkafka_5604_drops_the_lost_flag_when_a_rebalance_is_in_progress():
     """keep_lost_in_rebalance flipped: the reset member keeps needsJoinPrepare false, so its next
     JoinGroup claims t0-0 with no onPartitionsLost."""
