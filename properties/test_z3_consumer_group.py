@@ -20,7 +20,6 @@ def test_registered():
 def test_proved_for_both_blocking_rules(own_pending_blocks):
     result = qj.prove(own_pending_blocks=own_pending_blocks)
     assert result.status == PROVED and result.weakened is None, str(result)
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 def _replay(cex) -> list[int]:
@@ -59,7 +58,6 @@ def test_validation_differences_registered_and_proved():
     assert qk.NAME in [n for n, _ in all_queries()]
     result = qk.prove()
     assert result.status == PROVED, str(result)
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 @pytest.mark.parametrize("weakening", qk.WEAKENINGS)

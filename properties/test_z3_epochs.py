@@ -23,7 +23,6 @@ def test_proved_at_stated_bound():
     result = qh.prove()
     assert result.status == PROVED and result.weakened is None, str(result)
     assert result.bound == "M=1..3 members, T=4 tasks, any processes"
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 def _holdings(cex, pending_counts=True):

@@ -129,14 +129,12 @@ def test_negotiation_proved(used):
     assert result.status == PROVED and result.proved, str(result)
     assert result.weakened is None and result.counterexample is None
     assert result.bound == qe.bound(12, used) and "N=1..12" in result.bound and "LATEST 1..12" in result.bound
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 def test_decision_table_proved():
     result = qf.prove()
     assert result.status == PROVED, str(result)
     assert result.name == qf.NAME and result.bound.startswith("N=1..12 members, LATEST 1..12")
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 def test_min_received_over_all_is_not_a_weakening():

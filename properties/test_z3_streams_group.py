@@ -25,7 +25,6 @@ def test_both_streams_group_queries_are_registered():
 def test_epoch_table_proved_per_profile(profile):
     result = qg.prove(profile)
     assert result.status == PROVED and result.weakened is None, str(result)
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 @pytest.mark.parametrize("weakening, violated", [("drop-lower-row", "complete"),
@@ -45,7 +44,6 @@ def test_epoch_table_weakened(weakening, violated):
 def test_validation_matches_kip():
     result = qi.prove("kip-1071")
     assert result.status == PROVED and result.counterexample is None, str(result)
-    assert result.seconds >= 0   # speed lives in benchmarks, not tests
 
 
 @pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.5"])
