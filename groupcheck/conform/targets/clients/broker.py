@@ -12,6 +12,7 @@ Tansu (SIGTERM, then SIGKILL) and is idempotent.
 from __future__ import annotations
 
 import itertools
+from abc import ABC, abstractmethod
 import time
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
 from groupcheck.conform.targets.broker.broker import BrokerCoordinator, BrokerError, parse_address, roundtrip
 
-class FreshTopics:
+
+class FreshTopics(ABC):
     """What every broker of the worker processes shares: a fresh (topic, group id) per
     scenario, named by this run; ``create_topic`` is the broker's own."""
 
@@ -34,8 +36,9 @@ class FreshTopics:
         self.create_topic(topic, partitions)
         return topic, group
 
+    @abstractmethod
     def create_topic(self, name: str, partitions: int) -> None:
-        raise NotImplementedError
+        """Create topic ``name`` with ``partitions`` partitions on this broker."""
 
 
 class Broker(FreshTopics):
