@@ -283,7 +283,8 @@ def _revoked(scope, app, mask: int):
         return d.revoked(app, mask)
     ghosts = tuple(cur._replace(revoking=True, unfetchable=True) for cur in app.cursors
                    if mask >> cur.partition & 1 and cur.processed < cur.position)
-    return d.revoked(app, mask)._replace(cursors=tuple(sorted(d.revoked(app, mask).cursors + ghosts)))
+    kept = d.revoked(app, mask)
+    return kept._replace(cursors=tuple(sorted(kept.cursors + ghosts)))
 
 
 def reconcile_step(scope, state: State, s: int, profile, index) -> tuple[State, tuple[Event, ...]]:
