@@ -50,8 +50,7 @@ KINDS = ("poll", "process", "commit", "auto_commit", "commit_deliver", "commit_r
 """The record actions, in the order a consumer's are listed (``produce`` after the coordinator's;
 ``lose_commit_reply`` and ``max_poll``, faults, last: a new kind appended keeps the swarm draws
 of the others)."""
-REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
-"""A lost OffsetCommit answer: the request times out (a retriable failure)."""
+REQUEST_TIMED_OUT = delivery.REQUEST_TIMED_OUT
 RETRIABLE = frozenset({COORDINATOR_NOT_AVAILABLE, REQUEST_TIMED_OUT})
 FENCING = frozenset({UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION})
 

@@ -238,7 +238,7 @@ def _read(scope, state: State, action: Action, profile, index):
     s, c = action.slot, state.clients[action.slot]
     app, logs = c.app, state.logs
     lost = action.kind == "lose_commit_reply"
-    error = "REQUEST_TIMED_OUT" if lost else app.reply
+    error = d.REQUEST_TIMED_OUT if lost else app.reply
     app = app._replace(reply=None)
     if lost:
         logs = d.excuse(logs, d.partitions(app))

@@ -23,7 +23,7 @@ from .claims import (Holder, commits_fenced_after_handover, fetch_stops_at_revoc
                      no_duplicate_without_failure, no_record_lost)
 from .render import Names, app_itf, describe_app, describe_log, label, log_itf, logs_itf, offsets
 from .rules import FIXES, NAMES, REFERENCE, SWITCHES, Rules, rules
-from .state import (ACCEPTED, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
+from .state import (ACCEPTED, REQUEST_TIMED_OUT, AFTER_PROCESSING, AUTO, CALLBACK, CLOSE, COMMITTING, EARLIEST, INTERVAL, LATEST, MANUAL, NO_OFFSET,
                     NONE, POLICIES, PREPARE, PURPOSES, RECONCILE, RESETS, REVOKE, SYNC_ON_REVOKE, WAITING, App,
                     Cursor, Log, OffsetCommitReq)
 
@@ -35,7 +35,7 @@ __all__ = [
     "no_duplicate_without_failure", "no_record_lost",
     "Names", "app_itf", "describe_app", "describe_log", "label", "log_itf", "logs_itf", "offsets",
     "FIXES", "NAMES", "REFERENCE", "SWITCHES", "Rules", "rules",
-    "ACCEPTED", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
+    "ACCEPTED", "REQUEST_TIMED_OUT", "AFTER_PROCESSING", "AUTO", "CALLBACK", "CLOSE", "COMMITTING", "EARLIEST", "INTERVAL", "LATEST", "MANUAL",
     "NO_OFFSET", "NONE", "POLICIES", "PREPARE", "PURPOSES", "RECONCILE", "RESETS", "REVOKE", "SYNC_ON_REVOKE",
     "WAITING", "App", "Cursor", "Log", "OffsetCommitReq",
 ]

@@ -16,6 +16,9 @@ as a cursor's position: INITIALIZING, the position awaits OffsetFetch."""
 
 ACCEPTED = ""
 """An OffsetCommit answer without error (``App.reply``; ``apply_commit``'s ``error``)."""
+REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
+"""What a client reads when an OffsetCommit's answer was lost (fault ``lose_commit_reply``):
+the request times out, a retriable failure."""
 
 # commit policies (scope ``commit_policy``): each one KafkaConsumer configuration an application runs
 AUTO = "auto"                        # enable.auto.commit=true (Kafka's default)
